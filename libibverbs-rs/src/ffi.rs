@@ -1,0 +1,141 @@
+//! The FFI edge: the one pattern every exported function follows.
+//!
+//! Each export is written with [`export!`] (or [`export_versioned!`] for names
+//! that exist at two symbol versions). The macro produces an `extern "C"`
+//! function whose body
+//!   1. runs inside [`guard`], so a panic in our code becomes an error return
+//!      with `errno = EIO` instead of unwinding into C (undefined behaviour) or
+//!      aborting the application;
+//!   2. checks its pointer arguments with [`ensure!`] before touching them,
+//!      returning the documented error value with errno set;
+//!   3. calls into a safe module that does the real work.
+//!
+//! errno is the C library's thread-local errno; [`set_errno`] and [`errno`]
+//! read and write it directly.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Sets the calling thread's C `errno`.
+pub fn set_errno(e: i32) {
+    // SAFETY: __errno_location always returns a valid pointer to this thread's errno.
+    unsafe { *libc::__errno_location() = e };
+}
+
+/// Reads the calling thread's C `errno`.
+pub fn errno() -> i32 {
+    // SAFETY: as in set_errno.
+    unsafe { *libc::__errno_location() }
+}
+
+/// Runs `f`; if it panics, reports the function name on stderr, sets errno to
+/// EIO and returns `on_panic`.
+pub fn guard<R>(name: &'static str, on_panic: R, f: impl FnOnce() -> R) -> R {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(_) => {
+            eprintln!("libibverbs: internal error in {name}; returning an error (EIO)");
+            set_errno(libc::EIO);
+            on_panic
+        }
+    }
+}
+
+/// Saves errno across a block, as upstream does around logging.
+pub struct ErrnoGuard(i32);
+impl ErrnoGuard {
+    pub fn new() -> Self {
+        ErrnoGuard(errno())
+    }
+}
+impl Default for ErrnoGuard {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+impl Drop for ErrnoGuard {
+    fn drop(&mut self) {
+        set_errno(self.0)
+    }
+}
+
+/// `ensure!(cond, ERRNO, retval)`: if `cond` is false, set errno and return.
+#[macro_export]
+macro_rules! ensure {
+    ($cond:expr, $errno:expr, $ret:expr) => {
+        if !$cond {
+            $crate::ffi::set_errno($errno);
+            return $ret;
+        }
+    };
+}
+
+/// Defines one exported C function with the uniform guard.
+///
+/// ```ignore
+/// export! {
+///     /// docs
+///     fn ibv_get_device_name(device: *mut ibv_device) -> *const c_char, on_panic = ptr::null();
+///     { ... }
+/// }
+/// ```
+#[macro_export]
+macro_rules! export {
+    (
+        $(#[$meta:meta])*
+        fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) -> $ret:ty, on_panic = $fail:expr;
+        $body:block
+    ) => {
+        $(#[$meta])*
+        #[no_mangle]
+        #[allow(clippy::missing_safety_doc)]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
+            $crate::ffi::guard(stringify!($name), $fail, move || -> $ret { $body })
+        }
+    };
+}
+
+/// Like [`export!`] but without `#[no_mangle]`: the function keeps a Rust
+/// (mangled, hidden) name and is bound to a versioned public name with
+/// [`symver!`]. Used for the names upstream exports twice (`@IBVERBS_1.0` and
+/// `@@IBVERBS_1.1`).
+#[macro_export]
+macro_rules! export_versioned {
+    (
+        $(#[$meta:meta])*
+        fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) -> $ret:ty, on_panic = $fail:expr;
+        $body:block
+    ) => {
+        $(#[$meta])*
+        #[allow(clippy::missing_safety_doc)]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
+            $crate::ffi::guard(stringify!($name), $fail, move || -> $ret { $body })
+        }
+    };
+}
+
+/// Binds a Rust function to `public@@VERSION` (default) or `public@VERSION`
+/// (compat). The `.set` alias names are local to this object and never reach
+/// the dynamic symbol table: the version script's `local: *` hides them, and
+/// the versioned name is what the linker exports.
+///
+/// `symver!(default ibv_get_device_list, "IBVERBS_1.1", get_device_list);`
+/// `symver!(compat  ibv_get_device_list, "IBVERBS_1.0", get_device_list_1_0);`
+#[macro_export]
+macro_rules! symver {
+    (default $public:ident, $ver:literal, $func:path) => {
+        ::std::arch::global_asm!(
+            concat!(".globl ", stringify!($public), "_default_alias"),
+            concat!(".set ", stringify!($public), "_default_alias, {f}"),
+            concat!(".symver ", stringify!($public), "_default_alias, ", stringify!($public), "@@", $ver),
+            f = sym $func,
+        );
+    };
+    (compat $public:ident, $ver:literal, $func:path) => {
+        ::std::arch::global_asm!(
+            concat!(".globl ", stringify!($public), "_", "compat_alias"),
+            concat!(".set ", stringify!($public), "_compat_alias, {f}"),
+            concat!(".symver ", stringify!($public), "_compat_alias, ", stringify!($public), "@", $ver),
+            f = sym $func,
+        );
+    };
+}
