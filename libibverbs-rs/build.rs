@@ -22,6 +22,9 @@ fn main() {
         .flag("-fvisibility=hidden")
         .warnings(true)
         .extra_warnings(true)
+        // Nothing in Rust calls these C functions, so the archive member would
+        // be dropped by the linker without whole-archive.
+        .link_lib_modifier("+whole-archive")
         .compile("ibverbs_variadic");
 
     // OUT_DIR is target/<profile>/build/<pkg>-<hash>/out: the profile

@@ -4,8 +4,27 @@
 //! - `ffi`: the export pattern every C entry point follows;
 //! - `abi`: C layouts: public verbs.h types, the providers' private ABI
 //!   (driver.h), the kernel uAPI and netlink constants;
-//! - concept modules: device discovery, provider loader, contexts, queries,
-//!   the kernel command channel (`cmd`), logging and init.
+//! - concept modules: device discovery (`device`, `netlink`), the provider
+//!   loader, contexts, queries, the kernel command channel (`cmd`), logging,
+//!   init, and the IBVERBS_1.0 compatibility layer.
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
 pub mod ffi;
+
+pub mod abi;
+pub mod cdev;
+pub mod cmd;
+pub mod compat_1_0;
+pub mod context;
+pub mod device;
+pub mod dummy_ops;
+pub mod fork;
+pub mod init;
+pub mod loader;
+pub mod log;
+pub mod neigh;
+pub mod netlink;
+pub mod query;
+pub mod strings;
+pub mod sysfs;
+pub mod util;

@@ -1,0 +1,462 @@
+//! Device contexts: the verbs_context every provider embeds in its own
+//! context structure, our private per-context data, the ops table, and the
+//! public open/close/async-event entry points.
+//!
+//! Ownership follows upstream: the provider's alloc_context() calls
+//! _verbs_init_and_alloc_context(), which calloc()s the provider's structure
+//! (the provider later free()s it in its free_context op, after calling
+//! verbs_uninit_context()). The command fd passed in is owned by the context
+//! from then on.
+
+use std::ffi::{c_int, c_void};
+use std::mem::offset_of;
+use std::ptr;
+
+use crate::abi::driver::*;
+use crate::abi::verbs::*;
+use crate::device::{device_hold, device_put, sysfs_of};
+use crate::ffi::set_errno;
+use crate::{ensure, export, export_versioned, symver};
+
+/// Our per-context private data (upstream's struct verbs_ex_private), reached
+/// through verbs_context.priv.
+pub struct ContextPriv {
+    pub driver_id: u32,
+    /// Whether the kernel accepts write() commands through the ioctl path.
+    pub use_ioctl_write: bool,
+    /// Set by ibv_import_device.
+    pub imported: bool,
+    /// The complete ops table: the provider's ops over the dummy ones.
+    pub ops: verbs_context_ops,
+    /// State of the command channel (which ioctl methods the kernel lacks).
+    pub cmd: crate::cmd::CmdCtxState,
+}
+
+/// The verbs_context that contains a public ibv_context.
+pub fn verbs_ctx(ctx: *mut ibv_context) -> *mut verbs_context {
+    // SAFETY: every context we hand out is the last member of a verbs_context
+    // (abi_compat == __VERBS_ABI_IS_EXTENDED); pure address arithmetic.
+    unsafe { ctx.cast::<u8>().sub(offset_of!(verbs_context, context)).cast::<verbs_context>() }
+}
+
+/// Our private data of a context.
+pub fn priv_of<'a>(ctx: *mut ibv_context) -> &'a mut ContextPriv {
+    // SAFETY: priv is set by verbs_init_context to a live ContextPriv and
+    // freed only by verbs_uninit_context.
+    unsafe { &mut *(*verbs_ctx(ctx)).priv_.cast::<ContextPriv>() }
+}
+
+/// The full ops table of a context (never NULL entries).
+pub fn ops_of<'a>(ctx: *mut ibv_context) -> &'a verbs_context_ops {
+    &priv_of(ctx).ops
+}
+
+/// Upstream's verbs_init_context: hold the device, set up the public fields,
+/// allocate the private data with the dummy ops, and probe whether write()
+/// commands can travel over the ioctl path. Takes ownership of cmd_fd (closed
+/// on failure).
+///
+/// # Safety
+/// `vctx` points to zeroed memory large enough for a verbs_context.
+pub unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_device, cmd_fd: c_int, driver_id: u32) -> c_int {
+    device_hold(device);
+    // SAFETY: the caller provides the context memory.
+    let c = unsafe { &mut *vctx };
+    c.context.device = device;
+    c.context.cmd_fd = cmd_fd;
+    c.context.async_fd = -1;
+    // SAFETY: initialising a pthread mutex in place with default attributes.
+    unsafe { libc::pthread_mutex_init(&mut c.context.mutex, ptr::null()) };
+    c.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
+    c.sz = std::mem::size_of::<verbs_context>();
+    let p = Box::new(ContextPriv {
+        driver_id,
+        use_ioctl_write: false,
+        imported: false,
+        ops: crate::dummy_ops::dummy_ops(),
+        cmd: crate::cmd::CmdCtxState::default(),
+    });
+    c.priv_ = Box::into_raw(p).cast::<verbs_ex_private>();
+    // SAFETY: vctx is now a valid context with dummy ops.
+    unsafe { verbs_set_ops(vctx, &crate::dummy_ops::dummy_ops()) };
+    let ctx = &mut c.context as *mut ibv_context;
+    priv_of(ctx).use_ioctl_write = crate::cmd::has_ioctl_write(ctx);
+    0
+}
+
+export! {
+    /// IBVERBS_PRIVATE_34: allocates a provider context of `alloc_size` bytes
+    /// whose verbs_context sits at byte offset `context_offset` (passed as a
+    /// pointer value), and initialises it.
+    fn _verbs_init_and_alloc_context(device: *mut ibv_device, cmd_fd: c_int, alloc_size: usize,
+                                     context_offset: *mut verbs_context, driver_id: u32) -> *mut c_void,
+        on_panic = ptr::null_mut();
+    {
+        let off = context_offset as usize;
+        if device.is_null() || alloc_size < off + std::mem::size_of::<verbs_context>() {
+            if cmd_fd >= 0 {
+                // SAFETY: we own cmd_fd from here on, as upstream does.
+                unsafe { libc::close(cmd_fd) };
+            }
+            set_errno(libc::EINVAL);
+            return ptr::null_mut();
+        }
+        // SAFETY: calloc, because the provider releases this with free().
+        let mem = unsafe { libc::calloc(1, alloc_size) };
+        if mem.is_null() {
+            if cmd_fd >= 0 {
+                // SAFETY: as above.
+                unsafe { libc::close(cmd_fd) };
+            }
+            set_errno(libc::ENOMEM);
+            return ptr::null_mut();
+        }
+        // SAFETY: off + sizeof(verbs_context) <= alloc_size was checked.
+        let vctx = unsafe { mem.cast::<u8>().add(off) }.cast::<verbs_context>();
+        // SAFETY: zeroed memory of the right size.
+        if unsafe { init_context(vctx, device, cmd_fd, driver_id) } != 0 {
+            // SAFETY: allocated above.
+            unsafe { libc::free(mem) };
+            return ptr::null_mut();
+        }
+        mem
+    }
+}
+
+export! {
+    /// IBVERBS_PRIVATE_34: releases what verbs_init_context set up: the
+    /// private data, both fds and the device reference.
+    fn verbs_uninit_context(vctx: *mut verbs_context) -> (), on_panic = ();
+    {
+        ensure!(!vctx.is_null(), libc::EINVAL, ());
+        // SAFETY: the provider passes its live context.
+        let c = unsafe { &mut *vctx };
+        if !c.priv_.is_null() {
+            // SAFETY: created by Box::into_raw in init_context.
+            drop(unsafe { Box::from_raw(c.priv_.cast::<ContextPriv>()) });
+            c.priv_ = ptr::null_mut();
+        }
+        if c.context.cmd_fd != -1 {
+            // SAFETY: the context owns its command fd.
+            unsafe { libc::close(c.context.cmd_fd) };
+        }
+        if c.context.async_fd != -1 {
+            // SAFETY: the context owns its async fd.
+            unsafe { libc::close(c.context.async_fd) };
+        }
+        device_put(c.context.device);
+    }
+}
+
+/// Casts any op to the `void *(*)(void)` type of ibv_context_ops' _compat_ slots.
+macro_rules! as_compat {
+    ($f:expr) => {
+        // SAFETY: the slot only stores the address (never called through this
+        // type), exactly like upstream's (void *) cast.
+        Some(unsafe { std::mem::transmute::<_, unsafe extern "C" fn() -> *mut c_void>($f) })
+    };
+}
+
+export! {
+    /// IBVERBS_PRIVATE_34: installs the provider's ops. NULL entries keep the
+    /// current op, so a provider may call this several times.
+    fn verbs_set_ops(vctx: *mut verbs_context, ops: *const verbs_context_ops) -> (), on_panic = ();
+    {
+        ensure!(!vctx.is_null() && !ops.is_null(), libc::EINVAL, ());
+        // SAFETY: provider's live context and ops table.
+        let (v, o) = unsafe { (&mut *vctx, &*ops) };
+        // SAFETY: priv was set by init_context.
+        let p = unsafe { &mut (*v.priv_.cast::<ContextPriv>()).ops };
+        let c = &mut v.context.ops;
+        // Private only.
+        macro_rules! ic { ($($n:ident),*) => {$( if o.$n.is_some() { p.$n = o.$n; } )*} }
+        // Private, plus the obsolete `_compat_<name>` slot of ibv_context_ops.
+        macro_rules! compat { ($($n:ident => $slot:ident),*) => {$(
+            if let Some(f) = o.$n { p.$n = Some(f); c.$slot = as_compat!(f); }
+        )*} }
+        // Private, plus the public slot of the same name in ibv_context_ops.
+        macro_rules! ctx { ($($n:ident),*) => {$( if o.$n.is_some() { p.$n = o.$n; c.$n = o.$n; } )*} }
+        // Private, plus the public slot of the same name in verbs_context.
+        macro_rules! vc { ($($n:ident),*) => {$( if o.$n.is_some() { p.$n = o.$n; v.$n = o.$n; } )*} }
+
+        vc!(advise_mr, alloc_dm, alloc_null_mr, alloc_parent_domain, alloc_td,
+            attach_counters_point_flow, create_counters, close_xrcd, create_flow_action_esp,
+            create_qp_ex, create_rwq_ind_table, create_srq_ex, create_wq, dealloc_td,
+            destroy_counters, destroy_flow_action, destroy_rwq_ind_table, destroy_wq, free_dm,
+            get_srq_num, modify_cq, modify_flow_action_esp, modify_qp_rate_limit, modify_wq,
+            open_qp, open_xrcd, post_srq_ops, query_device_ex, query_rt_values, read_counters,
+            reg_dm_mr);
+        ctx!(alloc_mw, bind_mw, dealloc_mw, poll_cq, post_recv, post_send, post_srq_recv,
+             req_notify_cq);
+        compat!(alloc_pd => _compat_alloc_pd, async_event => _compat_async_event,
+                attach_mcast => _compat_attach_mcast, cq_event => _compat_cq_event,
+                create_ah => _compat_create_ah, create_cq => _compat_create_cq,
+                create_qp => _compat_create_qp, create_srq => _compat_create_srq,
+                dealloc_pd => _compat_dealloc_pd, dereg_mr => _compat_dereg_mr,
+                destroy_ah => _compat_destroy_ah, destroy_cq => _compat_destroy_cq,
+                destroy_qp => _compat_destroy_qp, destroy_srq => _compat_destroy_srq,
+                detach_mcast => _compat_detach_mcast, modify_qp => _compat_modify_qp,
+                modify_srq => _compat_modify_srq, query_qp => _compat_query_qp,
+                query_srq => _compat_query_srq, reg_mr => _compat_reg_mr,
+                rereg_mr => _compat_rereg_mr, resize_cq => _compat_resize_cq);
+        ic!(create_cq_ex, free_context, import_dm, import_mr, import_pd, query_ece, query_port,
+            query_qp_data_in_order, reg_dmabuf_mr, set_ece, unimport_dm, unimport_mr, unimport_pd);
+        // The flow ops live under other names in verbs_context.
+        if let Some(f) = o.create_flow { p.create_flow = Some(f); v.ibv_create_flow = Some(f); }
+        if let Some(f) = o.destroy_flow { p.destroy_flow = Some(f); v.ibv_destroy_flow = Some(f); }
+    }
+}
+
+export! {
+    /// IBVERBS_PRIVATE_34: initialises the library-owned fields of a CQ the
+    /// provider created, taking a reference on its completion channel.
+    fn verbs_init_cq(cq: *mut ibv_cq, context: *mut ibv_context, channel: *mut ibv_comp_channel,
+                     cq_context: *mut c_void) -> (), on_panic = ();
+    {
+        ensure!(!cq.is_null() && !context.is_null(), libc::EINVAL, ());
+        init_cq(cq, context, channel, cq_context)
+    }
+}
+
+pub fn init_cq(cq: *mut ibv_cq, context: *mut ibv_context, channel: *mut ibv_comp_channel, cq_context: *mut c_void) {
+    // SAFETY: the provider passes its new CQ and live context.
+    let q = unsafe { &mut *cq };
+    q.context = context;
+    q.channel = channel;
+    if !channel.is_null() {
+        // SAFETY: context mutex was initialised in init_context; the channel is live.
+        unsafe {
+            libc::pthread_mutex_lock(&mut (*context).mutex);
+            (*channel).refcnt += 1;
+            libc::pthread_mutex_unlock(&mut (*context).mutex);
+        }
+    }
+    q.cq_context = cq_context;
+    q.comp_events_completed = 0;
+    q.async_events_completed = 0;
+    // SAFETY: initialising the CQ's own mutex and condition in place.
+    unsafe {
+        libc::pthread_mutex_init(&mut q.mutex, ptr::null());
+        libc::pthread_cond_init(&mut q.cond, ptr::null());
+    }
+}
+
+/// The library's create_cq_ex entry (verbs_context.create_cq_ex): checks the
+/// requested completion fields, then asks the provider.
+unsafe extern "C" fn lib_create_cq_ex(context: *mut ibv_context, attr: *mut ibv_cq_init_attr_ex) -> *mut ibv_cq_ex {
+    crate::ffi::guard("ibv_create_cq_ex", ptr::null_mut(), || {
+        ensure!(!context.is_null() && !attr.is_null(), libc::EINVAL, ptr::null_mut());
+        // SAFETY: checked non-NULL; caller's attributes.
+        let a = unsafe { &*attr };
+        ensure!(a.wc_flags & !(IBV_CREATE_CQ_SUP_WC_FLAGS as u64) == 0, libc::EOPNOTSUPP, ptr::null_mut());
+        let Some(f) = ops_of(context).create_cq_ex else { return ptr::null_mut() };
+        // SAFETY: provider op with the caller's arguments.
+        let cq = unsafe { f(context, attr) };
+        if !cq.is_null() {
+            init_cq(cq.cast::<ibv_cq>(), context, a.channel, a.cq_context);
+        }
+        cq
+    })
+}
+
+/// Upstream's set_lib_ops: entry points of the library that inline functions
+/// in verbs.h reach through the context.
+fn set_lib_ops(v: &mut verbs_context) {
+    v.create_cq_ex = Some(lib_create_cq_ex);
+    v.context.ops._compat_query_port = Some(crate::query::ibv_query_port_v11);
+    v.query_port = Some(crate::query::lib_query_port);
+    v.context.ops._compat_query_device = Some(crate::query::ibv_query_device_v11);
+    // Applications built against libibverbs 1.1.8 look for the flow entry
+    // points in the placeholder slots.
+    // SAFETY: storing the addresses only, as upstream's casts do.
+    v.ABI_placeholder1 = v.ibv_create_flow.map(|f| unsafe { std::mem::transmute::<_, unsafe extern "C" fn()>(f) });
+    // SAFETY: as above.
+    v.ABI_placeholder2 = v.ibv_destroy_flow.map(|f| unsafe { std::mem::transmute::<_, unsafe extern "C" fn()>(f) });
+}
+
+/// The body of verbs_open_device / ibv_open_device.
+pub fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut ibv_context {
+    use std::os::fd::IntoRawFd;
+    let vdev = device.cast::<verbs_device>();
+    let sysfs = sysfs_of(device);
+    let mut cmd_fd = -1;
+    if !sysfs.is_null() {
+        // SAFETY: the record lives as long as the device.
+        let s = unsafe { &*sysfs };
+        let name = String::from_utf8_lossy(crate::util::cstr_field(&s.sysfs_name)).into_owned();
+        match crate::cdev::open_cdev(&name, s.sysfs_cdev) {
+            Some(fd) => cmd_fd = fd.into_raw_fd(),
+            None => return ptr::null_mut(),
+        }
+    }
+    // SAFETY: devices we hand out carry their provider's ops table.
+    let ops = unsafe { &*(*vdev).ops };
+    let Some(alloc) = ops.alloc_context else {
+        if cmd_fd >= 0 {
+            // SAFETY: we still own the fd.
+            unsafe { libc::close(cmd_fd) };
+        }
+        set_errno(libc::EOPNOTSUPP);
+        return ptr::null_mut();
+    };
+    // SAFETY: provider op; it owns cmd_fd from here on (closes it on failure).
+    let vctx = unsafe { alloc(device, cmd_fd, private_data) };
+    if vctx.is_null() {
+        return ptr::null_mut();
+    }
+    // SAFETY: the provider's new context.
+    let v = unsafe { &mut *vctx };
+    set_lib_ops(v);
+    let ctx = &mut v.context as *mut ibv_context;
+    if !sysfs.is_null() && v.context.async_fd == -1 {
+        let ret = crate::cmd::alloc_async_fd(ctx);
+        if ret != 0 {
+            close_device(ctx);
+            set_errno(ret);
+            return ptr::null_mut();
+        }
+    }
+    ctx
+}
+
+pub fn close_device(ctx: *mut ibv_context) -> c_int {
+    if let Some(f) = ops_of(ctx).free_context {
+        // SAFETY: provider op on its own context; it frees the memory.
+        unsafe { f(ctx) };
+    }
+    0
+}
+
+export! {
+    /// IBVERBS_PRIVATE_34: opens a device, passing provider-specific data to
+    /// its alloc_context (used by mlx5dv_open_device and friends).
+    fn verbs_open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut ibv_context,
+        on_panic = ptr::null_mut();
+    {
+        ensure!(!device.is_null(), libc::EINVAL, ptr::null_mut());
+        open_device(device, private_data)
+    }
+}
+
+export_versioned! {
+    /// ibv_open_device@@IBVERBS_1.1
+    fn ibv_open_device_v11(device: *mut ibv_device) -> *mut ibv_context, on_panic = ptr::null_mut();
+    {
+        ensure!(!device.is_null(), libc::EINVAL, ptr::null_mut());
+        open_device(device, ptr::null_mut())
+    }
+}
+symver!(default ibv_open_device, "IBVERBS_1.1", ibv_open_device_v11);
+
+export_versioned! {
+    /// ibv_close_device@@IBVERBS_1.1: the provider frees the context.
+    fn ibv_close_device_v11(context: *mut ibv_context) -> c_int, on_panic = -1;
+    {
+        ensure!(!context.is_null(), libc::EINVAL, -1);
+        close_device(context)
+    }
+}
+symver!(default ibv_close_device, "IBVERBS_1.1", ibv_close_device_v11);
+
+/// IB_EVENT types whose element is a QP.
+fn is_qp_event(t: ibv_event_type) -> bool {
+    matches!(
+        t,
+        IBV_EVENT_QP_FATAL
+            | IBV_EVENT_QP_REQ_ERR
+            | IBV_EVENT_QP_ACCESS_ERR
+            | IBV_EVENT_COMM_EST
+            | IBV_EVENT_SQ_DRAINED
+            | IBV_EVENT_PATH_MIG
+            | IBV_EVENT_PATH_MIG_ERR
+            | IBV_EVENT_QP_LAST_WQE_REACHED
+    )
+}
+
+pub fn get_async_event(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int {
+    let mut ev = crate::abi::kern::ib_uverbs_async_event_desc::default();
+    let sz = std::mem::size_of_val(&ev);
+    // SAFETY: reading one event descriptor into a local of that size.
+    let n = unsafe { libc::read((*context).async_fd, (&mut ev as *mut _ as *mut c_void), sz) };
+    if n != sz as isize {
+        return -1;
+    }
+    // SAFETY: the caller's event buffer (checked non-NULL).
+    let e = unsafe { &mut *event };
+    e.event_type = ev.event_type as ibv_event_type;
+    let elem = ev.element as usize;
+    match e.event_type {
+        IBV_EVENT_CQ_ERR => e.element.cq = elem as *mut ibv_cq,
+        t if is_qp_event(t) => e.element.qp = elem as *mut ibv_qp,
+        IBV_EVENT_SRQ_ERR | IBV_EVENT_SRQ_LIMIT_REACHED => e.element.srq = elem as *mut ibv_srq,
+        IBV_EVENT_WQ_FATAL => e.element.wq = elem as *mut ibv_wq,
+        _ => e.element.port_num = ev.element as c_int,
+    }
+    if let Some(f) = ops_of(context).async_event {
+        // SAFETY: provider op with the event just read.
+        unsafe { f(context, event) };
+    }
+    0
+}
+
+/// Counts one acknowledged event on an object and wakes its destroyer.
+///
+/// # Safety
+/// The three pointers belong to one live object.
+unsafe fn ack_one(mutex: *mut libc::pthread_mutex_t, cond: *mut libc::pthread_cond_t, counter: *mut u32) {
+    // SAFETY: the object's own mutex/cond, initialised at creation.
+    unsafe {
+        libc::pthread_mutex_lock(mutex);
+        *counter += 1;
+        libc::pthread_cond_signal(cond);
+        libc::pthread_mutex_unlock(mutex);
+    }
+}
+
+pub fn ack_async_event(event: *mut ibv_async_event) {
+    // SAFETY: the caller passes an event from ibv_get_async_event.
+    let e = unsafe { &mut *event };
+    // SAFETY: the element named by the event type is a live object.
+    unsafe {
+        match e.event_type {
+            IBV_EVENT_CQ_ERR => {
+                let cq = e.element.cq;
+                ack_one(&mut (*cq).mutex, &mut (*cq).cond, &mut (*cq).async_events_completed);
+            }
+            t if is_qp_event(t) => {
+                let qp = e.element.qp;
+                ack_one(&mut (*qp).mutex, &mut (*qp).cond, &mut (*qp).events_completed);
+            }
+            IBV_EVENT_SRQ_ERR | IBV_EVENT_SRQ_LIMIT_REACHED => {
+                let srq = e.element.srq;
+                ack_one(&mut (*srq).mutex, &mut (*srq).cond, &mut (*srq).events_completed);
+            }
+            IBV_EVENT_WQ_FATAL => {
+                let wq = e.element.wq;
+                ack_one(&mut (*wq).mutex, &mut (*wq).cond, &mut (*wq).events_completed);
+            }
+            _ => {}
+        }
+    }
+}
+
+export_versioned! {
+    /// ibv_get_async_event@@IBVERBS_1.1: blocks (unless async_fd is
+    /// non-blocking) for the next asynchronous event.
+    fn ibv_get_async_event_v11(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int, on_panic = -1;
+    {
+        ensure!(!context.is_null() && !event.is_null(), libc::EINVAL, -1);
+        get_async_event(context, event)
+    }
+}
+symver!(default ibv_get_async_event, "IBVERBS_1.1", ibv_get_async_event_v11);
+
+export_versioned! {
+    /// ibv_ack_async_event@@IBVERBS_1.1
+    fn ibv_ack_async_event_v11(event: *mut ibv_async_event) -> (), on_panic = ();
+    {
+        ensure!(!event.is_null(), libc::EINVAL, ());
+        ack_async_event(event)
+    }
+}
+symver!(default ibv_ack_async_event, "IBVERBS_1.1", ibv_ack_async_event_v11);

@@ -1,0 +1,51 @@
+//! Library initialisation, done once on the first ibv_get_device_list():
+//! fork-safety request, disassociate-destroy policy, sysfs root, the memlock
+//! warning and the provider log settings.
+
+use std::ffi::c_int;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use crate::device::PFX;
+use crate::util::{check_env, warn};
+
+/// IBVERBS_PRIVATE_34 data object: providers read it to decide whether a
+/// destroy that fails with EIO (device disassociated) counts as success.
+#[no_mangle]
+pub static verbs_allow_disassociate_destroy: AtomicI32 = AtomicI32::new(0);
+
+pub fn allow_disassociate_destroy() -> bool {
+    verbs_allow_disassociate_destroy.load(Ordering::Relaxed) != 0
+}
+
+fn check_memlock_limit() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        return;
+    }
+    // SAFETY: rlim is a valid out-buffer.
+    let mut rlim: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    if unsafe { libc::getrlimit(libc::RLIMIT_MEMLOCK, &mut rlim) } != 0 {
+        warn(&format!("{PFX}Warning: getrlimit(RLIMIT_MEMLOCK) failed."));
+        return;
+    }
+    if rlim.rlim_cur <= 32768 {
+        warn(&format!(
+            "{PFX}Warning: RLIMIT_MEMLOCK is {} bytes.\n    This will severely limit memory registrations.\n",
+            rlim.rlim_cur
+        ));
+    }
+}
+
+/// Upstream's ibverbs_init(). Returns an errno on failure.
+pub fn library_init() -> Result<(), c_int> {
+    if (check_env("RDMAV_FORK_SAFE") || check_env("IBV_FORK_SAFE")) && crate::fork::fork_init() != 0 {
+        warn(&format!("{PFX}Warning: fork()-safety requested but init failed\n"));
+    }
+    let allow = check_env("RDMAV_ALLOW_DISASSOC_DESTROY") || check_env("MLX4_DEVICE_FATAL_CLEANUP");
+    verbs_allow_disassociate_destroy.store(allow as i32, Ordering::Relaxed);
+    let _ = crate::sysfs::sysfs_path();
+    check_memlock_limit();
+    crate::log::init_from_env();
+    Ok(())
+}

@@ -1,0 +1,65 @@
+//! Provider logging: VERBS_LOG_LEVEL and VERBS_LOG_FILE, and the Rust half of
+//! `__verbs_log` (the variadic entry point itself is in csrc/variadic.c).
+//!
+//! As upstream's release builds: the level comes from VERBS_LOG_LEVEL (parsed
+//! like strtol with base 0); logging is only active when VERBS_LOG_FILE names
+//! a file that can be opened for appending, otherwise the level drops to 0.
+
+use parking_lot::Mutex;
+use std::fs::File;
+use std::io::Write;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::util::{env_bytes, strtol};
+
+pub const VERBS_LOG_LEVEL_NONE: u32 = 0;
+
+static LEVEL: AtomicU32 = AtomicU32::new(VERBS_LOG_LEVEL_NONE);
+static FILE: Mutex<Option<File>> = Mutex::new(None);
+
+/// Reads the environment once, from library init.
+pub fn init_from_env() {
+    let level = env_bytes("VERBS_LOG_LEVEL").map(|v| strtol(&v, 0) as u32).unwrap_or(0);
+    LEVEL.store(level, Ordering::Relaxed);
+    if level == VERBS_LOG_LEVEL_NONE {
+        return;
+    }
+    let opened = std::env::var_os("VERBS_LOG_FILE").and_then(|path| {
+        // fopen(path, "aw+") in glibc is O_RDWR|O_CREAT|O_APPEND, mode 0666.
+        std::fs::OpenOptions::new().read(true).append(true).create(true).open(path).ok()
+    });
+    match opened {
+        Some(f) => *FILE.lock() = Some(f),
+        None => LEVEL.store(VERBS_LOG_LEVEL_NONE, Ordering::Relaxed),
+    }
+}
+
+pub fn enabled(level: u32) -> bool {
+    level <= LEVEL.load(Ordering::Relaxed) && LEVEL.load(Ordering::Relaxed) != VERBS_LOG_LEVEL_NONE
+}
+
+pub fn write(msg: &[u8]) {
+    if let Some(f) = FILE.lock().as_mut() {
+        let _ = f.write_all(msg);
+    }
+}
+
+/// Called by the C shim: is a message at `level` logged?
+#[no_mangle]
+pub extern "C" fn rs_verbs_log_enabled(level: u32) -> libc::c_int {
+    crate::ffi::guard("__verbs_log", 0, || enabled(level) as libc::c_int)
+}
+
+/// Called by the C shim with the formatted message.
+///
+/// # Safety
+/// `msg` points to `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn rs_verbs_log_write(msg: *const libc::c_char, len: usize) {
+    if msg.is_null() {
+        return;
+    }
+    // SAFETY: the shim passes vasprintf's buffer and its length.
+    let bytes = unsafe { std::slice::from_raw_parts(msg.cast::<u8>(), len) };
+    crate::ffi::guard("__verbs_log", (), || write(bytes))
+}

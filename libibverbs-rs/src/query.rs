@@ -1,0 +1,444 @@
+//! Device, port, GID and P_Key queries.
+
+use std::ffi::{c_int, c_uint};
+use std::mem::{offset_of, size_of};
+use std::ptr;
+
+use crate::abi::driver::*;
+use crate::abi::verbs::*;
+use crate::context::ops_of;
+use crate::device::sysfs_of;
+use crate::sysfs::read_ibdev_file;
+use crate::{ensure, export, export_versioned, symver};
+
+export_versioned! {
+    /// ibv_query_device@@IBVERBS_1.1: the provider's query_device_ex with the
+    /// size of the legacy attribute structure.
+    fn ibv_query_device_v11(context: *mut ibv_context, device_attr: *mut ibv_device_attr) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!context.is_null() && !device_attr.is_null(), libc::EINVAL, libc::EINVAL);
+        let Some(f) = ops_of(context).query_device_ex else { return libc::EOPNOTSUPP };
+        // orig_attr is the first member of ibv_device_attr_ex, so the legacy
+        // structure's address is also the extended one's.
+        const _: () = assert!(offset_of!(ibv_device_attr_ex, orig_attr) == 0);
+        // SAFETY: provider op; it writes at most size_of::<ibv_device_attr>() bytes.
+        unsafe { f(context, ptr::null(), device_attr.cast(), size_of::<ibv_device_attr>()) }
+    }
+}
+symver!(default ibv_query_device, "IBVERBS_1.1", ibv_query_device_v11);
+
+/// The library's query_port (verbs_context.query_port, used by the inline
+/// ibv_query_port): never lets the provider see a short buffer.
+pub unsafe extern "C" fn lib_query_port(
+    context: *mut ibv_context,
+    port_num: u8,
+    port_attr: *mut ibv_port_attr,
+    port_attr_len: usize,
+) -> c_int {
+    crate::ffi::guard("ibv_query_port", libc::EIO, || {
+        ensure!(!context.is_null() && !port_attr.is_null(), libc::EINVAL, libc::EINVAL);
+        let Some(f) = ops_of(context).query_port else { return libc::EOPNOTSUPP };
+        if port_attr_len < size_of::<ibv_port_attr>() {
+            // SAFETY: all-zero is a valid ibv_port_attr.
+            let mut tmp: ibv_port_attr = unsafe { std::mem::zeroed() };
+            // SAFETY: provider op on a full-size local buffer.
+            let rc = unsafe { f(context, port_num, &mut tmp) };
+            if rc != 0 {
+                return rc;
+            }
+            // SAFETY: the caller's buffer has port_attr_len bytes.
+            unsafe { ptr::copy_nonoverlapping((&tmp as *const ibv_port_attr).cast::<u8>(), port_attr.cast::<u8>(), port_attr_len) };
+            return 0;
+        }
+        // SAFETY: the caller's buffer has port_attr_len bytes.
+        unsafe { ptr::write_bytes(port_attr.cast::<u8>(), 0, port_attr_len) };
+        // SAFETY: provider op on the caller's full-size buffer.
+        unsafe { f(context, port_num, port_attr) }
+    })
+}
+
+export_versioned! {
+    /// ibv_query_port@@IBVERBS_1.1 (the non-inline entry, for binaries that
+    /// call it directly): takes the older, shorter port attribute structure.
+    fn ibv_query_port_v11(context: *mut ibv_context, port_num: u8, port_attr: *mut _compat_ibv_port_attr) -> c_int, on_panic = libc::EIO;
+    {
+        // SAFETY: forwarding the caller's arguments.
+        unsafe { lib_query_port(context, port_num, port_attr.cast(), size_of::<_compat_ibv_port_attr>()) }
+    }
+}
+symver!(default ibv_query_port, "IBVERBS_1.1", ibv_query_port_v11);
+
+fn is_zero_gid(g: &ibv_gid) -> bool {
+    // SAFETY: every bit pattern of the 16 raw bytes is valid.
+    unsafe { g.raw }.iter().all(|&b| b == 0)
+}
+
+/// Reads ports/<port>/gids/<index>: eight colon-separated 16-bit hex groups.
+fn query_sysfs_gid(s: &verbs_sysfs_dev, port: u32, index: u32, gid: &mut ibv_gid) -> bool {
+    let mut attr = [0u8; 41];
+    let n = read_ibdev_file(s, format!("ports/{port}/gids/{index}").as_bytes(), &mut attr);
+    if n < 0 {
+        return false;
+    }
+    let mut raw = [0u8; 16];
+    for i in 0..8 {
+        let start = i * 5;
+        let Some(v) = attr.get(start..).and_then(scan_hex16) else { return false };
+        raw[i * 2] = (v >> 8) as u8;
+        raw[i * 2 + 1] = v as u8;
+    }
+    gid.raw = raw;
+    true
+}
+
+/// sscanf("%hx"): optional white space and 0x prefix, then hex digits.
+fn scan_hex16(s: &[u8]) -> Option<u16> {
+    let s = &s[..s.iter().position(|&b| b == 0).unwrap_or(s.len())];
+    let mut i = s.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    if s.len() > i + 1 && s[i] == b'0' && (s[i + 1] | 0x20) == b'x' {
+        i += 2;
+    }
+    let digits: Vec<u8> = s[i..].iter().copied().take_while(|b| b.is_ascii_hexdigit()).collect();
+    if digits.is_empty() {
+        return None;
+    }
+    let v = digits.iter().fold(0u32, |acc, &d| {
+        acc.wrapping_mul(16).wrapping_add((d as char).to_digit(16).unwrap())
+    });
+    Some(v as u16)
+}
+
+/// Reads ports/<port>/gid_attrs/types/<index> the way upstream does,
+/// including its guesses for kernels and link layers without the file.
+fn query_sysfs_gid_type(s: &verbs_sysfs_dev, port: u32, index: u32) -> Result<ibv_gid_type_sysfs, ()> {
+    let mut buf = [0u8; 11];
+    crate::ffi::set_errno(0);
+    let n = read_ibdev_file(s, format!("ports/{port}/gid_attrs/types/{index}").as_bytes(), &mut buf);
+    if n <= 0 {
+        if crate::ffi::errno() == libc::EINVAL {
+            // InfiniBand ports have no type file; the kernel answers EINVAL.
+            return Ok(IBV_GID_TYPE_SYSFS_IB_ROCE_V1);
+        }
+        let mut dir = crate::util::cstr_field(&s.ibdev_path).to_vec();
+        dir.extend_from_slice(format!("/ports/{port}/gid_attrs/").as_bytes());
+        use std::os::unix::ffi::OsStrExt;
+        match std::fs::read_dir(std::ffi::OsStr::from_bytes(&dir)) {
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(IBV_GID_TYPE_SYSFS_IB_ROCE_V1),
+            Err(e) => {
+                crate::ffi::set_errno(e.raw_os_error().unwrap_or(libc::EIO));
+                return Err(());
+            }
+            Ok(_) => {
+                crate::ffi::set_errno(libc::EFAULT);
+                return Err(());
+            }
+        }
+    }
+    match &buf[..n as usize] {
+        b"IB/RoCE v1" => Ok(IBV_GID_TYPE_SYSFS_IB_ROCE_V1),
+        b"RoCE v2" => Ok(IBV_GID_TYPE_SYSFS_ROCE_V2),
+        _ => {
+            crate::ffi::set_errno(libc::ENOTSUP);
+            Err(())
+        }
+    }
+}
+
+/// The sysfs fallback of a GID entry query. Returns 0 or an errno.
+fn query_sysfs_gid_entry(
+    context: *mut ibv_context,
+    port: u32,
+    index: u32,
+    entry: &mut ibv_gid_entry,
+    mask: u32,
+    mut link_layer: c_int,
+) -> c_int {
+    // SAFETY: the device of a live context.
+    let sysfs = sysfs_of(unsafe { (*context).device });
+    if sysfs.is_null() {
+        return libc::EINVAL;
+    }
+    // SAFETY: the record lives as long as the device.
+    let s = unsafe { &*sysfs };
+    entry.gid_index = index;
+    entry.port_num = port;
+    if mask & VERBS_QUERY_GID_ATTR_GID != 0 && !query_sysfs_gid(s, port, index, &mut entry.gid) {
+        return libc::EINVAL;
+    }
+    if mask & VERBS_QUERY_GID_ATTR_TYPE != 0 {
+        let Ok(t) = query_sysfs_gid_type(s, port, index) else { return libc::EINVAL };
+        if t == IBV_GID_TYPE_SYSFS_IB_ROCE_V1 {
+            if link_layer < 0 {
+                // SAFETY: all-zero is a valid ibv_port_attr.
+                let mut pa: ibv_port_attr = unsafe { std::mem::zeroed() };
+                // SAFETY: full-size local buffer.
+                let rc = unsafe { lib_query_port(context, port as u8, &mut pa, size_of::<ibv_port_attr>()) };
+                if rc != 0 {
+                    return rc;
+                }
+                link_layer = pa.link_layer as c_int;
+            }
+            entry.gid_type = if link_layer == IBV_LINK_LAYER_ETHERNET as c_int {
+                IBV_GID_TYPE_ROCE_V1
+            } else {
+                IBV_GID_TYPE_IB
+            };
+        } else {
+            entry.gid_type = IBV_GID_TYPE_ROCE_V2;
+        }
+    }
+    if mask & VERBS_QUERY_GID_ATTR_NDEV_IFINDEX != 0 {
+        let mut name = [0u8; libc::IF_NAMESIZE];
+        let n = read_ibdev_file(s, format!("ports/{port}/gid_attrs/ndevs/{index}").as_bytes(), &mut name);
+        if n <= 0 {
+            entry.ndev_ifindex = 0;
+        } else {
+            // SAFETY: name is NUL-terminated by read_ibdev_file (n < len).
+            entry.ndev_ifindex = unsafe { libc::if_nametoindex(name.as_ptr().cast()) };
+            if entry.ndev_ifindex == 0 {
+                return crate::ffi::errno();
+            }
+        }
+    }
+    0
+}
+
+/// Upstream's __ibv_query_gid_ex: the kernel's QUERY_GID_ENTRY method, or
+/// sysfs where the kernel lacks it. Returns 0, ENODATA for an empty GID
+/// (fallback path), or an errno.
+pub fn query_gid_ex(
+    context: *mut ibv_context,
+    port: u32,
+    index: u32,
+    entry: *mut ibv_gid_entry,
+    flags: u32,
+    entry_size: usize,
+    fallback_mask: u32,
+) -> c_int {
+    match crate::cmd::device::query_gid_entry(context, port, index, entry, flags, entry_size) {
+        crate::cmd::Outcome::Done(ret) => ret,
+        crate::cmd::Outcome::TryWrite => {
+            if flags != 0 {
+                return libc::EOPNOTSUPP;
+            }
+            // SAFETY: the caller's entry buffer (at least a full ibv_gid_entry
+            // on this path: checked by the callers).
+            let e = unsafe { &mut *entry };
+            let ret = query_sysfs_gid_entry(context, port, index, e, fallback_mask, -1);
+            if ret != 0 {
+                return ret;
+            }
+            if fallback_mask & VERBS_QUERY_GID_ATTR_GID != 0 && is_zero_gid(&e.gid) {
+                return libc::ENODATA;
+            }
+            0
+        }
+    }
+}
+
+export_versioned! {
+    /// ibv_query_gid@@IBVERBS_1.1: 0, or -1 on failure; an empty GID is all zero.
+    fn ibv_query_gid_v11(context: *mut ibv_context, port_num: u8, index: c_int, gid: *mut ibv_gid) -> c_int, on_panic = -1;
+    {
+        ensure!(!context.is_null() && !gid.is_null(), libc::EINVAL, -1);
+        query_gid(context, port_num, index, gid)
+    }
+}
+symver!(default ibv_query_gid, "IBVERBS_1.1", ibv_query_gid_v11);
+
+pub fn query_gid(context: *mut ibv_context, port_num: u8, index: c_int, gid: *mut ibv_gid) -> c_int {
+    // SAFETY: all-zero is a valid ibv_gid_entry.
+    let mut entry: ibv_gid_entry = unsafe { std::mem::zeroed() };
+    let ret = query_gid_ex(context, port_num as u32, index as u32, &mut entry, 0, size_of::<ibv_gid_entry>(), VERBS_QUERY_GID_ATTR_GID);
+    if ret == libc::ENODATA {
+        // SAFETY: the caller's GID buffer.
+        unsafe { (*gid).raw = [0; 16] };
+        return 0;
+    }
+    if ret != 0 {
+        return -1;
+    }
+    // SAFETY: as above.
+    unsafe { *gid = entry.gid };
+    0
+}
+
+export! {
+    /// IBVERBS_PRIVATE_34 (used by ibv_devinfo): RoCE v1/IB or RoCE v2.
+    fn ibv_query_gid_type(context: *mut ibv_context, port_num: u8, index: c_uint, type_: *mut ibv_gid_type_sysfs) -> c_int, on_panic = -1;
+    {
+        ensure!(!context.is_null() && !type_.is_null(), libc::EINVAL, -1);
+        // SAFETY: all-zero is a valid ibv_gid_entry.
+        let mut entry: ibv_gid_entry = unsafe { std::mem::zeroed() };
+        let ret = query_gid_ex(context, port_num as u32, index, &mut entry, 0, size_of::<ibv_gid_entry>(), VERBS_QUERY_GID_ATTR_TYPE);
+        // SAFETY: the caller's out-parameter (checked non-NULL).
+        let out = unsafe { &mut *type_ };
+        if ret == libc::ENODATA {
+            *out = IBV_GID_TYPE_SYSFS_IB_ROCE_V1;
+            return 0;
+        }
+        if ret != 0 {
+            return -1;
+        }
+        *out = if entry.gid_type == IBV_GID_TYPE_IB || entry.gid_type == IBV_GID_TYPE_ROCE_V1 {
+            IBV_GID_TYPE_SYSFS_IB_ROCE_V1
+        } else {
+            IBV_GID_TYPE_SYSFS_ROCE_V2
+        };
+        0
+    }
+}
+
+export! {
+    /// IBVERBS_1.11: one GID entry with type and netdev. Returns 0 or an errno.
+    fn _ibv_query_gid_ex(context: *mut ibv_context, port_num: u32, gid_index: u32, entry: *mut ibv_gid_entry,
+                         flags: u32, entry_size: usize) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!context.is_null() && !entry.is_null(), libc::EINVAL, libc::EINVAL);
+        query_gid_ex(context, port_num, gid_index, entry, flags, entry_size,
+                     VERBS_QUERY_GID_ATTR_GID | VERBS_QUERY_GID_ATTR_TYPE | VERBS_QUERY_GID_ATTR_NDEV_IFINDEX)
+    }
+}
+
+/// The sysfs fallback of the GID table query: every non-empty GID of every
+/// port, `entry_size` bytes apart.
+fn query_gid_table_fb(context: *mut ibv_context, entries: *mut ibv_gid_entry, max_entries: usize,
+                      num: &mut u64, entry_size: usize) -> c_int {
+    // SAFETY: all-zero is a valid ibv_device_attr.
+    let mut dev_attr: ibv_device_attr = unsafe { std::mem::zeroed() };
+    // SAFETY: forwarding to our own export with a local buffer.
+    let ret = unsafe { ibv_query_device_v11(context, &mut dev_attr) };
+    if ret != 0 {
+        return ret;
+    }
+    *num = 0;
+    let mut spare: ibv_gid_entry = unsafe { std::mem::zeroed() };
+    let mut out = entries.cast::<u8>();
+    let mask = VERBS_QUERY_GID_ATTR_GID | VERBS_QUERY_GID_ATTR_TYPE | VERBS_QUERY_GID_ATTR_NDEV_IFINDEX;
+    for port in 1..=dev_attr.phys_port_cnt as u32 {
+        // SAFETY: all-zero is a valid ibv_port_attr.
+        let mut pa: ibv_port_attr = unsafe { std::mem::zeroed() };
+        // SAFETY: full-size local buffer.
+        let ret = unsafe { lib_query_port(context, port as u8, &mut pa, size_of::<ibv_port_attr>()) };
+        if ret != 0 {
+            return ret;
+        }
+        for j in 0..pa.gid_tbl_len.max(0) as u32 {
+            let full = *num as usize == max_entries;
+            // Once the caller's array is full, keep scanning into a spare
+            // entry: the call only fails if another non-empty GID exists.
+            let target: &mut ibv_gid_entry = if full {
+                &mut spare
+            } else {
+                // SAFETY: out points inside the caller's array of
+                // max_entries entries of entry_size bytes.
+                unsafe { &mut *out.cast::<ibv_gid_entry>() }
+            };
+            let ret = query_sysfs_gid_entry(context, port, j, target, mask, pa.link_layer as c_int);
+            if ret != 0 {
+                return ret;
+            }
+            if is_zero_gid(&target.gid) {
+                continue;
+            }
+            if full {
+                return libc::EINVAL;
+            }
+            *num += 1;
+            // SAFETY: advancing within (or one past) the caller's array.
+            out = unsafe { out.add(entry_size) };
+        }
+    }
+    0
+}
+
+export! {
+    /// IBVERBS_1.11: all valid GIDs of the device. Returns the count or a
+    /// negative errno.
+    fn _ibv_query_gid_table(context: *mut ibv_context, entries: *mut ibv_gid_entry, max_entries: usize,
+                            flags: u32, entry_size: usize) -> isize, on_panic = -(libc::EIO as isize);
+    {
+        ensure!(!context.is_null() && (!entries.is_null() || max_entries == 0), libc::EINVAL, -(libc::EINVAL as isize));
+        let mut num: u64 = 0;
+        let ret = match crate::cmd::device::query_gid_table(context, entries, max_entries, flags, entry_size, &mut num) {
+            crate::cmd::Outcome::Done(r) => r,
+            crate::cmd::Outcome::TryWrite => {
+                if flags != 0 {
+                    return -(libc::EOPNOTSUPP as isize);
+                }
+                if entry_size < size_of::<ibv_gid_entry>() {
+                    return -(libc::EINVAL as isize);
+                }
+                query_gid_table_fb(context, entries, max_entries, &mut num, entry_size)
+            }
+        };
+        if ret != 0 {
+            return -(ret as isize);
+        }
+        num as isize
+    }
+}
+
+/// Reads ports/<port>/pkeys/<index> into network order.
+fn query_pkey(context: *mut ibv_context, port_num: u8, index: c_int, pkey: &mut u16) -> c_int {
+    // SAFETY: the device of a live context.
+    let sysfs = sysfs_of(unsafe { (*context).device });
+    if sysfs.is_null() {
+        crate::ffi::set_errno(libc::EINVAL);
+        return -1;
+    }
+    let mut attr = [0u8; 8];
+    // SAFETY: the record lives as long as the device.
+    let n = read_ibdev_file(unsafe { &*sysfs }, format!("ports/{port_num}/pkeys/{index}").as_bytes(), &mut attr);
+    if n < 0 {
+        return -1;
+    }
+    let Some(v) = scan_hex16(&attr[..n as usize]) else { return -1 };
+    *pkey = v.to_be();
+    0
+}
+
+export_versioned! {
+    /// ibv_query_pkey@@IBVERBS_1.1: the P_Key at `index`, network order.
+    fn ibv_query_pkey_v11(context: *mut ibv_context, port_num: u8, index: c_int, pkey: *mut u16) -> c_int, on_panic = -1;
+    {
+        ensure!(!context.is_null() && !pkey.is_null(), libc::EINVAL, -1);
+        // SAFETY: checked non-NULL out-parameter.
+        query_pkey(context, port_num, index, unsafe { &mut *pkey })
+    }
+}
+symver!(default ibv_query_pkey, "IBVERBS_1.1", ibv_query_pkey_v11);
+
+export! {
+    /// IBVERBS_1.5: the index of a P_Key (network order), or -1.
+    fn ibv_get_pkey_index(context: *mut ibv_context, port_num: u8, pkey: u16) -> c_int, on_panic = -1;
+    {
+        ensure!(!context.is_null(), libc::EINVAL, -1);
+        let mut i: c_int = 0;
+        loop {
+            let mut v = 0u16;
+            let ret = query_pkey(context, port_num, i, &mut v);
+            if ret < 0 {
+                return ret;
+            }
+            if v == pkey {
+                return i;
+            }
+            i += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex16() {
+        assert_eq!(scan_hex16(b"fe80:0000"), Some(0xfe80));
+        assert_eq!(scan_hex16(b"0000"), Some(0));
+        assert_eq!(scan_hex16(b"0xffff"), Some(0xffff));
+        assert_eq!(scan_hex16(b":"), None);
+        assert_eq!(scan_hex16(b""), None);
+    }
+}

@@ -1,0 +1,180 @@
+//! Small helpers shared by the concept modules: C string handling and the
+//! number parsing rules of the C library (upstream parses environment and sysfs
+//! values with strtol/strtoul, and we must accept exactly what they accept).
+
+use std::ffi::{c_char, CStr};
+
+/// Parses like C `strtol(s, NULL, base)`: leading white space, an optional
+/// sign, an optional `0x`/`0` prefix when `base` is 0 or 16, then as many
+/// digits as are valid. No digits gives 0; overflow saturates like glibc.
+pub fn strtol(s: &[u8], base: u32) -> i64 {
+    let (neg, mag) = parse_unsigned(s, base);
+    let limit = if neg { i64::MIN.unsigned_abs() } else { i64::MAX as u64 };
+    match mag {
+        Some(m) if m <= limit => {
+            if neg {
+                (m as i64).wrapping_neg()
+            } else {
+                m as i64
+            }
+        }
+        _ => {
+            if neg {
+                i64::MIN
+            } else {
+                i64::MAX
+            }
+        }
+    }
+}
+
+/// Parses like C `strtoul(s, NULL, base)`: as strtol, but a leading minus
+/// negates the value in unsigned arithmetic and overflow gives ULONG_MAX.
+pub fn strtoul(s: &[u8], base: u32) -> u64 {
+    let (neg, mag) = parse_unsigned(s, base);
+    match mag {
+        Some(m) => {
+            if neg {
+                m.wrapping_neg()
+            } else {
+                m
+            }
+        }
+        None => u64::MAX,
+    }
+}
+
+/// Returns (negative, magnitude); magnitude None on overflow.
+fn parse_unsigned(s: &[u8], base: u32) -> (bool, Option<u64>) {
+    let mut i = 0;
+    while i < s.len() && matches!(s[i], b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
+        i += 1;
+    }
+    let mut neg = false;
+    if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
+        neg = s[i] == b'-';
+        i += 1;
+    }
+    let mut base = base;
+    let hex_prefix = i + 1 < s.len()
+        && s[i] == b'0'
+        && (s[i + 1] == b'x' || s[i + 1] == b'X')
+        && i + 2 < s.len()
+        && (s[i + 2] as char).is_ascii_hexdigit();
+    if (base == 0 || base == 16) && hex_prefix {
+        base = 16;
+        i += 2;
+    } else if base == 0 {
+        base = if i < s.len() && s[i] == b'0' { 8 } else { 10 };
+    }
+    let mut val: Option<u64> = Some(0);
+    let mut any = false;
+    while i < s.len() {
+        let d = match (s[i] as char).to_digit(36) {
+            Some(d) if d < base => d as u64,
+            _ => break,
+        };
+        any = true;
+        val = val.and_then(|v| v.checked_mul(base as u64)).and_then(|v| v.checked_add(d));
+        i += 1;
+    }
+    if !any {
+        return (false, Some(0));
+    }
+    (neg, val)
+}
+
+/// The bytes of a NUL-terminated C array field, without the terminator.
+pub fn cstr_field(field: &[c_char]) -> &[u8] {
+    // SAFETY: c_char and u8 have the same size and alignment.
+    let bytes = unsafe { std::slice::from_raw_parts(field.as_ptr().cast::<u8>(), field.len()) };
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    &bytes[..end]
+}
+
+/// Copies `src` into a fixed C char array with NUL termination. Returns false
+/// (and leaves an empty string) if it does not fit, as upstream's
+/// check_snprintf treats truncation as failure.
+pub fn set_cstr_field(field: &mut [c_char], src: &[u8]) -> bool {
+    if src.len() >= field.len() || src.contains(&0) {
+        if let Some(f) = field.first_mut() {
+            *f = 0;
+        }
+        return false;
+    }
+    for (d, s) in field.iter_mut().zip(src) {
+        *d = *s as c_char;
+    }
+    field[src.len()] = 0;
+    true
+}
+
+/// Borrows a C string argument; None for NULL.
+///
+/// # Safety
+/// `p` must be NULL or point to a NUL-terminated string valid for `'a`.
+pub unsafe fn cstr_arg<'a>(p: *const c_char) -> Option<&'a [u8]> {
+    if p.is_null() {
+        None
+    } else {
+        // SAFETY: the caller guarantees a valid NUL-terminated string.
+        Some(unsafe { CStr::from_ptr(p) }.to_bytes())
+    }
+}
+
+/// getenv() through std, as bytes; the C library's environment is the same.
+pub fn env_bytes(name: &str) -> Option<Vec<u8>> {
+    use std::os::unix::ffi::OsStringExt;
+    std::env::var_os(name).map(|v| v.into_vec())
+}
+
+/// Upstream's check_env(): set and not "0".
+pub fn check_env(name: &str) -> bool {
+    matches!(env_bytes(name), Some(v) if v != b"0")
+}
+
+/// True when not running set-uid (real uid == effective uid); only then does
+/// upstream honour path and driver overrides from the environment.
+pub fn not_setuid() -> bool {
+    // SAFETY: getuid/geteuid have no preconditions.
+    unsafe { libc::getuid() == libc::geteuid() }
+}
+
+/// Writes a message to stderr in one write, like upstream's fprintf(stderr).
+pub fn warn(msg: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(msg.as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strtol_matches_c() {
+        assert_eq!(strtol(b"4", 0), 4);
+        assert_eq!(strtol(b"  -12xyz", 10), -12);
+        assert_eq!(strtol(b"0x1f", 0), 31);
+        assert_eq!(strtol(b"010", 0), 8);
+        assert_eq!(strtol(b"abc", 0), 0);
+        assert_eq!(strtol(b"99999999999999999999", 10), i64::MAX);
+        assert_eq!(strtol(b"-99999999999999999999", 10), i64::MIN);
+        assert_eq!(strtol(b"0x", 0), 0);
+    }
+
+    #[test]
+    fn strtoul_matches_c() {
+        assert_eq!(strtoul(b"6\n", 10), 6);
+        assert_eq!(strtoul(b"-1", 10), u64::MAX);
+        assert_eq!(strtoul(b"ff", 16), 255);
+    }
+
+    #[test]
+    fn cstr_fields() {
+        let mut f = [1 as c_char; 8];
+        assert!(set_cstr_field(&mut f, b"rxe0"));
+        assert_eq!(cstr_field(&f), b"rxe0");
+        assert!(!set_cstr_field(&mut f, b"12345678"));
+        assert_eq!(cstr_field(&f), b"");
+    }
+}
