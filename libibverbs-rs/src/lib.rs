@@ -9,7 +9,6 @@
 //!   init, and the IBVERBS_1.0 compatibility layer.
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
-pub mod abi;
 pub mod ffi;
 
 pub mod abi;

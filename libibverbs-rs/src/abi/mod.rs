@@ -4,12 +4,14 @@
 //!   types of `<infiniband/sa.h>` and `<rdma/ib_user_sa.h>` that the public
 //!   marshalling helpers take);
 //! - [`driver`]: the providers' private ABI of rdma-core's `driver.h`
-//!   (symbol version IBVERBS_PRIVATE_34).
+//!   (symbol version IBVERBS_PRIVATE_34);
+//! - [`netlink`]: the constants of `<rdma/rdma_netlink.h>`.
 //!
 //! Every struct here is checked at compile time against numbers measured by
 //! the C probe in `abi-tests/probe/` (sizes and every field offset).
 
 pub mod driver;
+pub mod netlink;
 pub mod verbs;
 
 /// Checks the size of a C mirror and the offset of each listed field at
