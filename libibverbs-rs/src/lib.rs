@@ -9,3 +9,4 @@
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
 pub mod ffi;
+pub mod abi;

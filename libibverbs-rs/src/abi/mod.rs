@@ -1,0 +1,2 @@
+//! C layouts shared with applications, providers and the kernel.
+pub mod kern;
