@@ -25,8 +25,8 @@
 
 #define S(T) printf("const _: () = assert!(size_of::<%s>() == %zu && align_of::<%s>() == %zu);\n", #T, sizeof(struct T), #T, _Alignof(struct T))
 #define F(T, f) printf("const _: () = assert!(offset_of!(%s, %s) == %zu);\n", #T, #f, offsetof(struct T, f))
-/* fields whose C name is a Rust keyword */
-#define FR(T, f) printf("const _: () = assert!(offset_of!(%s, r#%s) == %zu);\n", #T, #f, offsetof(struct T, f))
+/* fields whose C name is a Rust keyword get a trailing underscore */
+#define FR(T, f) printf("const _: () = assert!(offset_of!(%s, %s_) == %zu);\n", #T, #f, offsetof(struct T, f))
 #define T(name, ty) printf("pub type %s = %s;\n", name, ty)
 #define E(ty, N) konst(#N, ty, (unsigned long long)(N))
 #define D(ty, N) konst(#N, ty, (unsigned long long)(N))

@@ -21,7 +21,8 @@
 //!   (`ib_uverbs_wc_ex`, `ib_uverbs_send_wr_wr`, ...). An unnamed union with
 //!   no field name is flattened: `ib_uverbs_attr.data` (C's `data`/`data_s64`)
 //!   and the flow specs' `hdr`.
-//! - Field names that are Rust keywords are raw identifiers (`r#type`).
+//! - Field names that are Rust keywords get a trailing underscore (`type_`),
+//!   as in `abi::verbs`.
 //! - rdma-core's wrappers (`struct ibv_alloc_pd`, ...) are a command header
 //!   followed by the kernel's core struct. In C the core struct's fields are
 //!   reachable both directly (`cmd->pd_handle`, through an anonymous union)
@@ -1343,7 +1344,7 @@ pub struct ib_uverbs_detach_mcast {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ib_uverbs_flow_spec_hdr {
-    pub r#type: u32,
+    pub type_: u32,
     pub size: u16,
     pub reserved: u16,
     pub flow_spec_data: [u64; 0],
@@ -1418,7 +1419,7 @@ pub struct ib_uverbs_flow_mpls_filter {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ib_uverbs_flow_attr {
-    pub r#type: u32,
+    pub type_: u32,
     pub size: u16,
     pub priority: u16,
     pub num_of_specs: u8,
@@ -1645,7 +1646,7 @@ pub struct ib_uverbs_flow_action_esp_encap {
     pub val_ptr: u64,  // pointer: void *
     pub next_ptr: u64, // pointer: struct ib_uverbs_flow_action_esp_encap *
     pub len: u16,
-    pub r#type: u16,
+    pub type_: u16,
 }
 
 #[repr(C)]
@@ -2441,7 +2442,7 @@ pub struct ibv_kern_ipv4_filter {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ibv_kern_spec_ipv4 {
-    pub r#type: u32,
+    pub type_: u32,
     pub size: u16,
     pub reserved: u16,
     pub val: ibv_kern_ipv4_filter,
@@ -3119,7 +3120,7 @@ const _: () = assert!(offset_of!(ib_uverbs_detach_mcast, driver_data) == 24);
 const _: () = assert!(
     size_of::<ib_uverbs_flow_spec_hdr>() == 8 && align_of::<ib_uverbs_flow_spec_hdr>() == 8
 );
-const _: () = assert!(offset_of!(ib_uverbs_flow_spec_hdr, r#type) == 0);
+const _: () = assert!(offset_of!(ib_uverbs_flow_spec_hdr, type_) == 0);
 const _: () = assert!(offset_of!(ib_uverbs_flow_spec_hdr, size) == 4);
 const _: () = assert!(offset_of!(ib_uverbs_flow_spec_hdr, reserved) == 6);
 const _: () = assert!(offset_of!(ib_uverbs_flow_spec_hdr, flow_spec_data) == 8);
@@ -3253,7 +3254,7 @@ const _: () = assert!(offset_of!(ib_uverbs_flow_spec_mpls, val) == 8);
 const _: () = assert!(offset_of!(ib_uverbs_flow_spec_mpls, mask) == 12);
 const _: () =
     assert!(size_of::<ib_uverbs_flow_attr>() == 16 && align_of::<ib_uverbs_flow_attr>() == 8);
-const _: () = assert!(offset_of!(ib_uverbs_flow_attr, r#type) == 0);
+const _: () = assert!(offset_of!(ib_uverbs_flow_attr, type_) == 0);
 const _: () = assert!(offset_of!(ib_uverbs_flow_attr, size) == 4);
 const _: () = assert!(offset_of!(ib_uverbs_flow_attr, priority) == 6);
 const _: () = assert!(offset_of!(ib_uverbs_flow_attr, num_of_specs) == 8);
@@ -3430,7 +3431,7 @@ const _: () = assert!(
 const _: () = assert!(offset_of!(ib_uverbs_flow_action_esp_encap, val_ptr) == 0);
 const _: () = assert!(offset_of!(ib_uverbs_flow_action_esp_encap, next_ptr) == 8);
 const _: () = assert!(offset_of!(ib_uverbs_flow_action_esp_encap, len) == 16);
-const _: () = assert!(offset_of!(ib_uverbs_flow_action_esp_encap, r#type) == 18);
+const _: () = assert!(offset_of!(ib_uverbs_flow_action_esp_encap, type_) == 18);
 const _: () = assert!(
     size_of::<ib_uverbs_flow_action_esp>() == 24 && align_of::<ib_uverbs_flow_action_esp>() == 8
 );
