@@ -30,7 +30,7 @@
 //!   append their driver data after the wrapper.
 //!
 //! The numbers in the constants and the layout assertions at the end of this
-//! file are printed by `probes/kern_abi.c`.
+//! file are printed by `abi-tests/probe/kern_abi.c`.
 
 use core::mem::offset_of;
 
@@ -50,7 +50,7 @@ pub const IB_USER_VERBS_CMD_CREATE_QP_V4: u32 = IB_USER_VERBS_CMD_CREATE_QP;
 pub const IB_USER_VERBS_CMD_CREATE_QP_V3: u32 = IB_USER_VERBS_CMD_CREATE_QP;
 
 // ---------------------------------------------------------------------------
-// Kernel constants (values printed by probes/kern_abi.c)
+// Kernel constants (values printed by abi-tests/probe/kern_abi.c)
 
 pub const IB_USER_VERBS_ABI_VERSION: u32 = 6;
 pub const IB_USER_VERBS_CMD_THRESHOLD: u32 = 50;
@@ -2471,7 +2471,7 @@ pub union ibv_kern_spec {
 }
 
 // ---------------------------------------------------------------------------
-// Layout facts (printed by probes/kern_abi.c)
+// Layout facts (printed by abi-tests/probe/kern_abi.c)
 
 const _: () = assert!(size_of::<ib_uverbs_attr>() == 16 && align_of::<ib_uverbs_attr>() == 8);
 const _: () = assert!(offset_of!(ib_uverbs_attr, attr_id) == 0);

@@ -7,7 +7,7 @@
  * the Rust constants and compile-time layout assertions pasted into
  * kern.rs: every number there is what the C compiler computes.
  *
- *   gcc -I /tmp/up/kernel-headers -o /tmp/kern_abi probes/kern_abi.c && /tmp/kern_abi
+ *   gcc -I /tmp/up/kernel-headers -o /tmp/kern_abi abi-tests/probe/kern_abi.c && /tmp/kern_abi
  *
  * The second half declares rdma-core's command wrappers (kern-abi.h: the
  * classic header or the extended header followed by the kernel's core
