@@ -11,6 +11,7 @@
 //! the C probe in `abi-tests/probe/` (sizes and every field offset).
 
 pub mod driver;
+pub mod kern;
 pub mod netlink;
 pub mod verbs;
 
