@@ -167,8 +167,11 @@ const _: () = assert!(std::mem::size_of::<ibv_device_1_0>() == 40);
 const _: () = assert!(std::mem::size_of::<ibv_context_ops_1_0>() == 27 * 8);
 const _: () = assert!(std::mem::offset_of!(ibv_context_1_0, cmd_fd) == 8 + 27 * 8);
 const _: () = assert!(std::mem::offset_of!(ibv_context_1_0, real_context) == 8 + 27 * 8 + 16);
-const _: () = assert!(std::mem::size_of::<ibv_send_wr_1_0>() == 80);
-const _: () = assert!(std::mem::offset_of!(ibv_send_wr_1_0, wr) == 48);
+const _: () = assert!(std::mem::size_of::<ibv_send_wr_1_0>() == 72);
+const _: () = assert!(std::mem::offset_of!(ibv_send_wr_1_0, wr) == 40);
+const _: () = assert!(std::mem::offset_of!(ibv_cq_1_0, real_cq) == 120);
+const _: () = assert!(std::mem::offset_of!(ibv_qp_1_0, real_qp) == 160);
+const _: () = assert!(std::mem::offset_of!(ibv_srq_1_0, real_srq) == 128);
 
 unsafe extern "C" fn poll_cq_1_0(cq: *mut ibv_cq_1_0, n: c_int, wc: *mut ibv_wc) -> c_int {
     // SAFETY: a 1.0 CQ always points at its 1.0 context and real CQ.
@@ -286,7 +289,7 @@ unsafe extern "C" fn post_send_1_0(qp: *mut ibv_qp_1_0, wr: *mut ibv_send_wr_1_0
         r.imm.imm_data = o.imm_data;
         // The `wr` unions have the same 32-byte layout.
         // SAFETY: plain-data copy between unions of equal size.
-        unsafe { ptr::copy_nonoverlapping((&o.wr as *const ibv_send_wr_1_0_wr).cast::<u8>(), (&mut r.wr as *mut _ as *mut u8), 32) };
+        unsafe { ptr::copy_nonoverlapping((&o.wr as *const ibv_send_wr_1_0_wr).cast::<u8>(), &mut r.wr as *mut _ as *mut u8, 32) };
         if is_ud {
             // SAFETY: UD requests carry a 1.0 AH wrapping the real one.
             unsafe { r.wr.ud.ah = (*o.wr.ud.ah).real_ah };

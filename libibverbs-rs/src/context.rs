@@ -377,7 +377,7 @@ pub fn get_async_event(context: *mut ibv_context, event: *mut ibv_async_event) -
     let mut ev = crate::abi::kern::ib_uverbs_async_event_desc::default();
     let sz = std::mem::size_of_val(&ev);
     // SAFETY: reading one event descriptor into a local of that size.
-    let n = unsafe { libc::read((*context).async_fd, (&mut ev as *mut _ as *mut c_void), sz) };
+    let n = unsafe { libc::read((*context).async_fd, &mut ev as *mut _ as *mut c_void, sz) };
     if n != sz as isize {
         return -1;
     }

@@ -114,27 +114,48 @@ macro_rules! export_versioned {
 }
 
 /// Binds a Rust function to `public@@VERSION` (default) or `public@VERSION`
-/// (compat). The `.set` alias names are local to this object and never reach
-/// the dynamic symbol table: the version script's `local: *` hides them, and
-/// the versioned name is what the linker exports.
+/// (compat).
+///
+/// The versioned name is a two-instruction stub that jumps to the Rust
+/// function: `.symver` needs a symbol defined in the same object, and the
+/// Rust function may live in another codegen unit. The stub's own local name
+/// never reaches the dynamic symbol table (`local: *` in the version script).
 ///
 /// `symver!(default ibv_get_device_list, "IBVERBS_1.1", get_device_list);`
 /// `symver!(compat  ibv_get_device_list, "IBVERBS_1.0", get_device_list_1_0);`
 #[macro_export]
 macro_rules! symver {
     (default $public:ident, $ver:literal, $func:path) => {
-        ::std::arch::global_asm!(
-            concat!(".globl ", stringify!($public), "_default_alias"),
-            concat!(".set ", stringify!($public), "_default_alias, {f}"),
-            concat!(".symver ", stringify!($public), "_default_alias, ", stringify!($public), "@@", $ver),
-            f = sym $func,
-        );
+        $crate::symver!(@stub $public, concat!(stringify!($public), "_default_alias"), "@@", $ver, $func);
     };
     (compat $public:ident, $ver:literal, $func:path) => {
+        $crate::symver!(@stub $public, concat!(stringify!($public), "_compat_alias"), "@", $ver, $func);
+    };
+    (@stub $public:ident, $alias:expr, $at:literal, $ver:literal, $func:path) => {
+        #[cfg(target_arch = "x86_64")]
         ::std::arch::global_asm!(
-            concat!(".globl ", stringify!($public), "_", "compat_alias"),
-            concat!(".set ", stringify!($public), "_compat_alias, {f}"),
-            concat!(".symver ", stringify!($public), "_compat_alias, ", stringify!($public), "@", $ver),
+            ".pushsection .text",
+            ".p2align 4",
+            concat!(".globl ", $alias),
+            concat!(".type ", $alias, ", @function"),
+            concat!($alias, ":"),
+            "jmp {f}",
+            concat!(".size ", $alias, ", . - ", $alias),
+            concat!(".symver ", $alias, ", ", stringify!($public), $at, $ver),
+            ".popsection",
+            f = sym $func,
+        );
+        #[cfg(target_arch = "aarch64")]
+        ::std::arch::global_asm!(
+            ".pushsection .text",
+            ".p2align 4",
+            concat!(".globl ", $alias),
+            concat!(".type ", $alias, ", %function"),
+            concat!($alias, ":"),
+            "b {f}",
+            concat!(".size ", $alias, ", . - ", $alias),
+            concat!(".symver ", $alias, ", ", stringify!($public), $at, $ver),
+            ".popsection",
             f = sym $func,
         );
     };

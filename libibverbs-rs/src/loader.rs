@@ -185,7 +185,7 @@ fn match_table(ops: &verbs_device_ops) -> Vec<*const verbs_match_ent> {
     }
     // SAFETY: providers terminate their table with a VERBS_MATCH_SENTINEL entry.
     unsafe {
-        while (*p).kind != VERBS_MATCH_SENTINEL as u8 {
+        while (*p).kind != VERBS_MATCH_SENTINEL {
             v.push(p);
             p = p.add(1);
         }
@@ -194,7 +194,7 @@ fn match_table(ops: &verbs_device_ops) -> Vec<*const verbs_match_ent> {
 }
 
 fn match_modalias(ent: &verbs_match_ent, value: &[u8]) -> bool {
-    match ent.kind as u32 {
+    match ent.kind {
         VERBS_MATCH_MODALIAS => {
             // SAFETY: for MODALIAS entries the union holds a C string pointer.
             let pat = unsafe { ent.u.modalias };
@@ -219,7 +219,7 @@ fn match_driver_id(ops: &verbs_device_ops, s: &verbs_sysfs_dev) -> *const verbs_
     match_table(ops)
         .into_iter()
         // SAFETY: entries of a live match table.
-        .find(|&e| unsafe { (*e).kind as u32 == VERBS_MATCH_DRIVER_ID && (*e).u.driver_id == s.driver_id as u64 })
+        .find(|&e| unsafe { (*e).kind == VERBS_MATCH_DRIVER_ID && (*e).u.driver_id == s.driver_id as u64 })
         .unwrap_or(ptr::null())
 }
 
