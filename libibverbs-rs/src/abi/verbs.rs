@@ -4603,4 +4603,10 @@ const _: () = assert!(
 const _: () = assert!(
     core::mem::size_of::<ibv_rereg_mr_err_code>() == 4 && (ibv_rereg_mr_err_code::MIN != 0) == true
 );
+#[cfg(test)]
+#[test]
+fn pointer_constants_match_c() {
+    assert_eq!(__VERBS_ABI_IS_EXTENDED as usize, 18446744073709551615);
+    assert_eq!(IBV_ALLOCATOR_USE_DEFAULT as usize, 18446744073709551615);
+}
 // END LAYOUT ASSERTIONS
