@@ -10,4 +10,7 @@
 
 pub mod abi;
 pub mod ffi;
+pub mod neigh;
 pub mod netlink;
+// STUB in branch `netlink` (see src/query.rs): the lead's module replaces it.
+pub mod query;
