@@ -43,9 +43,6 @@ impl SysfsDev {
         d.ibdev_idx = -1;
         SysfsDev(d)
     }
-    fn ibdev_path(&self) -> &[u8] {
-        cstr_field(&self.0.ibdev_path)
-    }
     /// Hands ownership to a verbs_device (freed in device_put).
     fn into_raw(self) -> *mut verbs_sysfs_dev {
         Box::into_raw(self.0)

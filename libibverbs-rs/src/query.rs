@@ -241,12 +241,17 @@ export_versioned! {
     fn ibv_query_gid_v11(context: *mut ibv_context, port_num: u8, index: c_int, gid: *mut ibv_gid) -> c_int, on_panic = -1;
     {
         ensure!(!context.is_null() && !gid.is_null(), libc::EINVAL, -1);
-        query_gid(context, port_num, index, gid)
+        // SAFETY: checked non-NULL; the caller's live context and buffer.
+        unsafe { query_gid(context, port_num, index, gid) }
     }
 }
 symver!(default ibv_query_gid, "IBVERBS_1.1", ibv_query_gid_v11);
 
-pub fn query_gid(context: *mut ibv_context, port_num: u8, index: c_int, gid: *mut ibv_gid) -> c_int {
+/// ibv_query_gid's body: 0, or -1 on failure.
+///
+/// # Safety
+/// `context` is a live context and `gid` is writable.
+pub unsafe fn query_gid(context: *mut ibv_context, port_num: u8, index: c_int, gid: *mut ibv_gid) -> c_int {
     // SAFETY: all-zero is a valid ibv_gid_entry.
     let mut entry: ibv_gid_entry = unsafe { std::mem::zeroed() };
     let ret = query_gid_ex(context, port_num as u32, index as u32, &mut entry, 0, size_of::<ibv_gid_entry>(), VERBS_QUERY_GID_ATTR_GID);
