@@ -159,7 +159,9 @@ fn find_sysfs_devs_nl() -> Result<Vec<SysfsDev>, i32> {
         d.node_guid = nd.node_guid;
         d.flags |= VSYSFS_READ_NODE_GUID;
         if !set_cstr_field(&mut d.ibdev_name, nd.name.as_bytes()) || !set_ibdev_path(d) {
-            return Err(libc::EINVAL);
+            // Upstream's dump callback fails on this message, which ends the
+            // dump there without failing it: the devices before it are kept.
+            break;
         }
         d.node_type = decode_knode_type(nd.node_type as u32);
         list.insert(0, s);
