@@ -27,7 +27,7 @@ use crate::{ensure, export, export_versioned};
 pub const PFX: &str = "libibverbs: ";
 const RDMA_CDEV_DIR: &str = "/dev/infiniband";
 /// The uverbs ABI versions this library speaks (IB_USER_VERBS_MIN/MAX_ABI_VERSION).
-const UVERBS_MIN_ABI: i64 = 6;
+const UVERBS_MIN_ABI: i64 = 3;
 const UVERBS_MAX_ABI: i64 = 6;
 /// RDMA_DRIVER_UNKNOWN in ib_user_ioctl_verbs.h.
 const RDMA_DRIVER_UNKNOWN: u32 = 0;
@@ -95,13 +95,9 @@ fn setup_sysfs_uverbs(uv_dir: &OwnedFd, uverbs: &[u8], d: &mut verbs_sysfs_dev) 
     if n < 0 {
         return false;
     }
-    let text = String::from_utf8_lossy(&value[..n as usize]).into_owned();
-    let mut parts = text.trim().splitn(2, ':');
-    let (Some(Ok(maj)), Some(Ok(min))) =
-        (parts.next().map(|s| s.parse::<u32>()), parts.next().map(|s| s.parse::<u32>()))
-    else {
-        return false;
-    };
+    // sscanf("%u:%u"), each value truncated to unsigned int.
+    let Some(v) = crate::util::scan_separated(&value[..n as usize], 10, b':', 2) else { return false };
+    let (maj, min) = (v[0] as u32, v[1] as u32);
     d.sysfs_cdev = libc::makedev(maj, min);
     let n = read_file_at(Some(uv_dir.as_fd()), b"abi_version", &mut value);
     if n > 0 {
@@ -188,6 +184,9 @@ fn find_sysfs_devs_nl() -> Result<Vec<SysfsDev>, i32> {
 fn find_sysfs_devs() -> Result<Vec<SysfsDev>, i32> {
     let mut class = sysfs_root().to_vec();
     class.extend_from_slice(b"/class/infiniband_verbs");
+    if class.len() >= IBV_SYSFS_PATH_MAX {
+        return Err(libc::ENOMEM);
+    }
     let Some(class_fd) = open_dir_at(None, &class) else { return Err(libc::ENOSYS) };
     let Some(entries) = dir_entries(&class) else { return Err(libc::ENOSYS) };
     let mut list = Vec::new();
@@ -469,12 +468,9 @@ fn device_guid(dev: *mut ibv_device) -> u64 {
     if n < 0 {
         return 0;
     }
-    let text = String::from_utf8_lossy(&attr[..n as usize]).into_owned();
-    let parts: Vec<Option<u16>> = text.split(':').take(4).map(parse_hx).collect();
-    if parts.len() != 4 || parts.iter().any(|p| p.is_none()) {
-        return 0;
-    }
-    let guid = parts.iter().fold(0u64, |g, p| (g << 16) | p.unwrap() as u64);
+    // sscanf("%hx:%hx:%hx:%hx"): four 16-bit groups.
+    let Some(parts) = crate::util::scan_separated(&attr[..n as usize], 16, b':', 4) else { return 0 };
+    let guid = parts.iter().fold(0u64, |g, &p| (g << 16) | (p as u16) as u64);
     let _g = INITIALIZED.lock();
     // SAFETY: as above, under the lock.
     unsafe {
@@ -482,17 +478,6 @@ fn device_guid(dev: *mut ibv_device) -> u64 {
         (*sysfs).flags |= VSYSFS_READ_NODE_GUID;
     }
     guid.to_be()
-}
-
-/// sscanf("%hx") on one colon-separated part: leading hex digits, truncated to 16 bits.
-fn parse_hx(s: &str) -> Option<u16> {
-    let t = s.trim_start();
-    let t = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).unwrap_or(t);
-    let digits: String = t.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
-    if digits.is_empty() {
-        return None;
-    }
-    Some(u64::from_str_radix(&digits, 16).map(|v| v as u16).unwrap_or(0xffff))
 }
 
 export_versioned! {
@@ -546,13 +531,6 @@ export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn guid_parts() {
-        assert_eq!(parse_hx("0002"), Some(2));
-        assert_eq!(parse_hx("c9ff"), Some(0xc9ff));
-        assert_eq!(parse_hx("zz"), None);
-    }
 
     #[test]
     fn knode() {

@@ -1272,8 +1272,11 @@ mod tests {
 
     /// Runs a command, panicking with its output when it fails.
     fn run(args: &[&str]) -> String {
+        // cargo test puts target/<profile> on LD_LIBRARY_PATH, where our
+        // libibverbs.so.1 lives: the C reference must get Debian's.
         let out = Command::new(args[0])
             .args(&args[1..])
+            .env_remove("LD_LIBRARY_PATH")
             .output()
             .unwrap_or_else(|e| panic!("{args:?}: {e}"));
         assert!(

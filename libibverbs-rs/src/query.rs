@@ -91,21 +91,10 @@ fn query_sysfs_gid(s: &verbs_sysfs_dev, port: u32, index: u32, gid: &mut ibv_gid
     true
 }
 
-/// sscanf("%hx"): optional white space and 0x prefix, then hex digits.
+/// sscanf("%hx") at the start of `s`.
 fn scan_hex16(s: &[u8]) -> Option<u16> {
     let s = &s[..s.iter().position(|&b| b == 0).unwrap_or(s.len())];
-    let mut i = s.iter().take_while(|b| b.is_ascii_whitespace()).count();
-    if s.len() > i + 1 && s[i] == b'0' && (s[i + 1] | 0x20) == b'x' {
-        i += 2;
-    }
-    let digits: Vec<u8> = s[i..].iter().copied().take_while(|b| b.is_ascii_hexdigit()).collect();
-    if digits.is_empty() {
-        return None;
-    }
-    let v = digits.iter().fold(0u32, |acc, &d| {
-        acc.wrapping_mul(16).wrapping_add((d as char).to_digit(16).unwrap())
-    });
-    Some(v as u16)
+    crate::util::scan_unsigned(s, 16).map(|(v, _)| v as u16)
 }
 
 /// Reads ports/<port>/gid_attrs/types/<index> the way upstream does,

@@ -84,6 +84,64 @@ fn parse_unsigned(s: &[u8], base: u32) -> (bool, Option<u64>) {
     (neg, val)
 }
 
+/// One scanf `%u` / `%x` conversion (no field width) at the start of `s`:
+/// leading white space, an optional sign, for base 16 an optional `0x`, then
+/// at least one digit. The value is converted as strtoul does (a minus sign
+/// negates in unsigned arithmetic, overflow gives the maximum). Returns the
+/// value and the number of bytes consumed, or None when nothing matched.
+pub fn scan_unsigned(s: &[u8], base: u32) -> Option<(u64, usize)> {
+    let mut i = s.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let mut neg = false;
+    if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
+        neg = s[i] == b'-';
+        i += 1;
+    }
+    if base == 16
+        && i + 2 < s.len() + 1
+        && s.get(i) == Some(&b'0')
+        && matches!(s.get(i + 1), Some(b'x') | Some(b'X'))
+        && s.get(i + 2).is_some_and(|b| b.is_ascii_hexdigit())
+    {
+        i += 2;
+    }
+    let start = i;
+    let mut val: Option<u64> = Some(0);
+    while i < s.len() {
+        let Some(d) = (s[i] as char).to_digit(base) else { break };
+        val = val.and_then(|v| v.checked_mul(base as u64)).and_then(|v| v.checked_add(d as u64));
+        i += 1;
+    }
+    if i == start {
+        return None;
+    }
+    let v = match val {
+        Some(v) if neg => v.wrapping_neg(),
+        Some(v) => v,
+        None => u64::MAX,
+    };
+    Some((v, i))
+}
+
+/// sscanf(s, "%x:%x:...") style: `n` conversions separated by the literal
+/// `sep`, which must follow each number immediately. Returns the values, or
+/// None if any conversion or separator fails.
+pub fn scan_separated(s: &[u8], base: u32, sep: u8, n: usize) -> Option<Vec<u64>> {
+    let mut out = Vec::with_capacity(n);
+    let mut pos = 0;
+    for k in 0..n {
+        let (v, used) = scan_unsigned(&s[pos..], base)?;
+        out.push(v);
+        pos += used;
+        if k + 1 < n {
+            if s.get(pos) != Some(&sep) {
+                return None;
+            }
+            pos += 1;
+        }
+    }
+    Some(out)
+}
+
 /// The bytes of a NUL-terminated C array field, without the terminator.
 pub fn cstr_field(field: &[c_char]) -> &[u8] {
     // SAFETY: c_char and u8 have the same size and alignment.
@@ -167,6 +225,19 @@ mod tests {
         assert_eq!(strtoul(b"6\n", 10), 6);
         assert_eq!(strtoul(b"-1", 10), u64::MAX);
         assert_eq!(strtoul(b"ff", 16), 255);
+    }
+
+    #[test]
+    fn scanf_like() {
+        assert_eq!(scan_separated(b"60:0 junk", 10, b':', 2), Some(vec![60, 0]));
+        assert_eq!(scan_separated(b"60: 0", 10, b':', 2), Some(vec![60, 0]));
+        assert_eq!(scan_separated(b"60 :0", 10, b':', 2), None);
+        assert_eq!(scan_separated(b"-60:0", 10, b':', 2).map(|v| v[0] as u32), Some(-60i32 as u32));
+        assert_eq!(scan_separated(b"-1:0:0:1", 16, b':', 4).map(|v| v[0] as u16), Some(0xffff));
+        assert_eq!(scan_separated(b"+5054:00ff:fe12:3456", 16, b':', 4), Some(vec![0x5054, 0xff, 0xfe12, 0x3456]));
+        assert_eq!(scan_separated(b"5054 :00ff:fe12:3456", 16, b':', 4), None);
+        assert_eq!(scan_unsigned(b"0x3c", 10), Some((0, 1)));
+        assert_eq!(scan_unsigned(b"", 10), None);
     }
 
     #[test]
