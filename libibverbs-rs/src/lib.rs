@@ -8,5 +8,5 @@
 //!   the kernel command channel (`cmd`), logging and init.
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
-pub mod ffi;
 pub mod abi;
+pub mod ffi;
