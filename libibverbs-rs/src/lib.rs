@@ -9,4 +9,5 @@
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
 pub mod abi;
+pub mod cmd;
 pub mod ffi;
