@@ -317,3 +317,29 @@ pub(crate) fn le32(v: u32) -> [u8; 4] {
 pub(crate) fn le64(v: u64) -> [u8; 8] {
     v.to_le_bytes()
 }
+
+/// An all-zero C struct (pointers NULL, callbacks None).
+///
+/// # Safety
+/// `T` must be valid when all-zero.
+pub(crate) unsafe fn zeroed<T>() -> T {
+    // SAFETY: caller guarantee.
+    unsafe { core::mem::zeroed() }
+}
+
+/// Concatenates byte strings.
+pub(crate) fn cat(parts: &[&[u8]]) -> Vec<u8> {
+    parts.concat()
+}
+
+/// The `(attr_id, len, flags, data)` of each attribute.
+pub(crate) fn attr_tuples(a: &[ib_uverbs_attr]) -> Vec<(u16, u16, u16, u64)> {
+    a.iter().map(|x| (x.attr_id, x.len, x.flags, x.data)).collect()
+}
+
+/// Serialises the tests that depend on the process-wide
+/// `verbs_allow_disassociate_destroy` (hold it for the whole test).
+pub(crate) fn disassoc_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
