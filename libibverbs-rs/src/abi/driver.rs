@@ -8,7 +8,8 @@
 //!
 //! Every struct is checked at the end of this file against the sizes,
 //! alignments and field offsets measured by the C probe
-//! (`abi-tests/probe/driver_probe.c`, compiled against upstream's driver.h).
+//! (`abi-tests/probe/driver_probe.c`, compiled against upstream's driver.h),
+//! which also checks each field's C type, callback signatures included.
 
 use core::ffi::{c_char, c_int, c_uint, c_void};
 use core::sync::atomic::AtomicI32;

@@ -59,7 +59,11 @@
 //!
 //! Every struct is checked at the end of this file against the sizes,
 //! alignments and field offsets the C probe (`abi-tests/probe/`) measured from
-//! the installed headers, and every constant against the header's value.
+//! the installed headers, and every constant against the header's value. The
+//! probe itself only compiles if every C field has the C translation of the
+//! Rust field's type (integer width and signedness, pointee constness,
+//! callback signatures). After changing a type here, run
+//! `abi-tests/probe/run.sh`: it regenerates the probe and the assertions.
 
 use core::ffi::{c_char, c_int, c_uint, c_void};
 use libc::{pthread_cond_t, pthread_mutex_t, timespec};
@@ -4603,4 +4607,10 @@ const _: () = assert!(
 const _: () = assert!(
     core::mem::size_of::<ibv_rereg_mr_err_code>() == 4 && (ibv_rereg_mr_err_code::MIN != 0) == true
 );
+#[cfg(test)]
+#[test]
+fn pointer_constants_match_c() {
+    assert_eq!(__VERBS_ABI_IS_EXTENDED as usize, 18446744073709551615);
+    assert_eq!(IBV_ALLOCATOR_USE_DEFAULT as usize, 18446744073709551615);
+}
 // END LAYOUT ASSERTIONS
