@@ -19,18 +19,17 @@ use crate::ffi::set_errno;
 use crate::{ensure, export, export_versioned, symver};
 
 /// Our per-context private data (upstream's struct verbs_ex_private), reached
-/// through verbs_context.priv.
+/// through verbs_context.priv. The command channel reads its state through
+/// the same pointer, so that state must come first.
+#[repr(C)]
 pub struct ContextPriv {
-    pub driver_id: u32,
-    /// Whether the kernel accepts write() commands through the ioctl path.
-    pub use_ioctl_write: bool,
-    /// Set by ibv_import_device.
-    pub imported: bool,
+    /// Driver id, whether write() commands travel over the ioctl path, whether
+    /// the context was imported, and which ioctl methods the kernel lacks.
+    pub cmd: crate::cmd::CmdCtxState,
     /// The complete ops table: the provider's ops over the dummy ones.
     pub ops: verbs_context_ops,
-    /// State of the command channel (which ioctl methods the kernel lacks).
-    pub cmd: crate::cmd::CmdCtxState,
 }
+const _: () = assert!(offset_of!(ContextPriv, cmd) == 0);
 
 /// The verbs_context that contains a public ibv_context.
 pub fn verbs_ctx(ctx: *mut ibv_context) -> *mut verbs_context {
@@ -70,17 +69,15 @@ pub unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_device, cm
     c.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
     c.sz = std::mem::size_of::<verbs_context>();
     let p = Box::new(ContextPriv {
-        driver_id,
-        use_ioctl_write: false,
-        imported: false,
+        cmd: crate::cmd::CmdCtxState::new(driver_id),
         ops: crate::dummy_ops::dummy_ops(),
-        cmd: crate::cmd::CmdCtxState::default(),
     });
     c.priv_ = Box::into_raw(p).cast::<verbs_ex_private>();
     // SAFETY: vctx is now a valid context with dummy ops.
     unsafe { verbs_set_ops(vctx, &crate::dummy_ops::dummy_ops()) };
     let ctx = &mut c.context as *mut ibv_context;
-    priv_of(ctx).use_ioctl_write = crate::cmd::has_ioctl_write(ctx);
+    // SAFETY: ctx is a live verbs context whose priv is set.
+    priv_of(ctx).cmd.use_ioctl_write = unsafe { crate::cmd::ioctl::has_ioctl_write(ctx) };
     0
 }
 
@@ -309,7 +306,8 @@ pub fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut i
     set_lib_ops(v);
     let ctx = &mut v.context as *mut ibv_context;
     if !sysfs.is_null() && v.context.async_fd == -1 {
-        let ret = crate::cmd::alloc_async_fd(ctx);
+        // SAFETY: the context was just created and is live.
+        let ret = unsafe { crate::cmd::device::ibv_cmd_alloc_async_fd(ctx) };
         if ret != 0 {
             close_device(ctx);
             set_errno(ret);

@@ -167,7 +167,7 @@ fn find_sysfs_devs_nl() -> Result<Vec<SysfsDev>, i32> {
         let via_nl = match crate::netlink::get_chardev(Some(d.ibdev_idx as u32), "uverbs") {
             Ok(cd) if !cd.name.is_empty() && set_cstr_field(&mut d.sysfs_name, cd.name.as_bytes()) => {
                 // The uverbs ABI is 6 whenever the kernel answers GET_CHARDEV.
-                ABI_VER.store(6, Ordering::Relaxed);
+                crate::cmd::set_abi_ver(6);
                 d.abi_ver = cd.abi as u32;
                 d.driver_id = cd.driver_id.unwrap_or(RDMA_DRIVER_UNKNOWN);
                 d.sysfs_cdev = cd.cdev;
@@ -220,12 +220,9 @@ fn find_sysfs_devs() -> Result<Vec<SysfsDev>, i32> {
     Ok(list)
 }
 
-/// The kernel's uverbs ABI version, 0 until known.
-static ABI_VER: AtomicI32 = AtomicI32::new(0);
-
 /// Checks <sysfs>/class/infiniband_verbs/abi_version once it is needed.
 fn check_abi_version() -> Result<(), i32> {
-    if ABI_VER.load(Ordering::Relaxed) != 0 {
+    if crate::cmd::abi_ver() != 0 {
         return Ok(());
     }
     let mut v = [0u8; 8];
@@ -236,7 +233,7 @@ fn check_abi_version() -> Result<(), i32> {
         return Err(libc::ENOSYS);
     }
     let abi = crate::util::strtol(&v[..n as usize], 10);
-    ABI_VER.store(abi as i32, Ordering::Relaxed);
+    crate::cmd::set_abi_ver(abi as i32);
     if !(UVERBS_MIN_ABI..=UVERBS_MAX_ABI).contains(&abi) {
         warn(&format!(
             "{PFX}Fatal: kernel ABI version {} doesn't match library version {}.\n",

@@ -3,19 +3,9 @@
 //! warning and the provider log settings.
 
 use std::ffi::c_int;
-use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::device::PFX;
 use crate::util::{check_env, warn};
-
-/// IBVERBS_PRIVATE_34 data object: providers read it to decide whether a
-/// destroy that fails with EIO (device disassociated) counts as success.
-#[no_mangle]
-pub static verbs_allow_disassociate_destroy: AtomicI32 = AtomicI32::new(0);
-
-pub fn allow_disassociate_destroy() -> bool {
-    verbs_allow_disassociate_destroy.load(Ordering::Relaxed) != 0
-}
 
 fn check_memlock_limit() {
     // SAFETY: geteuid has no preconditions.
@@ -43,7 +33,7 @@ pub fn library_init() -> Result<(), c_int> {
         warn(&format!("{PFX}Warning: fork()-safety requested but init failed\n"));
     }
     let allow = check_env("RDMAV_ALLOW_DISASSOC_DESTROY") || check_env("MLX4_DEVICE_FATAL_CLEANUP");
-    verbs_allow_disassociate_destroy.store(allow as i32, Ordering::Relaxed);
+    crate::cmd::set_allow_disassociate_destroy(allow);
     let _ = crate::sysfs::sysfs_path();
     check_memlock_limit();
     crate::log::init_from_env();

@@ -5,7 +5,10 @@ use std::mem::{offset_of, size_of};
 use std::ptr;
 
 use crate::abi::driver::*;
+use crate::abi::kern::*;
 use crate::abi::verbs::*;
+use crate::cmd::ioctl::CmdBuf;
+use crate::cmd::write::{execute_ioctl_fallback, Fallback};
 use crate::context::ops_of;
 use crate::device::sysfs_of;
 use crate::sysfs::read_ibdev_file;
@@ -192,6 +195,52 @@ fn query_sysfs_gid_entry(
     0
 }
 
+/// The kernel's answer to GID queries is remembered per context under the
+/// async_event op's bit: neither query has an op of its own, and kernels that
+/// lack one lack both.
+const GID_QUERY_BIT: usize = crate::cmd_bit!(async_event);
+
+/// UVERBS_METHOD_QUERY_GID_ENTRY.
+///
+/// # Safety
+/// `context` is live; `entry` is writable for `entry_size` bytes.
+unsafe fn gid_entry_ioctl(context: *mut ibv_context, port: u32, index: u32, entry: *mut ibv_gid_entry,
+                          flags: u32, entry_size: usize) -> Fallback {
+    let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY, 4) {
+        Ok(b) => b,
+        Err(e) => return Fallback::Error(e),
+    };
+    cmdb.fill_const_in(UVERBS_ATTR_QUERY_GID_ENTRY_PORT, port as u64);
+    cmdb.fill_const_in(UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, index as u64);
+    cmdb.fill_in_u32(UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, flags);
+    // SAFETY: the caller's buffer, valid for entry_size bytes.
+    unsafe {
+        cmdb.fill_out(UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, entry.cast(), entry_size);
+        execute_ioctl_fallback(context, GID_QUERY_BIT, cmdb.as_ptr())
+    }
+}
+
+/// UVERBS_METHOD_QUERY_GID_TABLE.
+///
+/// # Safety
+/// `context` is live; `entries` is writable for max_entries * entry_size bytes.
+unsafe fn gid_table_ioctl(context: *mut ibv_context, entries: *mut ibv_gid_entry, max_entries: usize,
+                          flags: u32, entry_size: usize, num: &mut u64) -> Fallback {
+    let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_TABLE, 4) {
+        Ok(b) => b,
+        Err(e) => return Fallback::Error(e),
+    };
+    cmdb.fill_const_in(UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, entry_size as u64);
+    cmdb.fill_in_u32(UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, flags);
+    let len = entry_size.checked_mul(max_entries).unwrap_or(usize::MAX);
+    // SAFETY: the caller's array and our local counter outlive the call.
+    unsafe {
+        cmdb.fill_out(UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, entries.cast(), len);
+        cmdb.fill_out_ptr(UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES, num as *mut u64);
+        execute_ioctl_fallback(context, GID_QUERY_BIT, cmdb.as_ptr())
+    }
+}
+
 /// Upstream's __ibv_query_gid_ex: the kernel's QUERY_GID_ENTRY method, or
 /// sysfs where the kernel lacks it. Returns 0, ENODATA for an empty GID
 /// (fallback path), or an errno.
@@ -204,9 +253,11 @@ pub fn query_gid_ex(
     entry_size: usize,
     fallback_mask: u32,
 ) -> c_int {
-    match crate::cmd::device::query_gid_entry(context, port, index, entry, flags, entry_size) {
-        crate::cmd::Outcome::Done(ret) => ret,
-        crate::cmd::Outcome::TryWrite => {
+    // SAFETY: live context; entry is the caller's buffer of entry_size bytes.
+    match unsafe { gid_entry_ioctl(context, port, index, entry, flags, entry_size) } {
+        Fallback::Success => 0,
+        Fallback::Error(e) => e,
+        Fallback::TryWrite | Fallback::TryWriteEx => {
             if flags != 0 {
                 return libc::EOPNOTSUPP;
             }
@@ -354,9 +405,11 @@ export! {
     {
         ensure!(!context.is_null() && (!entries.is_null() || max_entries == 0), libc::EINVAL, -(libc::EINVAL as isize));
         let mut num: u64 = 0;
-        let ret = match crate::cmd::device::query_gid_table(context, entries, max_entries, flags, entry_size, &mut num) {
-            crate::cmd::Outcome::Done(r) => r,
-            crate::cmd::Outcome::TryWrite => {
+        // SAFETY: live context; the caller's array of max_entries entries.
+        let ret = match unsafe { gid_table_ioctl(context, entries, max_entries, flags, entry_size, &mut num) } {
+            Fallback::Success => 0,
+            Fallback::Error(e) => e,
+            Fallback::TryWrite | Fallback::TryWriteEx => {
                 if flags != 0 {
                     return -(libc::EOPNOTSUPP as isize);
                 }

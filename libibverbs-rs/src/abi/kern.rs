@@ -1994,7 +1994,7 @@ pub unsafe trait WriteCmd: Sized {
 /// Write commands whose core struct starts with the `response` pointer the
 /// kernel writes its answer to.
 pub trait WriteCmdResp: WriteCmd {
-    fn set_response(&mut self, response: u64);
+    fn set_response(core: &mut Self::Core, response: u64);
 }
 
 /// An extended write() command wrapper: [`ex_hdr`] then the core struct.
@@ -2026,8 +2026,8 @@ macro_rules! write_cmd {
     ($(#[$m:meta])* $name:ident, $cmd:expr, $core:ty, $resp:ty, response) => {
         write_cmd!($(#[$m])* $name, $cmd, $core, $resp);
         impl WriteCmdResp for $name {
-            fn set_response(&mut self, response: u64) {
-                self.core_payload.response = response;
+            fn set_response(core: &mut $core, response: u64) {
+                core.response = response;
             }
         }
     };

@@ -6,6 +6,8 @@
 //! - [`driver`]: the providers' private ABI of rdma-core's `driver.h`
 //!   (symbol version IBVERBS_PRIVATE_34);
 //! - [`netlink`]: the constants of `<rdma/rdma_netlink.h>`.
+//! - [`kern`]: the kernel uverbs uAPI and rdma-core's command wrappers
+//!   (checked against `abi-tests/probe/kern_abi.c`).
 //!
 //! Every struct here is checked at compile time against numbers measured by
 //! the C probe in `abi-tests/probe/` (sizes and every field offset).

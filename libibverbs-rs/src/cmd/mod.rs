@@ -1,0 +1,253 @@
+//! The kernel command channel: how every `ibv_cmd_*` helper talks to the
+//! uverbs character device, and the helpers themselves.
+//!
+//! Two transports exist (see the uAPI in [`crate::abi::kern`]):
+//! - the ioctl protocol ([`ioctl`]): one `RDMA_VERBS_IOCTL` carrying a header
+//!   and an array of typed attributes, built in an [`ioctl::ibv_command_buffer`];
+//! - the older write() protocol ([`write`]): a command header followed by a
+//!   fixed struct, with the classic or the extended header. On kernels that
+//!   have the ioctl framework, write() commands are tunnelled through the
+//!   ioctl `UVERBS_METHOD_INVOKE_WRITE` instead of write(2).
+//!
+//! Most helpers try the ioctl first and fall back to write() when the kernel
+//! lacks the method ([`write::execute_ioctl_fallback`]); which methods failed
+//! is remembered per context in [`CmdCtxState`].
+//!
+//! # What the context code provides
+//! `verbs_context.priv` must point to a `#[repr(C)]` struct whose FIRST field
+//! is a [`CmdCtxState`] ([`cmd_state`] casts the pointer). The context code
+//! fills `driver_id` when it creates the context, then sets
+//! `use_ioctl_write` from [`ioctl::has_ioctl_write`] (which already needs
+//! `driver_id`), and sets `imported` for contexts made by
+//! `ibv_import_device`. The process-wide uverbs ABI version is stored with
+//! [`set_abi_ver`] when the library initialises (before any context exists),
+//! and `verbs_allow_disassociate_destroy` (exported data, defined here) is
+//! set from `RDMAV_ALLOW_DISASSOC_DESTROY` at the same time.
+
+use core::mem::{offset_of, size_of};
+use core::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use libc::c_int;
+
+use crate::abi::driver::verbs_context_ops;
+use crate::abi::verbs::{ibv_context, verbs_context, __VERBS_ABI_IS_EXTENDED};
+
+pub mod ioctl;
+pub mod write;
+
+pub mod ah;
+pub mod cq;
+pub mod device;
+pub mod mcast;
+pub mod mr;
+pub mod mw;
+pub mod pd;
+pub mod qp;
+pub mod srq;
+
+#[cfg(test)]
+pub(crate) mod testkit;
+
+/// Number of operations in `verbs_context_ops`, which is also the number of
+/// bits in the per-context "ioctl not supported" bitmap.
+pub const VERBS_OPS_NUM: usize = size_of::<verbs_context_ops>() / size_of::<*const ()>();
+
+const BITMAP_WORDS: usize = VERBS_OPS_NUM.div_ceil(64);
+
+/// The bit that stands for one operation in the unsupported-ioctl bitmap: its
+/// index in `verbs_context_ops` (`cmd_bit!(create_cq)`).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! cmd_bit {
+    ($op:ident) => {
+        ::core::mem::offset_of!($crate::abi::driver::verbs_context_ops, $op)
+            / ::core::mem::size_of::<*const ()>()
+    };
+}
+pub use cmd_bit;
+
+/// C's `offsetofend(T, field)`: the offset just past `field` of `T`.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! offset_end {
+    ($t:ty, $($f:tt)+) => {{
+        let u = ::core::mem::MaybeUninit::<$t>::uninit();
+        let base = u.as_ptr();
+        // SAFETY: a place projection on an uninitialised value; nothing is read.
+        #[allow(unused_unsafe)]
+        let p = unsafe { ::core::ptr::addr_of!((*base).$($f)+) };
+        fn size_of_pointee<U>(_: *const U) -> usize {
+            ::core::mem::size_of::<U>()
+        }
+        (p as usize - base as usize) + size_of_pointee(p)
+    }};
+}
+pub use offset_end;
+
+/// Per-context state of the command channel; the first field of the
+/// library's private context struct (see the module docs).
+#[repr(C)]
+pub struct CmdCtxState {
+    /// `RDMA_DRIVER_*` of the provider; sent in every ioctl header.
+    pub driver_id: u32,
+    /// Send write() commands through `UVERBS_METHOD_INVOKE_WRITE`.
+    pub use_ioctl_write: bool,
+    /// The context was imported (`ibv_import_device`): creating objects must
+    /// not fall back to write(), which cannot pass the async event FD.
+    pub imported: bool,
+    /// Operations whose ioctl method the kernel rejected; they go straight to
+    /// the write() fallback from then on.
+    unsupported_ioctls: [AtomicU64; BITMAP_WORDS],
+}
+
+impl CmdCtxState {
+    pub const fn new(driver_id: u32) -> Self {
+        CmdCtxState {
+            driver_id,
+            use_ioctl_write: false,
+            imported: false,
+            unsupported_ioctls: [const { AtomicU64::new(0) }; BITMAP_WORDS],
+        }
+    }
+
+    pub fn ioctl_unsupported(&self, bit: usize) -> bool {
+        self.unsupported_ioctls[bit / 64].load(Ordering::Relaxed) & (1 << (bit % 64)) != 0
+    }
+
+    pub fn mark_ioctl_unsupported(&self, bit: usize) {
+        self.unsupported_ioctls[bit / 64].fetch_or(1 << (bit % 64), Ordering::Relaxed);
+    }
+
+    /// The kernel has no ioctl framework at all: every operation falls back.
+    pub fn mark_all_ioctls_unsupported(&self) {
+        for bit in 0..VERBS_OPS_NUM {
+            self.mark_ioctl_unsupported(bit);
+        }
+    }
+}
+
+impl Default for CmdCtxState {
+    fn default() -> Self {
+        Self::new(0)
+    }
+}
+
+/// The containing `verbs_context` of `ctx`, if `ctx` is one (upstream's
+/// `verbs_get_ctx`).
+///
+/// # Safety
+/// `ctx` is NULL or points to a live `ibv_context`.
+pub unsafe fn verbs_get_ctx(ctx: *mut ibv_context) -> Option<*mut verbs_context> {
+    // SAFETY: the caller guarantees ctx is NULL or valid.
+    let c = unsafe { ctx.as_ref()? };
+    if c.abi_compat != __VERBS_ABI_IS_EXTENDED {
+        return None;
+    }
+    Some(ctx.cast::<u8>().wrapping_sub(offset_of!(verbs_context, context)).cast())
+}
+
+/// The command-channel state of a context, or `None` when `ctx` is not a
+/// verbs context with private data (where upstream would crash).
+///
+/// # Safety
+/// `ctx` is NULL or points to a live `ibv_context`; when it is a verbs
+/// context, its `priv` is NULL or points to a struct starting with a
+/// [`CmdCtxState`] that lives as long as the context.
+pub unsafe fn cmd_state<'a>(ctx: *mut ibv_context) -> Option<&'a CmdCtxState> {
+    // SAFETY: forwarded caller guarantee.
+    let vctx = unsafe { verbs_get_ctx(ctx)? };
+    // SAFETY: vctx contains the live ctx; priv_ points to a CmdCtxState-led
+    // struct or is NULL.
+    unsafe { ((*vctx).priv_ as *const CmdCtxState).as_ref() }
+}
+
+/// Process-wide uverbs ABI version (upstream's `abi_ver`), 0 until set.
+static ABI_VER: AtomicI32 = AtomicI32::new(0);
+
+/// Records the kernel's uverbs ABI version (sysfs `abi_version`, or 6 when
+/// devices are found through netlink).
+pub fn set_abi_ver(v: i32) {
+    ABI_VER.store(v, Ordering::Relaxed);
+}
+
+pub fn abi_ver() -> i32 {
+    ABI_VER.load(Ordering::Relaxed)
+}
+
+/// `bool verbs_allow_disassociate_destroy`, exported data: when set, destroy
+/// commands that fail with EIO (device disassociated) report success, so
+/// applications can free their resources after a hot unplug.
+/// `AtomicBool` has the layout of C's `bool`.
+#[no_mangle]
+pub static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
+
+pub fn set_allow_disassociate_destroy(allow: bool) {
+    verbs_allow_disassociate_destroy.store(allow, Ordering::Relaxed);
+}
+
+pub fn allow_disassociate_destroy() -> bool {
+    verbs_allow_disassociate_destroy.load(Ordering::Relaxed)
+}
+
+/// True when a destroy command's result `ret` means the caller must stop and
+/// return it. EIO with disassociated destroy allowed becomes success
+/// (`*ret = 0`) and also ends the caller's work (upstream's
+/// `verbs_is_destroy_err`).
+pub fn is_destroy_err(ret: &mut c_int) -> bool {
+    if *ret == libc::EIO && allow_disassociate_destroy() {
+        *ret = 0;
+        return true;
+    }
+    *ret != 0
+}
+
+/// The result a destroy helper carries on with when its switch has no arm
+/// for the fallback outcome (upstream: `default: break;`).
+pub(crate) fn fallback_result(f: write::Fallback) -> c_int {
+    match f {
+        write::Fallback::Success => 0,
+        write::Fallback::Error(e) => e,
+        write::Fallback::TryWrite | write::Fallback::TryWriteEx => {
+            crate::ffi::set_errno(libc::EOPNOTSUPP);
+            libc::EOPNOTSUPP
+        }
+    }
+}
+
+/// The two system calls the channel makes, with a per-thread interception
+/// point for unit tests (see `testkit`).
+pub(crate) mod sys {
+    use crate::abi::kern::{ib_uverbs_ioctl_hdr, RDMA_VERBS_IOCTL};
+    use libc::{c_int, c_void};
+
+    /// `ioctl(fd, RDMA_VERBS_IOCTL, hdr)`: 0, or the errno value (errno is
+    /// left set as well).
+    ///
+    /// # Safety
+    /// `hdr` points to a complete ioctl command whose attribute pointers are
+    /// valid for the lengths they declare.
+    pub(crate) unsafe fn verbs_ioctl(fd: c_int, hdr: *mut ib_uverbs_ioctl_hdr) -> c_int {
+        #[cfg(test)]
+        if let Some(r) = super::testkit::intercept_ioctl(fd, hdr) {
+            return r;
+        }
+        // SAFETY: the caller guarantees the command is well-formed.
+        if unsafe { libc::ioctl(fd, RDMA_VERBS_IOCTL, hdr) } != 0 {
+            return crate::ffi::errno();
+        }
+        0
+    }
+
+    /// `write(fd, buf, len)`.
+    ///
+    /// # Safety
+    /// `buf` is readable for `len` bytes; pointers inside the command are
+    /// valid for what they describe.
+    pub(crate) unsafe fn write(fd: c_int, buf: *const c_void, len: usize) -> isize {
+        #[cfg(test)]
+        if let Some(r) = super::testkit::intercept_write(fd, buf, len) {
+            return r;
+        }
+        // SAFETY: forwarded caller guarantee.
+        unsafe { libc::write(fd, buf, len) }
+    }
+}
