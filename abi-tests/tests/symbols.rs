@@ -35,9 +35,19 @@ fn check_version_nodes(soname: &str) {
         !up.is_empty(),
         "Debian's {soname} has no version definitions?"
     );
-    assert_eq!(
-        ours, up,
-        "version nodes (name, parent) of our {soname} differ from Debian's"
+    let show = |defs: &[symbols::VersionDef]| {
+        defs.iter()
+            .map(|d| match &d.parent {
+                Some(p) => format!("  {} (parent {p})\n", d.name),
+                None => format!("  {}\n", d.name),
+            })
+            .collect::<String>()
+    };
+    assert!(
+        ours == up,
+        "version nodes of our {soname} differ from Debian's.\nDebian's:\n{}ours:\n{}",
+        show(&up),
+        show(&ours)
     );
 }
 
