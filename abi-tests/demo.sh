@@ -21,7 +21,7 @@ cargo build --release -p libibverbs-rs
 echo
 echo "== booting the Soft-RoCE VM (qemu, rxe0 on an isolated eth0) and running the scenarios"
 echo "   upstream = Debian's /usr/lib/x86_64-linux-gnu/libibverbs.so.1"
-echo "   ours     = LD_LIBRARY_PATH=$PWD/target/release"
+echo "   ours     = LD_LIBRARY_PATH=${RDMA_OURS_LIB_DIR:-$PWD/target/release}"
 echo
 set +e
 abi-tests/run-scenarios --show --out target/abi-scenarios/demo vm

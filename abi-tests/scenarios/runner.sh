@@ -65,7 +65,7 @@ SYS_LIBDIR=/usr/lib/x86_64-linux-gnu
 CLEAN_ENV=(env -i "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
            "HOME=${HOME:-/root}" LC_ALL=C)
 
-n_pass=0; n_fail=0; n_pending=0
+n_pass=0; n_fail=0; n_pending=0; all_names=
 summary=()
 
 # ---- helpers usable in --ready ------------------------------------------------
@@ -138,6 +138,7 @@ parse_opts() {
 begin() {
   local name=$1
   [[ $name =~ ^[A-Za-z0-9_.-]+$ ]] || { echo "runner: bad scenario name '$name'" >&2; exit 2; }
+  all_names+=" $name "
   if [[ -n ${SCEN_ONLY:-} && " $SCEN_ONLY " != *" $name "* ]]; then return 1; fi
   dir=$SCEN_OUT/$name
   rm -rf "$dir"; mkdir -p "$dir"
@@ -385,9 +386,12 @@ mkdir -p "$SCEN_OUT"
 preflight
 # shellcheck source=/dev/null
 source "$1"
+for n in ${SCEN_ONLY:-}; do
+  [[ $all_names == *" $n "* ]] || { echo "runner: no scenario named '$n' in $1" >&2; n_fail=$((n_fail + 1)); }
+done
 
 {
-  printf '%s\n' "${summary[@]}"
+  [[ ${#summary[@]} -eq 0 ]] || printf '%s\n' "${summary[@]}"
   echo "$n_pass passed, $n_fail failed, $n_pending pending"
 } | tee "$SCEN_OUT/summary.txt" >&2
 [[ $n_fail -eq 0 ]]
