@@ -390,12 +390,15 @@ pub mod scenarios {
     /// [`run`] with "ours" taken from `ours_dir`.
     pub fn run_with(mode: &str, ours_dir: &Path, extra: &[&str], out: &Path) -> Run {
         let script = paths::repo_root().join("abi-tests/run-scenarios");
+        // Results of an earlier run must never be mistaken for this one's.
+        let _ = std::fs::remove_dir_all(out.join("scenarios"));
         let mut cmd = Command::new(&script);
-        cmd.args(extra).arg("--out").arg(out).arg(mode);
-        cmd.env("RDMA_OURS_LIB_DIR", ours_dir);
+        cmd.args(extra);
         if std::env::var("RDMA_SCENARIOS_PENDING").as_deref() == Ok("1") {
             cmd.arg("--pending");
         }
+        cmd.arg("--out").arg(out).arg(mode);
+        cmd.env("RDMA_OURS_LIB_DIR", ours_dir);
         let output = cmd
             .output()
             .unwrap_or_else(|e| panic!("run {}: {e}", script.display()));
