@@ -134,7 +134,8 @@ parse_opts() {
   done
 }
 
-# begin NAME KIND: common start of a scenario. Returns 1 when it is skipped.
+# begin NAME: common start of a scenario; sets dir. Returns 1 when the
+# scenario is skipped (not selected, or pending).
 begin() {
   local name=$1
   [[ $name =~ ^[A-Za-z0-9_.-]+$ ]] || { echo "runner: bad scenario name '$name'" >&2; exit 2; }
@@ -179,7 +180,7 @@ show_run() {
 # same REF OTHER LABEL: compare two runs' (filtered) outputs and exit codes;
 # writes unified diffs into the report. Returns 0 when they are equal.
 same() {
-  local ref=$1 oth=$2 label=$3 eq=0 s a b
+  local ref=$1 oth=$2 label=$3 equal=1 s a b
   for s in out err; do
     a=$ref.$s; b=$oth.$s
     if [[ -n $o_filter ]]; then
@@ -187,17 +188,17 @@ same() {
       sed -e "$o_filter" "$b" > "$b.filtered"; b=$b.filtered
     fi
     if ! cmp -s "$a" "$b"; then
-      eq=1
+      equal=0
       report "DIFFERENT std$s ($label):"
       diff -u --label "$(basename "$ref").$s" --label "$(basename "$oth").$s" \
         "$a" "$b" >> "$dir/report.txt"
     fi
   done
   if [[ $(cat "$ref.rc") != $(cat "$oth.rc") ]]; then
-    eq=1
+    equal=0
     report "DIFFERENT exit code ($label): $(basename "$ref") $(cat "$ref.rc"), $(basename "$oth") $(cat "$oth.rc")"
   fi
-  return $eq
+  [[ $equal = 1 ]]
 }
 
 # ---- scenario kinds -------------------------------------------------------------

@@ -35,11 +35,17 @@ pub mod paths {
         if let Some(dir) = std::env::var_os("RDMA_OURS_LIB_DIR").filter(|v| !v.is_empty()) {
             return PathBuf::from(dir);
         }
+        target_dir().join("release")
+    }
+
+    /// Cargo's target directory: `$CARGO_TARGET_DIR` (relative to the
+    /// workspace root) or `target`.
+    pub fn target_dir() -> PathBuf {
         let target = std::env::var_os("CARGO_TARGET_DIR")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from("target"));
-        repo_root().join(target).join("release")
+        repo_root().join(target)
     }
 
     /// Our build of `soname` (e.g. `libibverbs.so.1`); panics with the command
@@ -68,7 +74,7 @@ pub mod paths {
 
     /// Scratch directory for test outputs: `target/abi-tests/<what>`.
     pub fn scratch(what: &str) -> PathBuf {
-        let dir = repo_root().join("target").join("abi-tests").join(what);
+        let dir = target_dir().join("abi-tests").join(what);
         std::fs::create_dir_all(&dir).expect("create the scratch directory");
         dir
     }
