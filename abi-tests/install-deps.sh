@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# install-deps.sh: install the Debian 12 packages the build and the tests need,
+# skipping what is already installed (so it is cheap to call every time).
+#
+#   abi-tests/install-deps.sh          everything (build, ABI tests, VM)
+#   abi-tests/install-deps.sh --vm     only what abi-tests/vm/vm-run needs
+#
+# Needs root (apt-get) only when something is missing.
+set -euo pipefail
+
+vm_pkgs=(qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-utils
+         rdmacm-utils perftest ibverbs-providers)
+# libibverbs-dev/librdmacm-dev: the reference headers and libraries we compare
+# against; binutils: readelf for the symbol tests; gcc: Rust's linker driver
+# and the C shim.
+build_pkgs=(libibverbs-dev librdmacm-dev binutils gcc libc6-dev diffutils xz-utils
+            ca-certificates curl git)
+
+case "${1:-}" in
+  --vm) pkgs=("${vm_pkgs[@]}") ;;
+  "") pkgs=("${vm_pkgs[@]}" "${build_pkgs[@]}") ;;
+  *) echo "usage: $0 [--vm]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+if [[ $(id -u) != 0 ]]; then
+  echo "install-deps: missing Debian packages: ${missing[*]}" >&2
+  echo "install-deps: run as root: apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,398 @@
+#!/usr/bin/env bash
+# runner.sh: run a list of scenarios, each once with Debian's libraries
+# ("upstream") and once with ours ("ours"), and compare what they did.
+#
+#   abi-tests/scenarios/runner.sh LIST_FILE
+#
+# Called by abi-tests/run-scenarios (on the host, or inside the Soft-RoCE VM);
+# you normally do not call it directly. LIST_FILE is a bash file that calls the
+# scenario functions below (see vm.sh and host.sh). Environment:
+#   SCEN_OUT            results directory (required): SCEN_OUT/<name>/...
+#   RDMA_OURS_LIB_DIR   directory with our libibverbs.so.1 (required)
+#   SCEN_PENDING=1      also run the scenarios marked --pending
+#   SCEN_ONLY="a b"     run only these scenarios
+#   SCEN_SHOW=1         print every run's output, not only the differences
+#
+# The two variants differ ONLY in LD_LIBRARY_PATH: "upstream" runs without it
+# (the dynamic linker finds Debian's /usr/lib/x86_64-linux-gnu/libibverbs.so.1),
+# "ours" runs with LD_LIBRARY_PATH=$RDMA_OURS_LIB_DIR. Both get the same clean
+# environment (PATH, HOME, LC_ALL=C), so the outputs are comparable byte for
+# byte.
+#
+# Per scenario, SCEN_OUT/<name>/ holds each run's stdout, stderr and exit code
+# (<run>.out, <run>.err, <run>.rc), `status` (PASS, FAIL or PENDING) and
+# `report.txt` (what was compared and every difference). The exit code is 0
+# when no scenario failed.
+#
+# Scenario functions. Commands are shell strings, run with `bash -c "exec CMD"`.
+#
+#   compare NAME [options] CMD
+#       Run CMD in both variants; stdout, stderr and exit code must be equal.
+#
+#   pair NAME [options] SERVER_CMD CLIENT_CMD
+#       Client/server pair (ibv_rc_pingpong, rping, ...): start SERVER_CMD in
+#       the background, wait until it is ready (--ready), run CLIENT_CMD, wait
+#       for the server. The reference run uses Debian's libraries on both
+#       sides; then ours:ours, ours:upstream and upstream:ours (server:client)
+#       runs must match it (after --filter).
+#       --ready CMD    poll CMD (every 0.1 s, up to --timeout) before starting
+#                      the client; helpers: `tcp_listening PORT` and
+#                      `cm_listening PORT` (an RDMA CM id listening on PORT).
+#                      Without it the client starts after 1 s.
+#       --combos LIST  the server:client combinations to compare with the
+#                      reference (default "ours:ours ours:upstream upstream:ours")
+#
+#   loaded NAME [options] CMD
+#       Prove which libraries a run really used, from the dynamic linker's own
+#       trace (LD_DEBUG=libs,bindings): in the "ours" run, every --ours LIB was
+#       loaded from $RDMA_OURS_LIB_DIR and Debian's copy was not; every
+#       --provider PATH was loaded and its references to libibverbs symbols
+#       were bound to our library. The "upstream" run must show Debian's
+#       library and the providers, and both runs must exit 0.
+#
+#   Options for all of them:
+#       --filter SED   sed script applied to stdout and stderr before comparing
+#                      (for values that legitimately change: QPNs, timings)
+#       --timeout S    per command (default 60)
+#       --pending WHY  not expected to work yet (e.g. "issue 3"): skipped and
+#                      listed unless SCEN_PENDING=1
+set -uo pipefail
+
+: "${SCEN_OUT:?SCEN_OUT must name the results directory}"
+: "${RDMA_OURS_LIB_DIR:?RDMA_OURS_LIB_DIR must name the directory holding our libibverbs.so.1}"
+OURS_DIR=$(cd "$RDMA_OURS_LIB_DIR" && pwd) || exit 2
+SYS_LIBDIR=/usr/lib/x86_64-linux-gnu
+CLEAN_ENV=(env -i "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+           "HOME=${HOME:-/root}" LC_ALL=C)
+
+n_pass=0; n_fail=0; n_pending=0; all_names=
+summary=()
+
+# ---- helpers usable in --ready ------------------------------------------------
+
+tcp_listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*src-addr [^ ]*:$1\b"; }
+
+# ---- internals ------------------------------------------------------------------
+
+# set_env VARIANT: envv becomes the env(1) command line that selects the
+# libraries of VARIANT.
+set_env() {
+  case "$1" in
+    upstream) envv=("${CLEAN_ENV[@]}") ;;
+    ours) envv=("${CLEAN_ENV[@]}" "LD_LIBRARY_PATH=$OURS_DIR") ;;
+    *) echo "runner: unknown variant $1" >&2; exit 2 ;;
+  esac
+}
+
+# run_cmd VARIANT TIMEOUT PREFIX CMD: run CMD in the foreground; PREFIX.out,
+# PREFIX.err, PREFIX.rc.
+run_cmd() {
+  local variant=$1 t=$2 prefix=$3 cmd=$4 envv
+  set_env "$variant"
+  "${envv[@]}" timeout -k 5 "$t" bash -c "exec $cmd" \
+    > "$prefix.out" 2> "$prefix.err" < /dev/null
+  echo $? > "$prefix.rc"
+}
+
+# preflight: check that the two variants really resolve libibverbs.so.1 to
+# different files, Debian's and ours, before trusting any comparison.
+preflight() {
+  local tool envv v got want
+  tool=$(command -v ibv_devinfo) || { echo "runner: ibv_devinfo is not installed" >&2; exit 2; }
+  for v in upstream ours; do
+    set_env "$v"
+    got=$("${envv[@]}" ldd "$tool" | sed -n 's/^[[:space:]]*libibverbs\.so\.1 => \([^ ]*\) .*/\1/p')
+    if [[ $v = ours ]]; then want=$OURS_DIR/libibverbs.so.1; else want=$SYS_LIBDIR/libibverbs.so.1; fi
+    if [[ -z $got || $(readlink -f "$got") != "$(readlink -f "$want")" ]]; then
+      echo "runner: preflight: the $v variant resolves libibverbs.so.1 to '${got:-nothing}', not $want" >&2
+      exit 2
+    fi
+    echo "runner: $v: libibverbs.so.1 => $got" >&2
+  done
+}
+
+# Parse the options shared by every scenario kind into the o_* variables;
+# sets `rest` to the remaining positional arguments.
+parse_opts() {
+  o_filter=; o_timeout=60; o_pending=; o_ready=; o_combos="ours:ours ours:upstream upstream:ours"
+  o_ours=(); o_provider=()
+  rest=()
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      --filter) o_filter=$2; shift 2 ;;
+      --timeout) o_timeout=$2; shift 2 ;;
+      --pending) o_pending=$2; shift 2 ;;
+      --ready) o_ready=$2; shift 2 ;;
+      --combos) o_combos=$2; shift 2 ;;
+      --ours) o_ours+=("$2"); shift 2 ;;
+      --provider) o_provider+=("$2"); shift 2 ;;
+      --) shift; rest+=("$@"); break ;;
+      -*) echo "runner: unknown option $1" >&2; return 2 ;;
+      *) rest+=("$1"); shift ;;
+    esac
+  done
+}
+
+# begin NAME: common start of a scenario; sets dir. Returns 1 when the
+# scenario is skipped (not selected, or pending).
+begin() {
+  local name=$1
+  [[ $name =~ ^[A-Za-z0-9_.-]+$ ]] || { echo "runner: bad scenario name '$name'" >&2; exit 2; }
+  all_names+=" $name "
+  if [[ -n ${SCEN_ONLY:-} && " $SCEN_ONLY " != *" $name "* ]]; then return 1; fi
+  dir=$SCEN_OUT/$name
+  rm -rf "$dir"; mkdir -p "$dir"
+  : > "$dir/report.txt"
+  if [[ -n $o_pending && ${SCEN_PENDING:-0} != 1 ]]; then
+    echo PENDING > "$dir/status"
+    echo "pending ($o_pending): not run (SCEN_PENDING=1 runs it)" > "$dir/report.txt"
+    n_pending=$((n_pending + 1))
+    summary+=("$(printf '%-8s %s (%s)' PENDING "$name" "$o_pending")")
+    return 1
+  fi
+  echo "=== $name" >&2
+  return 0
+}
+
+report() { printf '%s\n' "$*" >> "$dir/report.txt"; }
+
+# finish NAME OK: record the verdict and print the report.
+finish() {
+  local name=$1 ok=$2 st=PASS
+  [[ $ok = 1 ]] || st=FAIL
+  [[ -z $o_pending ]] || report "(marked pending: $o_pending)"
+  echo "$st" > "$dir/status"
+  if [[ $st = PASS ]]; then n_pass=$((n_pass + 1)); else n_fail=$((n_fail + 1)); fi
+  summary+=("$(printf '%-8s %s' "$st" "$name")")
+  if [[ $st = FAIL || ${SCEN_SHOW:-0} = 1 ]]; then sed 's/^/    /' "$dir/report.txt" >&2; fi
+  echo "--- $st $name" >&2
+}
+
+# show_run PREFIX LABEL: a run's output, for SCEN_SHOW and for failures.
+show_run() {
+  local p=$1 label=$2
+  report "--- $label: exit code $(cat "$p.rc")"
+  if [[ -s $p.out ]]; then report "stdout:"; sed 's/^/  | /' "$p.out" >> "$dir/report.txt"; fi
+  if [[ -s $p.err ]]; then report "stderr:"; sed 's/^/  | /' "$p.err" >> "$dir/report.txt"; fi
+}
+
+# same REF OTHER LABEL: compare two runs' (filtered) outputs and exit codes;
+# writes unified diffs into the report. Returns 0 when they are equal.
+same() {
+  local ref=$1 oth=$2 label=$3 equal=1 s a b
+  for s in out err; do
+    a=$ref.$s; b=$oth.$s
+    if [[ -n $o_filter ]]; then
+      sed -e "$o_filter" "$a" > "$a.filtered"; a=$a.filtered
+      sed -e "$o_filter" "$b" > "$b.filtered"; b=$b.filtered
+    fi
+    if ! cmp -s "$a" "$b"; then
+      equal=0
+      report "DIFFERENT std$s ($label):"
+      diff -u --label "$(basename "$ref").$s" --label "$(basename "$oth").$s" \
+        "$a" "$b" >> "$dir/report.txt"
+    fi
+  done
+  if [[ $(cat "$ref.rc") != $(cat "$oth.rc") ]]; then
+    equal=0
+    report "DIFFERENT exit code ($label): $(basename "$ref") $(cat "$ref.rc"), $(basename "$oth") $(cat "$oth.rc")"
+  fi
+  [[ $equal = 1 ]]
+}
+
+# ---- scenario kinds -------------------------------------------------------------
+
+compare() {
+  local name=$1; shift
+  parse_opts "$@" || exit 2
+  [[ ${#rest[@]} -eq 1 ]] || { echo "runner: compare $name: give exactly one command" >&2; exit 2; }
+  begin "$name" || return 0
+  local cmd=${rest[0]} v ok=1
+  echo "$cmd" > "$dir/cmd"
+  report "command: $cmd"
+  for v in upstream ours; do run_cmd "$v" "$o_timeout" "$dir/$v" "$cmd"; done
+  if same "$dir/upstream" "$dir/ours" "Debian's library vs ours"; then
+    report "same stdout, stderr and exit code ($(cat "$dir/upstream.rc")) with Debian's library and ours"
+  else
+    ok=0
+  fi
+  if [[ $ok = 0 || ${SCEN_SHOW:-0} = 1 ]]; then
+    show_run "$dir/upstream" "with Debian's libibverbs"
+    show_run "$dir/ours" "with ours (LD_LIBRARY_PATH=$OURS_DIR)"
+  fi
+  finish "$name" "$ok"
+}
+
+# run_pair SERVER_VARIANT CLIENT_VARIANT PREFIX: one server/client run; files
+# PREFIX.server.{out,err,rc} and PREFIX.client.{...}.
+run_pair() {
+  local sv=$1 cv=$2 p=$3 envv spid waited=0
+  set_env "$sv"
+  "${envv[@]}" timeout -k 5 "$o_timeout" bash -c "exec ${rest[0]}" \
+    > "$p.server.out" 2> "$p.server.err" < /dev/null &
+  spid=$!
+  if [[ -n $o_ready ]]; then
+    until eval "$o_ready"; do
+      if ! kill -0 "$spid" 2>/dev/null; then break; fi
+      if [[ $waited -ge $((o_timeout * 10)) ]]; then break; fi
+      sleep 0.1; waited=$((waited + 1))
+    done
+  else
+    sleep 1
+  fi
+  run_cmd "$cv" "$o_timeout" "$p.client" "${rest[1]}"
+  # A client that failed may leave the server waiting for a peer forever:
+  # give it a few seconds, then stop it.
+  if [[ $(cat "$p.client.rc") != 0 ]]; then
+    ( sleep 5; kill "$spid" 2>/dev/null ) & local killer=$!
+    wait "$spid"; echo $? > "$p.server.rc"
+    kill "$killer" 2>/dev/null; wait "$killer" 2>/dev/null
+  else
+    wait "$spid"; echo $? > "$p.server.rc"
+  fi
+}
+
+pair() {
+  local name=$1; shift
+  parse_opts "$@" || exit 2
+  [[ ${#rest[@]} -eq 2 ]] || { echo "runner: pair $name: give a server and a client command" >&2; exit 2; }
+  begin "$name" || return 0
+  local ok=1 combo sv cv p side
+  printf 'server: %s\nclient: %s\n' "${rest[0]}" "${rest[1]}" > "$dir/cmd"
+  report "server: ${rest[0]}"
+  report "client: ${rest[1]}"
+  [[ -z $o_filter ]] || report "filter: $o_filter"
+  run_pair upstream upstream "$dir/upstream-upstream"
+  for side in server client; do
+    [[ $(cat "$dir/upstream-upstream.$side.rc") = 0 ]] \
+      || { ok=0; report "the reference run (Debian's libraries on both sides) failed: $side exit code $(cat "$dir/upstream-upstream.$side.rc")"; }
+  done
+  for combo in $o_combos; do
+    sv=${combo%%:*}; cv=${combo#*:}; p=$dir/$sv-$cv
+    run_pair "$sv" "$cv" "$p"
+    for side in server client; do
+      if same "$dir/upstream-upstream.$side" "$p.$side" "$side, server $sv / client $cv"; then
+        report "$side with server $sv / client $cv: same as the reference"
+      else
+        ok=0
+      fi
+    done
+  done
+  if [[ $ok = 0 || ${SCEN_SHOW:-0} = 1 ]]; then
+    for combo in upstream:upstream $o_combos; do
+      sv=${combo%%:*}; cv=${combo#*:}
+      for side in server client; do
+        show_run "$dir/$sv-$cv.$side" "$side (server $sv, client $cv)"
+      done
+    done
+  fi
+  finish "$name" "$ok"
+}
+
+# init_libs LDDEBUG_FILE: the libraries the dynamic linker initialised, with
+# symlinks resolved, one a line.
+init_libs() {
+  sed -n 's/^ *[0-9]*:[[:space:]]*calling init: //p' "$1" | while read -r f; do
+    readlink -f "$f"
+  done
+}
+
+# bindings_from LIBPATH < TRACE: the symbol bindings made for LIBPATH (any
+# path that resolves to it), as "from|to|symbol|version" with both paths
+# resolved.
+bindings_from() {
+  local want=$1 from to sym ver
+  declare -A real=()
+  sed -n 's/^ *[0-9]*:[[:space:]]*binding file \(.*\) \[[0-9]*\] to \(.*\) \[[0-9]*\]: normal symbol `\(.*\)'"'"' \[\(.*\)\]$/\1|\2|\3|\4/p' \
+    | while IFS='|' read -r from to sym ver; do
+        [[ -n ${real[$from]:-} ]] || real[$from]=$(readlink -f "$from")
+        [[ ${real[$from]} == "$want" ]] || continue
+        [[ -n ${real[$to]:-} ]] || real[$to]=$(readlink -f "$to")
+        echo "${real[$from]}|${real[$to]}|$sym|$ver"
+      done
+}
+
+loaded() {
+  local name=$1; shift
+  parse_opts "$@" || exit 2
+  [[ ${#rest[@]} -eq 1 ]] || { echo "runner: loaded $name: give exactly one command" >&2; exit 2; }
+  begin "$name" || return 0
+  local cmd=${rest[0]} v ok=1 lib want prov provreal
+  local oursreal; oursreal=$(readlink -f "$OURS_DIR/libibverbs.so.1")
+  echo "$cmd" > "$dir/cmd"
+  report "command: $cmd (LD_DEBUG=libs,bindings)"
+  for v in upstream ours; do
+    rm -f "$dir/$v.lddebug".*
+    # Only the command itself is traced: env sets LD_DEBUG and exec()s it.
+    run_cmd "$v" "$o_timeout" "$dir/$v" "env LD_DEBUG=libs,bindings LD_DEBUG_OUTPUT=$dir/$v.lddebug $cmd"
+    # The trace file is named after the process id.
+    cat "$dir/$v.lddebug".* > "$dir/$v.trace" 2>/dev/null || : > "$dir/$v.trace"
+    rm -f "$dir/$v.lddebug".*
+    init_libs "$dir/$v.trace" > "$dir/$v.libs"
+    report "--- $v run: exit code $(cat "$dir/$v.rc"); libraries initialised:"
+    sed 's/^/  | /' "$dir/$v.libs" >> "$dir/report.txt"
+    if [[ $(cat "$dir/$v.rc") != 0 ]]; then
+      ok=0; report "FAIL: the $v run exited with $(cat "$dir/$v.rc")"
+      [[ -s $dir/$v.err ]] && sed 's/^/  stderr| /' "$dir/$v.err" >> "$dir/report.txt"
+    fi
+  done
+  for lib in "${o_ours[@]}"; do
+    want=$(readlink -f "$OURS_DIR/$lib")
+    if grep -qxF "$want" "$dir/ours.libs"; then
+      report "ok: ours run loaded our $lib ($want)"
+    else
+      ok=0; report "FAIL: ours run did not load $want"
+    fi
+    if grep -qxF "$(readlink -f "$SYS_LIBDIR/$lib")" "$dir/ours.libs"; then
+      ok=0; report "FAIL: ours run loaded Debian's $lib too"
+    fi
+    if grep -qxF "$(readlink -f "$SYS_LIBDIR/$lib")" "$dir/upstream.libs"; then
+      report "ok: upstream run loaded Debian's $lib"
+    else
+      ok=0; report "FAIL: upstream run did not load Debian's $lib"
+    fi
+  done
+  for prov in "${o_provider[@]}"; do
+    provreal=$(readlink -f "$prov")
+    for v in upstream ours; do
+      if grep -qxF "$provreal" "$dir/$v.libs"; then
+        report "ok: $v run loaded the provider $prov"
+      else
+        ok=0; report "FAIL: $v run did not load the provider $prov"
+      fi
+    done
+    # Which library did the provider's libibverbs references bind to? The
+    # trace says "binding file <provider> [0] to <library> [0]: normal symbol
+    # `ibv_cmd_...' [IBVERBS_PRIVATE_34]".
+    bindings_from "$provreal" < "$dir/ours.trace" | grep '|IBVERBS_' > "$dir/ours.provider-bindings" || true
+    if [[ ! -s $dir/ours.provider-bindings ]]; then
+      ok=0; report "FAIL: ours run: no binding from $prov to an IBVERBS_* symbol in the trace"
+    elif grep -vqF "|$oursreal|" "$dir/ours.provider-bindings"; then
+      ok=0; report "FAIL: ours run: $prov bound IBVERBS_* symbols to another library (symbol|library|version):"
+      grep -vF "|$oursreal|" "$dir/ours.provider-bindings" | cut -d'|' -f1 --complement | head -5 \
+        | sed 's/^/  | /' >> "$dir/report.txt"
+    else
+      report "ok: ours run: all $(wc -l < "$dir/ours.provider-bindings") IBVERBS_* references of $prov were bound to our library, e.g. (symbol|library|version):"
+      cut -d'|' -f1 --complement "$dir/ours.provider-bindings" | head -3 | sed 's/^/  | /' >> "$dir/report.txt"
+    fi
+  done
+  finish "$name" "$ok"
+}
+
+# ---- main -----------------------------------------------------------------------
+
+[[ $# -eq 1 && -f $1 ]] || { echo "usage: SCEN_OUT=DIR RDMA_OURS_LIB_DIR=DIR $0 LIST_FILE" >&2; exit 2; }
+mkdir -p "$SCEN_OUT"
+preflight
+# shellcheck source=/dev/null
+source "$1"
+for n in ${SCEN_ONLY:-}; do
+  [[ $all_names == *" $n "* ]] || { echo "runner: no scenario named '$n' in $1" >&2; n_fail=$((n_fail + 1)); }
+done
+
+{
+  [[ ${#summary[@]} -eq 0 ]] || printf '%s\n' "${summary[@]}"
+  echo "$n_pass passed, $n_fail failed, $n_pending pending"
+} | tee "$SCEN_OUT/summary.txt" >&2
+[[ $n_fail -eq 0 ]]
