@@ -43,6 +43,13 @@ pub mod mw;
 pub mod pd;
 pub mod qp;
 pub mod srq;
+pub mod counters;
+pub mod dm;
+pub mod flow_action;
+pub mod xrcd;
+pub mod wq;
+pub mod rwq_ind;
+pub mod flow;
 
 #[cfg(test)]
 pub(crate) mod testkit;
