@@ -50,6 +50,9 @@ pub mod xrcd;
 pub mod wq;
 pub mod rwq_ind;
 pub mod flow;
+pub mod mr_extra;
+pub mod legacy;
+pub mod cq_extra;
 
 #[cfg(test)]
 pub(crate) mod testkit;

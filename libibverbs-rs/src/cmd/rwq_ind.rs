@@ -154,11 +154,11 @@ mod tests {
     use crate::cmd::testkit::*;
     use core::ptr;
 
-    fn wqs(n: usize) -> Vec<Box<ibv_wq>> {
+    fn wqs(n: usize) -> Vec<ibv_wq> {
         (0..n)
             .map(|i| {
                 // SAFETY: plain C struct.
-                let mut w: Box<ibv_wq> = Box::new(unsafe { zeroed() });
+                let mut w: ibv_wq = unsafe { zeroed() };
                 w.handle = 0x100 + i as u32;
                 w
             })
@@ -177,7 +177,7 @@ mod tests {
         let mut t = TestCtx::new(1, false);
         let ctx = t.ctx();
         let mut w = wqs(2);
-        let mut ptrs: Vec<*mut ibv_wq> = w.iter_mut().map(|b| &mut **b as *mut ibv_wq).collect();
+        let mut ptrs: Vec<*mut ibv_wq> = w.iter_mut().map(|b| b as *mut ibv_wq).collect();
         let mut init = ibv_rwq_ind_table_init_attr { log_ind_tbl_size: 1, ind_tbl: ptrs.as_mut_ptr(), comp_mask: 0 };
         // SAFETY: plain C struct.
         let mut tbl: ibv_rwq_ind_table = unsafe { zeroed() };
@@ -224,7 +224,7 @@ mod tests {
         let mut t = TestCtx::new(1, false);
         let ctx = t.ctx();
         let mut w = wqs(1);
-        let mut ptrs: Vec<*mut ibv_wq> = w.iter_mut().map(|b| &mut **b as *mut ibv_wq).collect();
+        let mut ptrs: Vec<*mut ibv_wq> = w.iter_mut().map(|b| b as *mut ibv_wq).collect();
         let mut init = ibv_rwq_ind_table_init_attr { log_ind_tbl_size: 0, ind_tbl: ptrs.as_mut_ptr(), comp_mask: 0 };
         // SAFETY: plain C struct.
         let mut tbl: ibv_rwq_ind_table = unsafe { zeroed() };
@@ -244,7 +244,8 @@ mod tests {
         let (ret, sent) = call(&mut init, FakeKernel::new());
         assert_eq!((ret, sent.len()), (libc::EINVAL, 0));
         init.comp_mask = 0;
-        ptrs[0] = ptr::null_mut();
+        // SAFETY: writing through the pointer the attributes hold.
+        unsafe { *init.ind_tbl = ptr::null_mut() };
         let (ret, sent) = call(&mut init, FakeKernel::new());
         assert_eq!((ret, sent.len()), (libc::EINVAL, 0));
     }

@@ -272,7 +272,7 @@ mod tests {
         let mut cmd = ibv_open_qp::default();
         let mut resp = ib_uverbs_create_qp_resp::default();
         // Stale values the call must overwrite (writing union fields is safe).
-        vqp.base.qp.pd = 1 as *mut _;
+        vqp.base.qp.pd = ptr::dangling_mut();
         vqp.base.qp.events_completed = 3;
         let k = FakeKernel::new().on_write(|w| {
             w.respond(&le32(0x77));

@@ -1,0 +1,355 @@
+//! The MR helpers beyond plain registration (upstream's `ibv_cmd_rereg_mr`
+//! in `cmd.c`, and `ibv_cmd_query_mr`, `ibv_cmd_advise_mr`,
+//! `ibv_cmd_reg_dmabuf_mr` in `cmd_mr.c`).
+//!
+//! Re-registration is a classic write() command; the other three exist only
+//! as ioctl methods of the MR object.
+
+use core::mem::size_of;
+use core::ptr::{self, addr_of_mut};
+use libc::{c_int, c_void};
+
+use super::ioctl::CmdBuf;
+use super::write::execute_cmd_write;
+use crate::abi::driver::*;
+use crate::abi::kern::*;
+use crate::abi::verbs::*;
+use crate::ensure;
+use crate::ffi::errno;
+
+crate::export! {
+    /// Re-registers an MR (write() command, provider data after
+    /// `cmd`/`resp`): new translation, PD and/or access as `flags` says.
+    /// Updates the keys, and the context when the PD changes. Returns 0 or
+    /// an errno value.
+    fn ibv_cmd_rereg_mr(vmr: *mut verbs_mr, flags: u32, addr: *mut c_void, length: usize,
+                        hca_va: u64, access: c_int, pd: *mut ibv_pd, cmd: *mut ibv_rereg_mr,
+                        cmd_sz: usize, resp: *mut ib_uverbs_rereg_mr_resp, resp_sz: usize)
+        -> c_int, on_panic = libc::EIO;
+    {
+        let change_pd = flags & IBV_REREG_MR_CHANGE_PD != 0;
+        let pd_missing = change_pd && pd.is_null();
+        ensure!(!vmr.is_null() && !cmd.is_null() && !resp.is_null() && !pd_missing,
+                libc::EINVAL, libc::EINVAL);
+        // SAFETY: the provider passes a live MR, buffers of the sizes it
+        // gives, and a live PD when the PD changes.
+        unsafe {
+            let c = addr_of_mut!((*cmd).core_payload);
+            (*c).mr_handle = (*vmr).ibv_mr.handle;
+            (*c).flags = flags;
+            (*c).start = addr as usize as u64;
+            (*c).length = length as u64;
+            (*c).hca_va = hca_va;
+            (*c).pd_handle = if change_pd { (*pd).handle } else { 0 };
+            (*c).access_flags = access as u32;
+            let ret = execute_cmd_write((*vmr).ibv_mr.context, cmd, cmd_sz, resp, resp_sz);
+            if ret != 0 {
+                return ret;
+            }
+            (*vmr).ibv_mr.lkey = (*resp).lkey;
+            (*vmr).ibv_mr.rkey = (*resp).rkey;
+            if change_pd {
+                (*vmr).ibv_mr.context = (*pd).context;
+            }
+        }
+        0
+    }
+}
+
+crate::export! {
+    /// Looks up the MR `mr_handle` (one shared through an imported PD's
+    /// context) and fills `vmr` with its keys and length (ioctl only). The
+    /// address is unknown (NULL); the type is IBV_MR_TYPE_IMPORTED_MR.
+    /// Returns 0 or an errno value.
+    fn ibv_cmd_query_mr(pd: *mut ibv_pd, vmr: *mut verbs_mr, mr_handle: u32) -> c_int,
+        on_panic = libc::EIO;
+    {
+        ensure!(!pd.is_null() && !vmr.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: the provider passes a live PD and MR; the kernel writes
+        // the keys and length straight into the MR.
+        unsafe {
+            let mr = addr_of_mut!((*vmr).ibv_mr);
+            let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR, 4) {
+                Ok(b) => b,
+                Err(e) => return e,
+            };
+            cmdb.fill_in_obj(UVERBS_ATTR_QUERY_MR_HANDLE, mr_handle);
+            cmdb.fill_out_ptr(UVERBS_ATTR_QUERY_MR_RESP_LKEY, addr_of_mut!((*mr).lkey));
+            cmdb.fill_out_ptr(UVERBS_ATTR_QUERY_MR_RESP_RKEY, addr_of_mut!((*mr).rkey));
+            cmdb.fill_out_ptr(UVERBS_ATTR_QUERY_MR_RESP_LENGTH, addr_of_mut!((*mr).length));
+            let ret = cmdb.execute((*pd).context);
+            if ret != 0 {
+                return ret;
+            }
+            (*mr).handle = mr_handle;
+            (*mr).context = (*pd).context;
+            (*mr).pd = pd;
+            (*mr).addr = ptr::null_mut();
+            (*vmr).mr_type = IBV_MR_TYPE_IMPORTED_MR;
+        }
+        0
+    }
+}
+
+crate::export! {
+    /// Gives the kernel advice (e.g. prefetch) about the ranges in
+    /// `sg_list` of ODP MRs (ioctl only). Returns 0 or an errno value.
+    fn ibv_cmd_advise_mr(pd: *mut ibv_pd, advice: ibv_advise_mr_advice, flags: u32,
+                         sg_list: *mut ibv_sge, num_sge: u32) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!pd.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: the provider passes a live PD and num_sge entries (a
+        // short list is copied inline now, a longer one read by the kernel).
+        unsafe {
+            let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR, 4) {
+                Ok(b) => b,
+                Err(e) => return e,
+            };
+            cmdb.fill_in_obj(UVERBS_ATTR_ADVISE_MR_PD_HANDLE, (*pd).handle);
+            cmdb.fill_const_in(UVERBS_ATTR_ADVISE_MR_ADVICE, advice as u64);
+            cmdb.fill_in_u32(UVERBS_ATTR_ADVISE_MR_FLAGS, flags);
+            let len = (num_sge as usize).saturating_mul(size_of::<ibv_sge>());
+            ensure!(len == 0 || !sg_list.is_null(), libc::EINVAL, libc::EINVAL);
+            // Over 64 KiB marks the buffer bad: EINVAL without a syscall.
+            cmdb.fill_in(UVERBS_ATTR_ADVISE_MR_SGE_LIST, sg_list.cast_const().cast(), len);
+            cmdb.execute((*pd).context)
+        }
+    }
+}
+
+crate::export! {
+    /// Registers `length` bytes at `offset` of the dma-buf `fd`, mapped at
+    /// `iova` (ioctl only). Fills handle, keys, context, PD, the offset as
+    /// address, the length and type IBV_MR_TYPE_DMABUF_MR. Returns 0 or an
+    /// errno value.
+    fn ibv_cmd_reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int,
+                             access: c_int, vmr: *mut verbs_mr) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!pd.is_null() && !vmr.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: the provider passes a live PD and MR.
+        unsafe {
+            let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 9) {
+                Ok(b) => b,
+                Err(e) => return e,
+            };
+            let mut lkey = 0u32;
+            let mut rkey = 0u32;
+            let handle = cmdb.fill_out_obj(UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
+            cmdb.fill_out_ptr(UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &mut lkey);
+            cmdb.fill_out_ptr(UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &mut rkey);
+            cmdb.fill_in_obj(UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, (*pd).handle);
+            cmdb.fill_in_u64(UVERBS_ATTR_REG_DMABUF_MR_OFFSET, offset);
+            cmdb.fill_in_u64(UVERBS_ATTR_REG_DMABUF_MR_LENGTH, length as u64);
+            cmdb.fill_in_u64(UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova);
+            cmdb.fill_in_u32(UVERBS_ATTR_REG_DMABUF_MR_FD, fd as u32);
+            cmdb.fill_in_u32(UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, access as u32);
+            if cmdb.execute((*pd).context) != 0 {
+                return errno();
+            }
+            let mr = &mut (*vmr).ibv_mr;
+            mr.handle = cmdb.read_obj(handle);
+            mr.context = (*pd).context;
+            mr.lkey = lkey;
+            mr.rkey = rkey;
+            mr.pd = pd;
+            mr.addr = offset as usize as *mut c_void;
+            mr.length = length;
+            (*vmr).mr_type = IBV_MR_TYPE_DMABUF_MR;
+        }
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::testkit::*;
+
+    #[repr(C)]
+    #[derive(Default)]
+    struct DrvRereg {
+        ibv_cmd: ibv_rereg_mr,
+        drv: u64,
+    }
+
+    #[test]
+    fn rereg_mr_command_and_result() {
+        let mut t = TestCtx::new(1, false);
+        let ctx = t.ctx();
+        let mut other = TestCtx::new(1, false);
+        // SAFETY: plain C structs.
+        let (mut vmr, mut pd): (verbs_mr, ibv_pd) = unsafe { (zeroed(), zeroed()) };
+        vmr.ibv_mr.context = ctx;
+        vmr.ibv_mr.handle = 0x10;
+        pd.handle = 0x20;
+        pd.context = other.ctx();
+        let mut cmd = DrvRereg { drv: 0x77, ..Default::default() };
+        let mut resp = ib_uverbs_rereg_mr_resp::default();
+        let k = || FakeKernel::new().on_write(|w| {
+            w.respond(&cat(&[&le32(0xa1), &le32(0xb2)]));
+            0
+        });
+        let flags = IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_PD;
+        // SAFETY: live MR, PD and buffers.
+        let (ret, sent) = with_kernel(k(), || unsafe {
+            ibv_cmd_rereg_mr(&mut vmr, flags, 0x5000 as *mut c_void, 0x2000, 0x5000, 7, &mut pd,
+                             &mut cmd.ibv_cmd, size_of::<DrvRereg>(), &mut resp, 8)
+        });
+        assert_eq!(ret, 0);
+        // REREG_MR (11): 56 + 8 bytes = 16 words in, 8 bytes = 2 words out;
+        // response, handle, flags, start, length, hca_va, PD, access, then
+        // the provider's data.
+        let expected = cat(&[
+            &le32(11), &le16(16), &le16(2), &le64(&resp as *const _ as u64),
+            &le32(0x10), &le32(flags), &le64(0x5000), &le64(0x2000), &le64(0x5000), &le32(0x20), &le32(7),
+            &le64(0x77),
+        ]);
+        assert_eq!(sent[0].write_bytes(), &expected[..]);
+        assert_eq!((vmr.ibv_mr.lkey, vmr.ibv_mr.rkey, vmr.ibv_mr.context), (0xa1, 0xb2, pd.context));
+
+        // Without CHANGE_PD the PD (even NULL) is not used: handle 0.
+        vmr.ibv_mr.context = ctx;
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(k(), || unsafe {
+            ibv_cmd_rereg_mr(&mut vmr, IBV_REREG_MR_CHANGE_ACCESS, ptr::null_mut(), 0, 0, 1, ptr::null_mut(),
+                             &mut cmd.ibv_cmd, size_of::<ibv_rereg_mr>(), &mut resp, 8)
+        });
+        assert_eq!(ret, 0);
+        assert_eq!(&sent[0].write_bytes()[48..52], &le32(0));
+        assert_eq!(vmr.ibv_mr.context, ctx);
+        // CHANGE_PD with no PD: refused.
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(k(), || unsafe {
+            ibv_cmd_rereg_mr(&mut vmr, IBV_REREG_MR_CHANGE_PD, ptr::null_mut(), 0, 0, 1, ptr::null_mut(),
+                             &mut cmd.ibv_cmd, size_of::<ibv_rereg_mr>(), &mut resp, 8)
+        });
+        assert_eq!((ret, sent.len()), (libc::EINVAL, 0));
+        let k = FakeKernel::new().on_write(|_| libc::EINVAL);
+        vmr.ibv_mr.lkey = 1;
+        // SAFETY: as above.
+        let (ret, _) = with_kernel(k, || unsafe {
+            ibv_cmd_rereg_mr(&mut vmr, 0, ptr::null_mut(), 0, 0, 1, ptr::null_mut(),
+                             &mut cmd.ibv_cmd, size_of::<ibv_rereg_mr>(), &mut resp, 8)
+        });
+        assert_eq!((ret, vmr.ibv_mr.lkey), (libc::EINVAL, 1));
+    }
+
+    #[test]
+    fn query_mr_writes_into_the_mr() {
+        let mut t = TestCtx::new(1, false);
+        // SAFETY: plain C structs.
+        let (mut pd, mut vmr): (ibv_pd, verbs_mr) = unsafe { (zeroed(), zeroed()) };
+        pd.context = t.ctx();
+        vmr.ibv_mr.addr = 0x99 as *mut c_void;
+        let k = FakeKernel::new().on_ioctl(|c| {
+            c.write_out_val(1, 0x11u32);
+            c.write_out_val(2, 0x22u32);
+            c.write_out_val(3, 0x4000usize);
+            0
+        });
+        // SAFETY: live PD and MR.
+        let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_query_mr(&mut pd, &mut vmr, 0x31) });
+        assert_eq!(ret, 0);
+        let (hdr, a) = sent[0].ioctl();
+        // UVERBS_OBJECT_MR (7), QUERY_MR (3).
+        assert_eq!((hdr.object_id, hdr.method_id), (7, 3));
+        let mr = &vmr.ibv_mr;
+        assert_eq!(
+            attr_tuples(a),
+            vec![
+                (0, 0, 1, 0x31),
+                (1, 4, 1, &mr.lkey as *const u32 as u64),
+                (2, 4, 1, &mr.rkey as *const u32 as u64),
+                (3, 8, 1, &mr.length as *const usize as u64),
+            ]
+        );
+        assert_eq!((mr.handle, mr.lkey, mr.rkey, mr.length), (0x31, 0x11, 0x22, 0x4000));
+        assert_eq!((mr.context, mr.pd, mr.addr), (pd.context, &mut pd as *mut ibv_pd, ptr::null_mut()));
+        assert_eq!(vmr.mr_type, IBV_MR_TYPE_IMPORTED_MR);
+
+        let k = FakeKernel::new().on_ioctl(|_| libc::ENOENT);
+        vmr.mr_type = 0;
+        // SAFETY: as above.
+        let (ret, _) = with_kernel(k, || unsafe { ibv_cmd_query_mr(&mut pd, &mut vmr, 0x31) });
+        assert_eq!((ret, vmr.mr_type), (libc::ENOENT, 0));
+    }
+
+    #[test]
+    fn advise_mr_inline_and_pointer_lists() {
+        let mut t = TestCtx::new(1, false);
+        // SAFETY: plain C struct.
+        let mut pd: ibv_pd = unsafe { zeroed() };
+        pd.context = t.ctx();
+        pd.handle = 4;
+        let mut sges = [
+            ibv_sge { addr: 0x1000, length: 64, lkey: 1 },
+            ibv_sge { addr: 0x2000, length: 128, lkey: 2 },
+        ];
+        // SAFETY: live PD and list.
+        let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
+            ibv_cmd_advise_mr(&mut pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, IBV_ADVISE_MR_FLAG_FLUSH, sges.as_mut_ptr(), 2)
+        });
+        assert_eq!(ret, 0);
+        let (hdr, a) = sent[0].ioctl();
+        // UVERBS_OBJECT_MR (7), ADVISE_MR (2).
+        assert_eq!((hdr.object_id, hdr.method_id), (7, 2));
+        assert_eq!(
+            attr_tuples(a),
+            vec![(0, 0, 1, 4), (1, 8, 1, 1), (2, 4, 1, 1), (3, 32, 1, sges.as_ptr() as u64)]
+        );
+        assert_eq!(sent[0].input(3).unwrap(), &cat(&[&le64(0x1000), &le32(64), &le32(1), &le64(0x2000), &le32(128), &le32(2)])[..]);
+
+        // No entries: an empty attribute; the kernel's error comes back.
+        let k = FakeKernel::new().on_ioctl(|_| libc::EOPNOTSUPP);
+        // SAFETY: live PD; nothing is read from the NULL list.
+        let (ret, sent) = with_kernel(k, || unsafe {
+            ibv_cmd_advise_mr(&mut pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, ptr::null_mut(), 0)
+        });
+        assert_eq!(ret, libc::EOPNOTSUPP);
+        assert_eq!(attr_tuples(sent[0].ioctl().1)[3], (3, 0, 1, 0));
+        // Too many to describe: EINVAL without a syscall.
+        // SAFETY: the list is never read.
+        let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
+            ibv_cmd_advise_mr(&mut pd, 0, 0, sges.as_mut_ptr(), 5000)
+        });
+        assert_eq!((ret, sent.len()), (libc::EINVAL, 0));
+    }
+
+    #[test]
+    fn reg_dmabuf_mr() {
+        let mut t = TestCtx::new(1, false);
+        // SAFETY: plain C structs.
+        let (mut pd, mut vmr): (ibv_pd, verbs_mr) = unsafe { (zeroed(), zeroed()) };
+        pd.context = t.ctx();
+        pd.handle = 6;
+        let k = FakeKernel::new().on_ioctl(|c| {
+            c.set_data(0, 0x71);
+            c.write_out_val(7, 0x100u32);
+            c.write_out_val(8, 0x200u32);
+            0
+        });
+        let access = (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) as c_int;
+        // SAFETY: live PD and MR.
+        let (ret, sent) = with_kernel(k, || unsafe {
+            ibv_cmd_reg_dmabuf_mr(&mut pd, 0x3000, 0x10000, 0x7f00_0000, 12, access, &mut vmr)
+        });
+        assert_eq!(ret, 0);
+        let (hdr, a) = sent[0].ioctl();
+        // UVERBS_OBJECT_MR (7), REG_DMABUF_MR (4).
+        assert_eq!((hdr.object_id, hdr.method_id, hdr.num_attrs), (7, 4, 9));
+        let a = attr_tuples(a);
+        assert_eq!(a[0], (0, 0, 1, 0));
+        assert_eq!((a[1].0, a[1].1, a[2].0, a[2].1), (7, 4, 8, 4));
+        assert_eq!(&a[3..], &[
+            (1, 0, 1, 6), (2, 8, 1, 0x3000), (3, 8, 1, 0x10000), (4, 8, 1, 0x7f00_0000),
+            (5, 4, 1, 12), (6, 4, 1, access as u64),
+        ]);
+        let mr = &vmr.ibv_mr;
+        assert_eq!((mr.handle, mr.lkey, mr.rkey, mr.length, mr.addr), (0x71, 0x100, 0x200, 0x10000, 0x3000 as *mut c_void));
+        assert_eq!((mr.context, mr.pd, vmr.mr_type), (pd.context, &mut pd as *mut ibv_pd, IBV_MR_TYPE_DMABUF_MR));
+        let k = FakeKernel::new().on_ioctl(|_| libc::EBADF);
+        // SAFETY: as above.
+        let (ret, _) = with_kernel(k, || unsafe { ibv_cmd_reg_dmabuf_mr(&mut pd, 0, 1, 0, -1, 0, &mut vmr) });
+        assert_eq!(ret, libc::EBADF);
+    }
+}
