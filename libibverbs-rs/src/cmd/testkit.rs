@@ -343,3 +343,12 @@ pub(crate) fn disassoc_lock() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// Serialises the tests that depend on the process-wide uverbs ABI
+/// version, and sets it to `v` for the holder.
+pub(crate) fn abi_ver_lock(v: i32) -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    super::set_abi_ver(v);
+    g
+}
