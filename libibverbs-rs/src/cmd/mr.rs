@@ -1,6 +1,7 @@
 //! Memory regions (upstream's `ibv_cmd_reg_mr` in `cmd.c` and `cmd_mr.c`).
 
 use core::mem::size_of;
+use core::ptr;
 use libc::{c_int, c_void};
 
 use super::ioctl::CmdBuf;
@@ -32,9 +33,9 @@ pub unsafe fn reg_mr(
 ) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
-        let c = &mut (*cmd).core_payload;
-        c.start = addr as usize as u64;
-        c.length = length as u64;
+        let c = ptr::addr_of_mut!((*cmd).core_payload);
+        (*c).start = addr as usize as u64;
+        (*c).length = length as u64;
         // On-demand paging over the whole address space is an implicit MR;
         // the kernel wants the length as all ones then.
         if access as u32 & IBV_ACCESS_ON_DEMAND != 0 {
@@ -43,12 +44,12 @@ pub unsafe fn reg_mr(
                 return libc::EINVAL;
             }
             if length == usize::MAX {
-                c.length = u64::MAX;
+                (*c).length = u64::MAX;
             }
         }
-        c.hca_va = hca_va;
-        c.pd_handle = (*pd).handle;
-        c.access_flags = access as u32;
+        (*c).hca_va = hca_va;
+        (*c).pd_handle = (*pd).handle;
+        (*c).access_flags = access as u32;
 
         let ctx = (*pd).context;
         let ret = execute_cmd_write(ctx, cmd, cmd_size, resp, resp_size);

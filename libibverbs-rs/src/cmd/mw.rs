@@ -1,6 +1,7 @@
 //! Memory windows (upstream's `ibv_cmd_alloc_mw` in `cmd.c` and `cmd_mw.c`).
 
 use core::mem::size_of;
+use core::ptr;
 use libc::c_int;
 
 use super::ioctl::CmdBuf;
@@ -22,10 +23,10 @@ crate::export! {
                 libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes live objects and buffers.
         unsafe {
-            let c = &mut (*cmd).core_payload;
-            c.pd_handle = (*pd).handle;
-            c.mw_type = type_ as u8;
-            c.reserved = [0; 3];
+            let c = ptr::addr_of_mut!((*cmd).core_payload);
+            (*c).pd_handle = (*pd).handle;
+            (*c).mw_type = type_ as u8;
+            (*c).reserved = [0; 3];
             let ret = execute_cmd_write((*pd).context, cmd, cmd_size, resp, resp_size);
             if ret != 0 {
                 return ret;

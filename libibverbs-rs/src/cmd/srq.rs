@@ -298,11 +298,11 @@ crate::export! {
             if abi_ver() == 3 {
                 return modify_srq_v3(srq, srq_attr, srq_attr_mask, cmd, cmd_size);
             }
-            let c = &mut (*cmd).core_payload;
-            c.srq_handle = (*srq).handle;
-            c.attr_mask = srq_attr_mask as u32;
-            c.max_wr = (*srq_attr).max_wr;
-            c.srq_limit = (*srq_attr).srq_limit;
+            let c = ptr::addr_of_mut!((*cmd).core_payload);
+            (*c).srq_handle = (*srq).handle;
+            (*c).attr_mask = srq_attr_mask as u32;
+            (*c).max_wr = (*srq_attr).max_wr;
+            (*c).srq_limit = (*srq_attr).srq_limit;
             execute_cmd_write_req((*srq).context, cmd, cmd_size)
         }
     }

@@ -308,7 +308,7 @@ pub unsafe fn execute_cmd_write<C: WriteCmdResp>(
     // SAFETY: the core struct follows the header inside *cmd (WriteCmd contract).
     unsafe {
         let core = cmd.cast::<u8>().add(size_of::<ib_uverbs_cmd_hdr>()).cast::<C::Core>();
-        C::set_response(&mut *core, resp as usize as u64);
+        C::set_response(core, resp as usize as u64);
         execute_cmd_write_raw(
             ctx,
             C::CMD,
@@ -353,7 +353,7 @@ pub unsafe fn execute_cmd_write_no_uhw<C: WriteCmdResp>(
     // SAFETY: as in execute_cmd_write.
     unsafe {
         let core = cmd.cast::<u8>().add(size_of::<ib_uverbs_cmd_hdr>()).cast::<C::Core>();
-        C::set_response(&mut *core, resp as usize as u64);
+        C::set_response(core, resp as usize as u64);
         execute_cmd_write_raw(ctx, C::CMD, cmd.cast(), cmd_size, cmd_size, resp.cast(), resp_size, resp_size)
     }
 }
@@ -481,7 +481,8 @@ where
         None => (resp_onstack.as_mut_ptr(), (resp_size / 4) as u16),
     };
 
-    C::set_response(&mut core, resp_ptr as usize as u64);
+    // SAFETY: core is a local value.
+    unsafe { C::set_response(&mut core, resp_ptr as usize as u64) };
     // SAFETY: hdr points to `size` writable bytes: the headroom in front of
     // the provider's data, or the on-stack wrapper. Only the word counts of
     // the header are set here; the command number is set when sent.
