@@ -35,11 +35,10 @@ unsafe fn icmd_create_cq(
         let Some(state) = cmd_state(ctx) else {
             return libc::EINVAL;
         };
-        let mut cmdb =
-            match CmdBuf::with_link(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 8, link) {
-                Ok(b) => b,
-                Err(e) => return e,
-            };
+        let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 8, link) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
         let mut resp_cqe: u32 = 0;
         (*cq).context = ctx;
 
@@ -210,10 +209,12 @@ crate::export! {
         ensure!(!ibcq.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes a live CQ.
         unsafe {
-            let mut req = ibv_req_notify_cq::default();
-            req.core_payload = ib_uverbs_req_notify_cq {
-                cq_handle: (*ibcq).handle,
-                solicited_only: (solicited_only != 0) as u32,
+            let mut req = ibv_req_notify_cq {
+                hdr: Default::default(),
+                core_payload: ib_uverbs_req_notify_cq {
+                    cq_handle: (*ibcq).handle,
+                    solicited_only: (solicited_only != 0) as u32,
+                },
             };
             execute_cmd_write_req((*ibcq).context, &mut req, size_of::<ibv_req_notify_cq>())
         }
@@ -258,7 +259,8 @@ pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
         let mutex = addr_of_mut!((*cq).mutex);
         let cond = addr_of_mut!((*cq).cond);
         libc::pthread_mutex_lock(mutex);
-        while ptr::read_volatile(addr_of_mut!((*cq).comp_events_completed)) != resp.comp_events_reported
+        while ptr::read_volatile(addr_of_mut!((*cq).comp_events_completed))
+            != resp.comp_events_reported
             || ptr::read_volatile(addr_of_mut!((*cq).async_events_completed))
                 != resp.async_events_reported
         {
@@ -325,7 +327,17 @@ mod tests {
         });
         // SAFETY: live context, CQ, channel and buffers; no command (NULL) as rxe.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_create_cq(ctx, 100, &mut chan, 2, &mut *cq, ptr::null_mut(), 0, &mut resp.ibv_resp, size_of::<RxeCqResp>())
+            ibv_cmd_create_cq(
+                ctx,
+                100,
+                &mut chan,
+                2,
+                &mut *cq,
+                ptr::null_mut(),
+                0,
+                &mut resp.ibv_resp,
+                size_of::<RxeCqResp>(),
+            )
         });
         assert_eq!(ret, 0);
         let (hdr, a) = sent[0].ioctl();
@@ -334,14 +346,17 @@ mod tests {
         let a = attr_tuples(a);
         assert_eq!(a[0], (0, 0, 1, 0)); // HANDLE (out object)
         assert_eq!((a[1].0, a[1].1, a[1].2), (6, 4, 1)); // RESP_CQE
-        assert_eq!(&a[2..], &[
-            (1, 4, 1, 100),                 // CQE
-            (2, 8, 1, cq_addr),             // USER_HANDLE
-            (3, 0, 1, 77),                  // COMP_CHANNEL fd
-            (4, 4, 1, 2),                   // COMP_VECTOR
-            (7, 0, 0, TEST_ASYNC_FD as u64), // EVENT_FD, optional
-            (0x1001, 16, 1, resp_addr + 8), // the provider's response data
-        ]);
+        assert_eq!(
+            &a[2..],
+            &[
+                (1, 4, 1, 100),                  // CQE
+                (2, 8, 1, cq_addr),              // USER_HANDLE
+                (3, 0, 1, 77),                   // COMP_CHANNEL fd
+                (4, 4, 1, 2),                    // COMP_VECTOR
+                (7, 0, 0, TEST_ASYNC_FD as u64), // EVENT_FD, optional
+                (0x1001, 16, 1, resp_addr + 8),  // the provider's response data
+            ]
+        );
         assert_eq!((cq.context, cq.handle, cq.cqe), (ctx, 0x31, 128));
         assert_eq!(resp.mi, [4096, 0x8000]);
     }
@@ -359,14 +374,31 @@ mod tests {
         });
         // SAFETY: live context, CQ and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_create_cq(ctx, 200, ptr::null_mut(), 0, &mut *cq, ptr::null_mut(), 0, &mut resp.ibv_resp, size_of::<RxeCqResp>())
+            ibv_cmd_create_cq(
+                ctx,
+                200,
+                ptr::null_mut(),
+                0,
+                &mut *cq,
+                ptr::null_mut(),
+                0,
+                &mut resp.ibv_resp,
+                size_of::<RxeCqResp>(),
+            )
         });
         assert_eq!(ret, 0);
         // CREATE_CQ (18): 40 bytes = 10 words in; 8 + 16 = 6 words out into
         // the provider's response; no channel = -1.
         let expected = cat(&[
-            &le32(18), &le16(10), &le16(6), &le64(&resp as *const _ as u64),
-            &le64(cq_addr), &le32(200), &le32(0), &le32(0xffff_ffff), &le32(0),
+            &le32(18),
+            &le16(10),
+            &le16(6),
+            &le64(&resp as *const _ as u64),
+            &le64(cq_addr),
+            &le32(200),
+            &le32(0),
+            &le32(0xffff_ffff),
+            &le32(0),
         ]);
         assert_eq!(sent[1].write_bytes(), &expected[..]);
         assert_eq!((cq.handle, cq.cqe, resp.mi), (5, 255, [1, 2]));
@@ -379,12 +411,26 @@ mod tests {
         let ctx = t.ctx();
         let mut cq = new_cq();
         let k = FakeKernel::new().on_ioctl(|c| {
-            assert_eq!(c.attr(7).unwrap().flags, 1, "event FD mandatory when imported");
+            assert_eq!(
+                c.attr(7).unwrap().flags,
+                1,
+                "event FD mandatory when imported"
+            );
             libc::EPROTONOSUPPORT
         });
         // SAFETY: live context and CQ.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_create_cq(ctx, 1, ptr::null_mut(), 0, &mut *cq, ptr::null_mut(), 0, ptr::null_mut(), 0)
+            ibv_cmd_create_cq(
+                ctx,
+                1,
+                ptr::null_mut(),
+                0,
+                &mut *cq,
+                ptr::null_mut(),
+                0,
+                ptr::null_mut(),
+                0,
+            )
         });
         assert_eq!((ret, sent.len()), (libc::EOPNOTSUPP, 1));
     }
@@ -401,7 +447,8 @@ mod tests {
         let mut t = TestCtx::new(14, false);
         let ctx = t.ctx();
         // SAFETY: plain C structs.
-        let (mut vcq, mut attr): (Box<verbs_cq>, ibv_cq_init_attr_ex) = unsafe { (Box::new(zeroed()), zeroed()) };
+        let (mut vcq, mut attr): (Box<verbs_cq>, ibv_cq_init_attr_ex) =
+            unsafe { (Box::new(zeroed()), zeroed()) };
         attr.cqe = 64;
         attr.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP as u64;
         let mut resp = RxeCqExResp::default();
@@ -414,7 +461,16 @@ mod tests {
         });
         // SAFETY: live context, CQ and buffers.
         let (ret, _) = with_kernel(k, || unsafe {
-            ibv_cmd_create_cq_ex(ctx, &attr, &mut *vcq, ptr::null_mut(), 0, &mut resp.ibv_resp, size_of::<RxeCqExResp>(), 0)
+            ibv_cmd_create_cq_ex(
+                ctx,
+                &attr,
+                &mut *vcq,
+                ptr::null_mut(),
+                0,
+                &mut resp.ibv_resp,
+                size_of::<RxeCqExResp>(),
+                0,
+            )
         });
         assert_eq!(ret, 0);
         // SAFETY: reading the CQ just filled.
@@ -422,21 +478,49 @@ mod tests {
 
         // Without ioctl support a timestamp needs the extended command...
         let respond = |w: &WriteCmdView<'_>| {
-            w.respond(&cat(&[&le32(9), &le32(64), &le32(0), &le32(16), &le64(1), &le64(2)]));
+            w.respond(&cat(&[
+                &le32(9),
+                &le32(64),
+                &le32(0),
+                &le32(16),
+                &le64(1),
+                &le64(2),
+            ]));
             0
         };
         let mut t = TestCtx::new(14, false);
         let ctx = t.ctx();
-        let k = FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT).on_write(respond);
+        let k = FakeKernel::new()
+            .on_ioctl(|_| libc::EPROTONOSUPPORT)
+            .on_write(respond);
         // SAFETY: as above.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_create_cq_ex(ctx, &attr, &mut *vcq, ptr::null_mut(), 0, &mut resp.ibv_resp, size_of::<RxeCqExResp>(), 0)
+            ibv_cmd_create_cq_ex(
+                ctx,
+                &attr,
+                &mut *vcq,
+                ptr::null_mut(),
+                0,
+                &mut resp.ibv_resp,
+                size_of::<RxeCqExResp>(),
+                0,
+            )
         });
         assert_eq!(ret, 0);
         let b = sent[1].write_bytes();
         // Extended CREATE_CQ: 32-byte core = 4 words, 16-byte response = 2
         // words, no provider request data, 2 provider response words.
-        assert_eq!(&b[..20], &cat(&[&le32(0x8000_0012), &le16(4), &le16(2), &le64(&resp as *const _ as u64), &le16(0), &le16(2)])[..]);
+        assert_eq!(
+            &b[..20],
+            &cat(&[
+                &le32(0x8000_0012),
+                &le16(4),
+                &le16(2),
+                &le64(&resp as *const _ as u64),
+                &le16(0),
+                &le16(2)
+            ])[..]
+        );
         assert_eq!(&b[40..44], &le32(0xffff_ffff), "no channel");
         assert_eq!(&b[48..52], &le32(1), "flags = TIMESTAMP_COMPLETION");
         // SAFETY: reading the CQ just filled.
@@ -446,11 +530,21 @@ mod tests {
         // ...unless the provider says the kernel may ignore it.
         let mut t = TestCtx::new(14, false);
         let ctx = t.ctx();
-        let k = FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT).on_write(|_| 0);
+        let k = FakeKernel::new()
+            .on_ioctl(|_| libc::EPROTONOSUPPORT)
+            .on_write(|_| 0);
         // SAFETY: as above.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_create_cq_ex(ctx, &attr, &mut *vcq, ptr::null_mut(), 0, &mut resp.ibv_resp,
-                                 size_of::<RxeCqExResp>(), CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX)
+            ibv_cmd_create_cq_ex(
+                ctx,
+                &attr,
+                &mut *vcq,
+                ptr::null_mut(),
+                0,
+                &mut resp.ibv_resp,
+                size_of::<RxeCqExResp>(),
+                CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX,
+            )
         });
         assert_eq!(ret, 0);
         assert_eq!(&sent[1].write_bytes()[..4], &le32(18));
@@ -459,7 +553,16 @@ mod tests {
         attr.comp_mask = 1 << 5;
         // SAFETY: as above.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
-            ibv_cmd_create_cq_ex(ctx, &attr, &mut *vcq, ptr::null_mut(), 0, &mut resp.ibv_resp, size_of::<RxeCqExResp>(), 0)
+            ibv_cmd_create_cq_ex(
+                ctx,
+                &attr,
+                &mut *vcq,
+                ptr::null_mut(),
+                0,
+                &mut resp.ibv_resp,
+                size_of::<RxeCqExResp>(),
+                0,
+            )
         });
         assert_eq!((ret, sent.len()), (libc::EOPNOTSUPP, 0));
     }
@@ -492,14 +595,24 @@ mod tests {
         // SAFETY: live CQ and buffers.
         let ((r1, r2), sent) = with_kernel(k, || unsafe {
             (
-                ibv_cmd_resize_cq(&mut *cq, 500, &mut cmd, size_of::<ibv_resize_cq>(), &mut resp.ibv_resp, size_of::<Resp>()),
+                ibv_cmd_resize_cq(
+                    &mut *cq,
+                    500,
+                    &mut cmd,
+                    size_of::<ibv_resize_cq>(),
+                    &mut resp.ibv_resp,
+                    size_of::<Resp>(),
+                ),
                 ibv_cmd_req_notify_cq(&mut *cq, 5),
             )
         });
         assert_eq!((r1, r2), (0, 0));
         assert_eq!((cq.cqe, resp.mi[0]), (511, 7));
         // RESIZE_CQ (19) core: response, handle, cqe.
-        assert_eq!(sent[0].input(0).unwrap(), &cat(&[&le64(&resp as *const _ as u64), &le32(12), &le32(500)])[..]);
+        assert_eq!(
+            sent[0].input(0).unwrap(),
+            &cat(&[&le64(&resp as *const _ as u64), &le32(12), &le32(500)])[..]
+        );
         // REQ_NOTIFY_CQ (23): handle, solicited_only normalised to 1.
         assert_eq!(sent[1].input(0).unwrap(), &cat(&[&le32(12), &le32(1)])[..]);
         let (_, a) = sent[1].ioctl();
@@ -538,7 +651,13 @@ mod tests {
         };
         let k = FakeKernel::new().on_ioctl(move |c| {
             assert_eq!((c.object_id(), c.method_id()), (3, 1));
-            c.write_out_val(1, ib_uverbs_destroy_cq_resp { comp_events_reported: 2, async_events_reported: 1 });
+            c.write_out_val(
+                1,
+                ib_uverbs_destroy_cq_resp {
+                    comp_events_reported: 2,
+                    async_events_reported: 1,
+                },
+            );
             tx.send(()).unwrap();
             0
         });
@@ -559,10 +678,12 @@ mod tests {
         let mut cq = new_cq();
         cq.context = t.ctx();
         cq.handle = 4;
-        let k = FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT).on_write(|w| {
-            w.respond(&cat(&[&le32(0), &le32(0)]));
-            0
-        });
+        let k = FakeKernel::new()
+            .on_ioctl(|_| libc::EPROTONOSUPPORT)
+            .on_write(|w| {
+                w.respond(&cat(&[&le32(0), &le32(0)]));
+                0
+            });
         // SAFETY: live CQ.
         let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_destroy_cq(&mut *cq) });
         assert_eq!(ret, 0);

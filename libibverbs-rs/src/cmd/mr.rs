@@ -143,19 +143,39 @@ mod tests {
         let access = (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ) as c_int;
         // SAFETY: live objects and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_reg_mr(&mut pd, 0x7000 as *mut c_void, 0x1000, 0x7000, access, &mut vmr, &mut cmd,
-                           size_of::<ibv_reg_mr>(), &mut resp, size_of::<ib_uverbs_reg_mr_resp>())
+            ibv_cmd_reg_mr(
+                &mut pd,
+                0x7000 as *mut c_void,
+                0x1000,
+                0x7000,
+                access,
+                &mut vmr,
+                &mut cmd,
+                size_of::<ibv_reg_mr>(),
+                &mut resp,
+                size_of::<ib_uverbs_reg_mr_resp>(),
+            )
         });
         assert_eq!(ret, 0);
         // REG_MR (9): 48 bytes = 12 words in, 12 = 3 out; response, start,
         // length, hca_va, pd_handle, access.
         let expected = cat(&[
-            &le32(9), &le16(12), &le16(3), &le64(&resp as *const _ as u64),
-            &le64(0x7000), &le64(0x1000), &le64(0x7000), &le32(2), &le32(5),
+            &le32(9),
+            &le16(12),
+            &le16(3),
+            &le64(&resp as *const _ as u64),
+            &le64(0x7000),
+            &le64(0x1000),
+            &le64(0x7000),
+            &le32(2),
+            &le32(5),
         ]);
         assert_eq!(sent[0].write_bytes(), &expected[..]);
         let mr = &vmr.ibv_mr;
-        assert_eq!((mr.handle, mr.lkey, mr.rkey, mr.context), (9, 0x100, 0x200, pd.context));
+        assert_eq!(
+            (mr.handle, mr.lkey, mr.rkey, mr.context),
+            (9, 0x100, 0x200, pd.context)
+        );
         assert_eq!((vmr.mr_type, vmr.access), (IBV_MR_TYPE_MR, access));
         assert!(mr.pd.is_null(), "left to the caller, as upstream");
     }
@@ -171,18 +191,41 @@ mod tests {
         let odp = IBV_ACCESS_ON_DEMAND as c_int;
         // SAFETY: live objects and buffers.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
-            ibv_cmd_reg_mr(&mut pd, ptr::null_mut(), usize::MAX, 0, odp, &mut vmr, &mut cmd,
-                           size_of::<ibv_reg_mr>(), &mut resp, size_of::<ib_uverbs_reg_mr_resp>())
+            ibv_cmd_reg_mr(
+                &mut pd,
+                ptr::null_mut(),
+                usize::MAX,
+                0,
+                odp,
+                &mut vmr,
+                &mut cmd,
+                size_of::<ibv_reg_mr>(),
+                &mut resp,
+                size_of::<ib_uverbs_reg_mr_resp>(),
+            )
         });
         assert_eq!(ret, 0);
         assert_eq!(&sent[0].write_bytes()[24..32], &le64(u64::MAX));
         crate::ffi::set_errno(0);
         // SAFETY: as above.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
-            ibv_cmd_reg_mr(&mut pd, 0x1000 as *mut c_void, usize::MAX, 0, odp, &mut vmr, &mut cmd,
-                           size_of::<ibv_reg_mr>(), &mut resp, size_of::<ib_uverbs_reg_mr_resp>())
+            ibv_cmd_reg_mr(
+                &mut pd,
+                0x1000 as *mut c_void,
+                usize::MAX,
+                0,
+                odp,
+                &mut vmr,
+                &mut cmd,
+                size_of::<ibv_reg_mr>(),
+                &mut resp,
+                size_of::<ib_uverbs_reg_mr_resp>(),
+            )
         });
-        assert_eq!((ret, crate::ffi::errno(), sent.len()), (libc::EINVAL, libc::EINVAL, 0));
+        assert_eq!(
+            (ret, crate::ffi::errno(), sent.len()),
+            (libc::EINVAL, libc::EINVAL, 0)
+        );
     }
 
     #[test]
@@ -204,6 +247,9 @@ mod tests {
         let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_dereg_mr(&mut vmr) });
         assert_eq!(ret, 0);
         // DEREG_MR (13), 3 words.
-        assert_eq!(sent[1].write_bytes(), &cat(&[&le32(13), &le16(3), &le16(0), &le32(0x55)])[..]);
+        assert_eq!(
+            sent[1].write_bytes(),
+            &cat(&[&le32(13), &le16(3), &le16(0), &le32(0x55)])[..]
+        );
     }
 }

@@ -26,12 +26,17 @@ const CREATE_QP_EX_SUP_CREATE_FLAGS: u32 = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB
 // The QP_CREATE ioctl sends and receives `ibv_qp_cap` as the kernel's
 // `ib_uverbs_qp_cap`: same layout.
 const _: () = assert!(size_of::<ibv_qp_cap>() == size_of::<ib_uverbs_qp_cap>());
-const _: () = assert!(offset_of!(ibv_qp_cap, max_send_wr) == offset_of!(ib_uverbs_qp_cap, max_send_wr));
-const _: () = assert!(offset_of!(ibv_qp_cap, max_recv_wr) == offset_of!(ib_uverbs_qp_cap, max_recv_wr));
-const _: () = assert!(offset_of!(ibv_qp_cap, max_send_sge) == offset_of!(ib_uverbs_qp_cap, max_send_sge));
-const _: () = assert!(offset_of!(ibv_qp_cap, max_recv_sge) == offset_of!(ib_uverbs_qp_cap, max_recv_sge));
 const _: () =
-    assert!(offset_of!(ibv_qp_cap, max_inline_data) == offset_of!(ib_uverbs_qp_cap, max_inline_data));
+    assert!(offset_of!(ibv_qp_cap, max_send_wr) == offset_of!(ib_uverbs_qp_cap, max_send_wr));
+const _: () =
+    assert!(offset_of!(ibv_qp_cap, max_recv_wr) == offset_of!(ib_uverbs_qp_cap, max_recv_wr));
+const _: () =
+    assert!(offset_of!(ibv_qp_cap, max_send_sge) == offset_of!(ib_uverbs_qp_cap, max_send_sge));
+const _: () =
+    assert!(offset_of!(ibv_qp_cap, max_recv_sge) == offset_of!(ib_uverbs_qp_cap, max_recv_sge));
+const _: () = assert!(
+    offset_of!(ibv_qp_cap, max_inline_data) == offset_of!(ib_uverbs_qp_cap, max_inline_data)
+);
 
 fn einval() -> c_int {
     set_errno(libc::EINVAL);
@@ -40,7 +45,12 @@ fn einval() -> c_int {
 
 /// Fills the new QP's public fields from its creation attributes (upstream's
 /// `set_qp`).
-unsafe fn set_qp(vqp: *mut verbs_qp, qp: *mut ibv_qp, a: &ibv_qp_init_attr_ex, vxrcd: *mut verbs_xrcd) {
+unsafe fn set_qp(
+    vqp: *mut verbs_qp,
+    qp: *mut ibv_qp,
+    a: &ibv_qp_init_attr_ex,
+    vxrcd: *mut verbs_xrcd,
+) {
     // SAFETY: qp (and vqp if not NULL) are the caller's live objects.
     unsafe {
         (*qp).qp_context = a.qp_context;
@@ -107,12 +117,17 @@ unsafe fn icmd_create_qp(
         let Some(state) = cmd_state(ctx) else {
             return einval();
         };
-        let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 15, link) {
+        let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 15, link)
+        {
             Ok(b) => b,
             Err(e) => return e,
         };
         let a = &mut *attr_ex;
-        let qp = if vqp.is_null() { qp_in } else { addr_of_mut!((*vqp).base.qp) };
+        let qp = if vqp.is_null() {
+            qp_in
+        } else {
+            addr_of_mut!((*vqp).base.qp)
+        };
         let mut qp_num: u32 = 0;
         let pd_handle: u32;
         let mut send_cq_handle: u32 = 0;
@@ -187,7 +202,10 @@ unsafe fn icmd_create_qp(
         let handle = cmdb.fill_out_obj(UVERBS_ATTR_CREATE_QP_HANDLE);
         cmdb.fill_const_in(UVERBS_ATTR_CREATE_QP_TYPE, a.qp_type as u64);
         cmdb.fill_in_u64(UVERBS_ATTR_CREATE_QP_USER_HANDLE, qp as usize as u64);
-        cmdb.fill_in_ptr(UVERBS_ATTR_CREATE_QP_CAP, addr_of_mut!(a.cap).cast::<ib_uverbs_qp_cap>());
+        cmdb.fill_in_ptr(
+            UVERBS_ATTR_CREATE_QP_CAP,
+            addr_of_mut!(a.cap).cast::<ib_uverbs_qp_cap>(),
+        );
         cmdb.fill_in_fd(UVERBS_ATTR_CREATE_QP_EVENT_FD, (*ctx).async_fd);
         if state.imported {
             cmdb.require_ioctl();
@@ -213,13 +231,17 @@ unsafe fn icmd_create_qp(
         if !a.srq.is_null() {
             cmdb.fill_in_obj(UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, (*a.srq).handle);
         }
-        cmdb.fill_out_ptr(UVERBS_ATTR_CREATE_QP_RESP_CAP, addr_of_mut!(a.cap).cast::<ib_uverbs_qp_cap>());
+        cmdb.fill_out_ptr(
+            UVERBS_ATTR_CREATE_QP_RESP_CAP,
+            addr_of_mut!(a.cap).cast::<ib_uverbs_qp_cap>(),
+        );
         cmdb.fill_out_ptr(UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, &mut qp_num);
 
         let srq_handle = if a.srq.is_null() { 0 } else { (*a.srq).handle };
         match execute_ioctl_fallback(ctx, cmd_bit!(create_qp), cmdb.as_ptr()) {
             Fallback::TryWrite => {
-                let core = create_qp_core(pd_handle, qp, a, srq_handle, send_cq_handle, recv_cq_handle);
+                let core =
+                    create_qp_core(pd_handle, qp, a, srq_handle, send_cq_handle, recv_cq_handle);
                 let abi = abi_ver();
                 if abi > 4 {
                     match execute_write_bufs::<ibv_create_qp>(ctx, link, core) {
@@ -260,7 +282,8 @@ unsafe fn icmd_create_qp(
                 return 0;
             }
             Fallback::TryWriteEx => {
-                let b = create_qp_core(pd_handle, qp, a, srq_handle, send_cq_handle, recv_cq_handle);
+                let b =
+                    create_qp_core(pd_handle, qp, a, srq_handle, send_cq_handle, recv_cq_handle);
                 let mut core = ib_uverbs_ex_create_qp {
                     user_handle: b.user_handle,
                     pd_handle: b.pd_handle,
@@ -720,13 +743,25 @@ mod tests {
     fn objs() -> Objs {
         let mut t = TestCtx::new(14, false);
         // SAFETY: plain C structs.
-        let (mut pd, mut scq, mut rcq, qp): (Box<ibv_pd>, Box<ibv_cq>, Box<ibv_cq>, Box<verbs_qp>) =
-            unsafe { (Box::new(zeroed()), Box::new(zeroed()), Box::new(zeroed()), Box::new(zeroed())) };
+        let (mut pd, mut scq, mut rcq, qp): (Box<ibv_pd>, Box<ibv_cq>, Box<ibv_cq>, Box<verbs_qp>) = unsafe {
+            (
+                Box::new(zeroed()),
+                Box::new(zeroed()),
+                Box::new(zeroed()),
+                Box::new(zeroed()),
+            )
+        };
         pd.context = t.ctx();
         pd.handle = 1;
         scq.handle = 2;
         rcq.handle = 3;
-        Objs { t, pd, scq, rcq, qp }
+        Objs {
+            t,
+            pd,
+            scq,
+            rcq,
+            qp,
+        }
     }
 
     #[repr(C)]
@@ -741,7 +776,13 @@ mod tests {
         let mut a: ibv_qp_init_attr = unsafe { zeroed() };
         a.send_cq = &mut *o.scq;
         a.recv_cq = &mut *o.rcq;
-        a.cap = ibv_qp_cap { max_send_wr: 10, max_recv_wr: 20, max_send_sge: 1, max_recv_sge: 2, max_inline_data: 64 };
+        a.cap = ibv_qp_cap {
+            max_send_wr: 10,
+            max_recv_wr: 20,
+            max_send_sge: 1,
+            max_recv_sge: 2,
+            max_inline_data: 64,
+        };
         a.qp_type = IBV_QPT_RC;
         a.sq_sig_all = 1;
         a.qp_context = 0x1234 as *mut libc::c_void;
@@ -765,24 +806,51 @@ mod tests {
             assert_eq!((a[6].0, a[6].1), (8, 20));
             assert_eq!(a[7], (12, 0, 1, TEST_ASYNC_FD as u64));
             assert_eq!(a[8], (10, 4, 1, 1 << 12), "SQ_SIG_ALL");
-            assert_eq!(((a[9].0, a[9].1), (a[10].0, a[10].1), a[11].0), ((13, 20), (14, 4), 0x1001));
-            c.write_out(13, &cat(&[&le32(16), &le32(32), &le32(1), &le32(2), &le32(64)]));
+            assert_eq!(
+                ((a[9].0, a[9].1), (a[10].0, a[10].1), a[11].0),
+                ((13, 20), (14, 4), 0x1001)
+            );
+            c.write_out(
+                13,
+                &cat(&[&le32(16), &le32(32), &le32(1), &le32(2), &le32(64)]),
+            );
             c.write_out_val(14, 0x11u32);
             c.set_data(0, 0x40);
             0
         });
         // SAFETY: live objects and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_create_qp(&mut *o.pd, qp, &mut attr, &mut cmd, size_of::<ibv_create_qp>(),
-                              &mut resp.ibv_resp, size_of::<RxeQpResp>())
+            ibv_cmd_create_qp(
+                &mut *o.pd,
+                qp,
+                &mut attr,
+                &mut cmd,
+                size_of::<ibv_create_qp>(),
+                &mut resp.ibv_resp,
+                size_of::<RxeQpResp>(),
+            )
         });
         assert_eq!(ret, 0);
-        assert_eq!(sent[0].input(8).unwrap(), &cat(&[&le32(10), &le32(20), &le32(1), &le32(2), &le32(64)])[..]);
+        assert_eq!(
+            sent[0].input(8).unwrap(),
+            &cat(&[&le32(10), &le32(20), &le32(1), &le32(2), &le32(64)])[..]
+        );
         assert_eq!((attr.cap.max_send_wr, attr.cap.max_recv_wr), (16, 32));
         // SAFETY: the QP was just initialised.
         let q = unsafe { &*qp };
-        assert_eq!((q.handle, q.qp_num, q.state, q.qp_type), (0x40, 0x11, IBV_QPS_RESET, IBV_QPT_RC));
-        assert_eq!((q.pd, q.send_cq, q.recv_cq, q.context), (&mut *o.pd as *mut _, attr.send_cq, attr.recv_cq, o.pd.context));
+        assert_eq!(
+            (q.handle, q.qp_num, q.state, q.qp_type),
+            (0x40, 0x11, IBV_QPS_RESET, IBV_QPT_RC)
+        );
+        assert_eq!(
+            (q.pd, q.send_cq, q.recv_cq, q.context),
+            (
+                &mut *o.pd as *mut _,
+                attr.send_cq,
+                attr.recv_cq,
+                o.pd.context
+            )
+        );
         assert_eq!(q.qp_context, 0x1234 as *mut libc::c_void);
     }
 
@@ -795,34 +863,72 @@ mod tests {
             let mut cmd = ibv_create_qp::default();
             let mut resp = RxeQpResp::default();
             let qp: *mut ibv_qp = addr_of_mut!(o.qp.base.qp);
-            let core_resp = match abi { 6 => 32, 4 => 28, _ => 8 };
-            let k = FakeKernel::new().on_ioctl(|_| libc::ENOTTY).on_write(move |w| {
-                let caps = cat(&[&le32(0x41), &le32(0x12), &le32(11), &le32(21), &le32(3), &le32(4), &le32(65), &le32(0)]);
-                w.respond(&caps[..core_resp]);
-                0
-            });
+            let core_resp = match abi {
+                6 => 32,
+                4 => 28,
+                _ => 8,
+            };
+            let k = FakeKernel::new()
+                .on_ioctl(|_| libc::ENOTTY)
+                .on_write(move |w| {
+                    let caps = cat(&[
+                        &le32(0x41),
+                        &le32(0x12),
+                        &le32(11),
+                        &le32(21),
+                        &le32(3),
+                        &le32(4),
+                        &le32(65),
+                        &le32(0),
+                    ]);
+                    w.respond(&caps[..core_resp]);
+                    0
+                });
             // SAFETY: live objects and buffers.
             let (ret, sent) = with_kernel(k, || unsafe {
-                ibv_cmd_create_qp(&mut *o.pd, qp, &mut attr, &mut cmd, size_of::<ibv_create_qp>(),
-                                  &mut resp.ibv_resp, size_of::<RxeQpResp>())
+                ibv_cmd_create_qp(
+                    &mut *o.pd,
+                    qp,
+                    &mut attr,
+                    &mut cmd,
+                    size_of::<ibv_create_qp>(),
+                    &mut resp.ibv_resp,
+                    size_of::<RxeQpResp>(),
+                )
             });
             assert_eq!(ret, 0);
             let b = sent[1].write_bytes();
             // CREATE_QP (24): 64 bytes = 16 words in; core response + 32
             // provider bytes out, right before the provider's part.
             let out_words = (core_resp + 32) / 4;
-            assert_eq!(&b[..8], &cat(&[&le32(24), &le16(16), &le16(out_words as u16)])[..]);
+            assert_eq!(
+                &b[..8],
+                &cat(&[&le32(24), &le16(16), &le16(out_words as u16)])[..]
+            );
             let resp_at = &resp as *const RxeQpResp as u64 + 32 - core_resp as u64;
             let core = cat(&[
-                &le64(resp_at), &le64(qp as u64), &le32(1), &le32(2), &le32(3), &le32(0),
-                &le32(10), &le32(20), &le32(1), &le32(2), &le32(64), &[1, 2, 0, 0],
+                &le64(resp_at),
+                &le64(qp as u64),
+                &le32(1),
+                &le32(2),
+                &le32(3),
+                &le32(0),
+                &le32(10),
+                &le32(20),
+                &le32(1),
+                &le32(2),
+                &le32(64),
+                &[1, 2, 0, 0],
             ]);
             assert_eq!(&b[8..], &core[..]);
             // SAFETY: the QP was just initialised.
             let q = unsafe { &*qp };
             assert_eq!((q.handle, q.qp_num), (0x41, 0x12));
             let expect_send = if abi == 3 { 10 } else { 11 };
-            assert_eq!(attr.cap.max_send_wr, expect_send, "ABI 3 reports no capacities");
+            assert_eq!(
+                attr.cap.max_send_wr, expect_send,
+                "ABI 3 reports no capacities"
+            );
         }
     }
 
@@ -843,14 +949,20 @@ mod tests {
         a.source_qpn = 0x77;
         let ctx = o.t.ctx();
         let qp: *mut verbs_qp = &mut *o.qp;
-        let k = FakeKernel::new().on_ioctl(|c| {
-            assert_eq!(c.attr(10).map(|x| x.data), Some(1 << 8), "SOURCE_QPN travels separately");
-            assert_eq!(c.attr(11).map(|x| (x.len, x.data)), Some((4, 0x77)));
-            libc::EPROTONOSUPPORT
-        }).on_write(|w| {
-            w.respond(&cat(&[&le32(5), &le32(6), &[0; 24], &le32(0), &le32(40)]));
-            0
-        });
+        let k = FakeKernel::new()
+            .on_ioctl(|c| {
+                assert_eq!(
+                    c.attr(10).map(|x| x.data),
+                    Some(1 << 8),
+                    "SOURCE_QPN travels separately"
+                );
+                assert_eq!(c.attr(11).map(|x| (x.len, x.data)), Some((4, 0x77)));
+                libc::EPROTONOSUPPORT
+            })
+            .on_write(|w| {
+                w.respond(&cat(&[&le32(5), &le32(6), &[0; 24], &le32(0), &le32(40)]));
+                0
+            });
         // SAFETY: live objects; no provider data.
         let (ret, sent) = with_kernel(k, || unsafe {
             ibv_cmd_create_qp_ex2(ctx, qp, &mut a, ptr::null_mut(), 0, ptr::null_mut(), 0)
@@ -860,11 +972,22 @@ mod tests {
         // Extended CREATE_QP: 64-byte core = 8 words, 40-byte response = 5.
         assert_eq!(&b[..8], &cat(&[&le32(0x8000_0018), &le16(8), &le16(5)])[..]);
         // comp_mask, create_flags (all of them), ind table, source QPN.
-        assert_eq!(&b[72..88], &cat(&[&le32(0), &le32((1 << 8) | (1 << 10)), &le32(0), &le32(0x77)])[..]);
+        assert_eq!(
+            &b[72..88],
+            &cat(&[&le32(0), &le32((1 << 8) | (1 << 10)), &le32(0), &le32(0x77)])[..]
+        );
         // SAFETY: the QP was just initialised.
-        unsafe { assert_eq!(((*qp).base.qp.handle, (*qp).base.qp.qp_num, (*qp).comp_mask), (5, 6, 0)) };
+        unsafe {
+            assert_eq!(
+                ((*qp).base.qp.handle, (*qp).base.qp.qp_num, (*qp).comp_mask),
+                (5, 6, 0)
+            )
+        };
 
-        for (mask, flags) in [(1u32 << 9, 0u32), (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS, 1 << 3)] {
+        for (mask, flags) in [
+            (1u32 << 9, 0u32),
+            (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS, 1 << 3),
+        ] {
             a.comp_mask = mask;
             a.create_flags = flags;
             crate::ffi::set_errno(0);
@@ -872,7 +995,10 @@ mod tests {
             let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
                 ibv_cmd_create_qp_ex2(ctx, qp, &mut a, ptr::null_mut(), 0, ptr::null_mut(), 0)
             });
-            assert_eq!((ret, crate::ffi::errno(), sent.len()), (libc::EINVAL, libc::EINVAL, 0));
+            assert_eq!(
+                (ret, crate::ffi::errno(), sent.len()),
+                (libc::EINVAL, libc::EINVAL, 0)
+            );
         }
     }
 
@@ -894,7 +1020,15 @@ mod tests {
         });
         // SAFETY: live objects.
         let (ret, _) = with_kernel(k, || unsafe {
-            ibv_cmd_create_qp_ex(ctx, &mut *o.qp, &mut a, ptr::null_mut(), 0, ptr::null_mut(), 0)
+            ibv_cmd_create_qp_ex(
+                ctx,
+                &mut *o.qp,
+                &mut a,
+                ptr::null_mut(),
+                0,
+                ptr::null_mut(),
+                0,
+            )
         });
         assert_eq!(ret, 0);
         assert_eq!((a.cap.max_recv_wr, a.cap.max_recv_sge), (0, 0));
@@ -921,10 +1055,11 @@ mod tests {
         attr.ah_attr.is_global = 1;
         attr.ah_attr.grh.dgid = ibv_gid { raw: [9; 16] };
         attr.ah_attr.grh.hop_limit = 1;
-        let mask = (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN) as c_int;
+        let mask =
+            (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN) as c_int;
         let mut cmd = ibv_modify_qp::default();
         cmd.core_payload.timeout = 0xee; // the provider's byte stays
-        // SAFETY: live QP and buffers.
+                                         // SAFETY: live QP and buffers.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
             ibv_cmd_modify_qp(qp, &mut attr, mask, &mut cmd, size_of::<ibv_modify_qp>())
         });
@@ -934,18 +1069,41 @@ mod tests {
         assert_eq!(&b[..8], &cat(&[&le32(26), &le16(30), &le16(0)])[..]);
         // dest: dgid, flow label, dlid, reserved, sgid index, hop limit,
         // tclass, sl, src path bits, rate, is_global, port.
-        let dest = cat(&[&[9; 16], &le32(0), &le16(7), &le16(0), &[0, 1, 0, 0, 0, 0, 1, 1]]);
+        let dest = cat(&[
+            &[9; 16],
+            &le32(0),
+            &le16(7),
+            &le16(0),
+            &[0, 1, 0, 0, 0, 0, 1, 1],
+        ]);
         assert_eq!(&b[8..40], &dest[..]);
         assert_eq!(&b[40..72], &[0; 32][..], "no alternate path");
         // handle, mask, qkey, rq_psn, sq_psn, dest qpn, access flags.
-        assert_eq!(&b[72..100], &cat(&[&le32(9), &le32(mask as u32), &le32(0), &le32(0x55), &le32(0), &le32(0x123), &le32(0)])[..]);
+        assert_eq!(
+            &b[72..100],
+            &cat(&[
+                &le32(9),
+                &le32(mask as u32),
+                &le32(0),
+                &le32(0x55),
+                &le32(0),
+                &le32(0x123),
+                &le32(0)
+            ])[..]
+        );
         // pkey indexes, then qp_state 2 (RTR), cur state, path_mtu 3 (1024).
         assert_eq!(&b[104..107], &[2, 0, 3]);
         assert_eq!(b[113], 0xee, "timeout not in the mask: the command's byte");
 
         // SAFETY: as above.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
-            ibv_cmd_modify_qp(qp, &mut attr, IBV_QP_RATE_LIMIT as c_int, &mut cmd, size_of::<ibv_modify_qp>())
+            ibv_cmd_modify_qp(
+                qp,
+                &mut attr,
+                IBV_QP_RATE_LIMIT as c_int,
+                &mut cmd,
+                size_of::<ibv_modify_qp>(),
+            )
         });
         assert_eq!((ret, sent.len()), (libc::EOPNOTSUPP, 0));
     }
@@ -966,13 +1124,24 @@ mod tests {
         let (r, sent) = with_kernel(FakeKernel::new(), || unsafe {
             (
                 ibv_cmd_modify_qp_ex(qp, &mut attr, mask, &mut cmd, 24 + 112, &mut resp, 8),
-                ibv_cmd_modify_qp_ex(qp, &mut attr, mask, &mut cmd, size_of::<ibv_modify_qp_ex>(), &mut resp, 8),
+                ibv_cmd_modify_qp_ex(
+                    qp,
+                    &mut attr,
+                    mask,
+                    &mut cmd,
+                    size_of::<ibv_modify_qp_ex>(),
+                    &mut resp,
+                    8,
+                ),
             )
         });
         assert_eq!(r, (libc::EINVAL, 0));
         let b = sent[0].write_bytes();
         // Extended MODIFY_QP: 120-byte core = 15 words, 8-byte response = 1.
-        assert_eq!(&b[..8], &cat(&[&le32(0x8000_001a), &le16(15), &le16(1)])[..]);
+        assert_eq!(
+            &b[..8],
+            &cat(&[&le32(0x8000_001a), &le16(15), &le16(1)])[..]
+        );
         assert_eq!(&b[24 + 112..], &cat(&[&le32(1000), &le32(0)])[..]);
     }
 
@@ -1007,21 +1176,54 @@ mod tests {
         let mut cmd = ibv_query_qp::default();
         // SAFETY: live QP and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_query_qp(qp, &mut attr, 0x1fff, &mut init, &mut cmd, size_of::<ibv_query_qp>())
+            ibv_cmd_query_qp(
+                qp,
+                &mut attr,
+                0x1fff,
+                &mut init,
+                &mut cmd,
+                size_of::<ibv_query_qp>(),
+            )
         });
         assert_eq!(ret, 0);
         // QUERY_QP (25): 24 bytes = 6 words; 128-byte answer = 32 words.
-        assert_eq!(&sent[0].write_bytes()[..8], &cat(&[&le32(25), &le16(6), &le16(32)])[..]);
-        assert_eq!(&sent[0].write_bytes()[16..], &cat(&[&le32(4), &le32(0x1fff)])[..]);
+        assert_eq!(
+            &sent[0].write_bytes()[..8],
+            &cat(&[&le32(25), &le16(6), &le16(32)])[..]
+        );
+        assert_eq!(
+            &sent[0].write_bytes()[16..],
+            &cat(&[&le32(4), &le32(0x1fff)])[..]
+        );
         // SAFETY: reading the union's bytes.
         assert_eq!(unsafe { attr.ah_attr.grh.dgid.raw }, [7; 16]);
         assert_eq!((attr.ah_attr.dlid, attr.alt_ah_attr.port_num), (0x33, 2));
-        assert_eq!((attr.qkey, attr.qp_state, attr.path_mtu, attr.sq_draining), (0x1111_1111, 4, 5, 1));
-        assert_eq!((attr.cap.max_send_wr, init.cap.max_send_wr, init.cap.max_inline_data), (128, 128, 256));
-        assert_eq!((init.qp_type, init.send_cq, init.sq_sig_all), (IBV_QPT_UD, &mut *o.scq as *mut _, 1));
+        assert_eq!(
+            (attr.qkey, attr.qp_state, attr.path_mtu, attr.sq_draining),
+            (0x1111_1111, 4, 5, 1)
+        );
+        assert_eq!(
+            (
+                attr.cap.max_send_wr,
+                init.cap.max_send_wr,
+                init.cap.max_inline_data
+            ),
+            (128, 128, 256)
+        );
+        assert_eq!(
+            (init.qp_type, init.send_cq, init.sq_sig_all),
+            (IBV_QPT_UD, &mut *o.scq as *mut _, 1)
+        );
         // SAFETY: as above.
         let (ret, _) = with_kernel(FakeKernel::new(), || unsafe {
-            ibv_cmd_query_qp(qp, &mut attr, IBV_QP_RATE_LIMIT as c_int, &mut init, &mut cmd, size_of::<ibv_query_qp>())
+            ibv_cmd_query_qp(
+                qp,
+                &mut attr,
+                IBV_QP_RATE_LIMIT as c_int,
+                &mut init,
+                &mut cmd,
+                size_of::<ibv_query_qp>(),
+            )
         });
         assert_eq!(ret, libc::EOPNOTSUPP);
     }
@@ -1048,15 +1250,20 @@ mod tests {
         // SAFETY: live QP; one event reported and already acknowledged.
         let (ret, _) = with_kernel(k, || unsafe { ibv_cmd_destroy_qp(qp) });
         assert_eq!(ret, 0);
-        let k = FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT).on_write(|w| {
-            w.respond(&le32(1));
-            0
-        });
+        let k = FakeKernel::new()
+            .on_ioctl(|_| libc::EPROTONOSUPPORT)
+            .on_write(|w| {
+                w.respond(&le32(1));
+                0
+            });
         // SAFETY: live QP.
         let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_destroy_qp(qp) });
         assert_eq!(ret, 0);
         // DESTROY_QP (27): 24 bytes = 6 words, 4 bytes = 1 word out.
-        assert_eq!(&sent[1].write_bytes()[..8], &cat(&[&le32(27), &le16(6), &le16(1)])[..]);
+        assert_eq!(
+            &sent[1].write_bytes()[..8],
+            &cat(&[&le32(27), &le16(6), &le16(1)])[..]
+        );
         let k = FakeKernel::new().on_write(|_| libc::EIO);
         // SAFETY: live QP.
         let (ret, _) = with_kernel(k, || unsafe { ibv_cmd_destroy_qp(qp) });

@@ -30,8 +30,11 @@ unsafe fn set_vsrq(vsrq: *mut verbs_srq, a: &ibv_srq_init_attr_ex, srq_num: u32)
     }
     // SAFETY: vsrq is the provider's live wrapper.
     unsafe {
-        (*vsrq).srq_type =
-            if a.comp_mask & IBV_SRQ_INIT_ATTR_TYPE != 0 { a.srq_type } else { IBV_SRQT_BASIC };
+        (*vsrq).srq_type = if a.comp_mask & IBV_SRQ_INIT_ATTR_TYPE != 0 {
+            a.srq_type
+        } else {
+            IBV_SRQT_BASIC
+        };
         if (*vsrq).srq_type == IBV_SRQT_XRC {
             (*vsrq).srq_num = srq_num;
             // `xrcd` is the first member of verbs_xrcd.
@@ -66,7 +69,11 @@ unsafe fn icmd_create_srq(
                 Ok(b) => b,
                 Err(e) => return e,
             };
-        let srq = if vsrq.is_null() { srq_in } else { addr_of_mut!((*vsrq).srq) };
+        let srq = if vsrq.is_null() {
+            srq_in
+        } else {
+            addr_of_mut!((*vsrq).srq)
+        };
         let a = &mut *attr_ex;
         let (mut max_wr, mut max_sge, mut srq_num) = (0u32, 0u32, 0u32);
         let mut vxrcd: *mut verbs_xrcd = ptr::null_mut();
@@ -75,8 +82,11 @@ unsafe fn icmd_create_srq(
         libc::pthread_mutex_init(addr_of_mut!((*srq).mutex), ptr::null());
         libc::pthread_cond_init(addr_of_mut!((*srq).cond), ptr::null());
 
-        let srq_type =
-            if a.comp_mask & IBV_SRQ_INIT_ATTR_TYPE != 0 { a.srq_type } else { IBV_SRQT_BASIC };
+        let srq_type = if a.comp_mask & IBV_SRQ_INIT_ATTR_TYPE != 0 {
+            a.srq_type
+        } else {
+            IBV_SRQT_BASIC
+        };
         match srq_type {
             IBV_SRQT_XRC => {
                 if a.comp_mask & IBV_SRQ_INIT_ATTR_XRCD == 0
@@ -416,8 +426,13 @@ mod tests {
         let mut t = TestCtx::new(14, false);
         let mut pd = pd_of(&mut t);
         // SAFETY: plain C structs.
-        let (mut srq, mut attr): (Box<ibv_srq>, ibv_srq_init_attr) = unsafe { (Box::new(zeroed()), zeroed()) };
-        attr.attr = ibv_srq_attr { max_wr: 100, max_sge: 2, srq_limit: 10 };
+        let (mut srq, mut attr): (Box<ibv_srq>, ibv_srq_init_attr) =
+            unsafe { (Box::new(zeroed()), zeroed()) };
+        attr.attr = ibv_srq_attr {
+            max_wr: 100,
+            max_sge: 2,
+            srq_limit: 10,
+        };
         let mut cmd = ibv_create_srq::default();
         let mut resp = RxeSrqResp::default();
         let srq_addr = &*srq as *const ibv_srq as u64;
@@ -432,26 +447,39 @@ mod tests {
         });
         // SAFETY: live objects and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_create_srq(&mut *pd, &mut *srq, &mut attr, &mut cmd, size_of::<ibv_create_srq>(),
-                               &mut resp.ibv_resp, size_of::<RxeSrqResp>())
+            ibv_cmd_create_srq(
+                &mut *pd,
+                &mut *srq,
+                &mut attr,
+                &mut cmd,
+                size_of::<ibv_create_srq>(),
+                &mut resp.ibv_resp,
+                size_of::<RxeSrqResp>(),
+            )
         });
         assert_eq!(ret, 0);
         let (_, a) = sent[0].ioctl();
         let a = attr_tuples(a);
         assert_eq!(a[0], (0, 0, 1, 0));
-        assert_eq!(&a[1..8], &[
-            (9, 8, 1, 0),                       // TYPE basic
-            (4, 8, 1, srq_addr),                // USER_HANDLE
-            (1, 0, 1, 2),                       // PD_HANDLE
-            (5, 4, 1, 100),                     // MAX_WR
-            (6, 4, 1, 2),                       // MAX_SGE
-            (7, 4, 1, 10),                      // LIMIT
-            (10, 0, 1, TEST_ASYNC_FD as u64),   // EVENT_FD
-        ]);
+        assert_eq!(
+            &a[1..8],
+            &[
+                (9, 8, 1, 0),                     // TYPE basic
+                (4, 8, 1, srq_addr),              // USER_HANDLE
+                (1, 0, 1, 2),                     // PD_HANDLE
+                (5, 4, 1, 100),                   // MAX_WR
+                (6, 4, 1, 2),                     // MAX_SGE
+                (7, 4, 1, 10),                    // LIMIT
+                (10, 0, 1, TEST_ASYNC_FD as u64), // EVENT_FD
+            ]
+        );
         assert_eq!((a[8].0, a[8].1, a[9].0, a[9].1), (11, 4, 12, 4));
         assert_eq!(a[10], (0x1001, 24, 1, resp_addr + 16));
         assert_eq!((srq.handle, srq.context), (0x61, pd.context));
-        assert_eq!((attr.attr.max_wr, attr.attr.max_sge, attr.attr.srq_limit), (128, 4, 10));
+        assert_eq!(
+            (attr.attr.max_wr, attr.attr.max_sge, attr.attr.srq_limit),
+            (128, 4, 10)
+        );
         assert_eq!((resp.mi, resp.srq_num), ([1, 2], 3));
     }
 
@@ -462,23 +490,46 @@ mod tests {
             let mut t = TestCtx::new(14, false);
             let mut pd = pd_of(&mut t);
             // SAFETY: plain C structs.
-            let (mut srq, mut attr): (Box<ibv_srq>, ibv_srq_init_attr) = unsafe { (Box::new(zeroed()), zeroed()) };
-            attr.attr = ibv_srq_attr { max_wr: 100, max_sge: 2, srq_limit: 10 };
+            let (mut srq, mut attr): (Box<ibv_srq>, ibv_srq_init_attr) =
+                unsafe { (Box::new(zeroed()), zeroed()) };
+            attr.attr = ibv_srq_attr {
+                max_wr: 100,
+                max_sge: 2,
+                srq_limit: 10,
+            };
             let mut cmd = ibv_create_srq::default();
             let mut resp = RxeSrqResp::default();
             let srq_addr = &*srq as *const ibv_srq as u64;
-            let k = FakeKernel::new().on_ioctl(|_| libc::ENOTTY).on_write(move |w| {
-                if abi == 6 {
-                    w.respond(&cat(&[&le32(7), &le32(128), &le32(4), &le32(0), &le64(1), &le64(2), &le32(3), &le32(0)]));
-                } else {
-                    w.respond(&cat(&[&le32(7), &le64(1), &le64(2), &le32(3), &le32(0)]));
-                }
-                0
-            });
+            let k = FakeKernel::new()
+                .on_ioctl(|_| libc::ENOTTY)
+                .on_write(move |w| {
+                    if abi == 6 {
+                        w.respond(&cat(&[
+                            &le32(7),
+                            &le32(128),
+                            &le32(4),
+                            &le32(0),
+                            &le64(1),
+                            &le64(2),
+                            &le32(3),
+                            &le32(0),
+                        ]));
+                    } else {
+                        w.respond(&cat(&[&le32(7), &le64(1), &le64(2), &le32(3), &le32(0)]));
+                    }
+                    0
+                });
             // SAFETY: live objects and buffers.
             let (ret, sent) = with_kernel(k, || unsafe {
-                ibv_cmd_create_srq(&mut *pd, &mut *srq, &mut attr, &mut cmd, size_of::<ibv_create_srq>(),
-                                   &mut resp.ibv_resp, size_of::<RxeSrqResp>())
+                ibv_cmd_create_srq(
+                    &mut *pd,
+                    &mut *srq,
+                    &mut attr,
+                    &mut cmd,
+                    size_of::<ibv_create_srq>(),
+                    &mut resp.ibv_resp,
+                    size_of::<RxeSrqResp>(),
+                )
             });
             assert_eq!(ret, 0);
             let b = sent[1].write_bytes();
@@ -487,12 +538,22 @@ mod tests {
             let out_words = if abi == 6 { 10 } else { 7 };
             assert_eq!(&b[..8], &cat(&[&le32(32), &le16(10), &le16(out_words)])[..]);
             let resp_at = &resp as *const RxeSrqResp as u64 + if abi == 6 { 0 } else { 12 };
-            let core = cat(&[&le64(resp_at), &le64(srq_addr), &le32(2), &le32(100), &le32(2), &le32(10)]);
+            let core = cat(&[
+                &le64(resp_at),
+                &le64(srq_addr),
+                &le32(2),
+                &le32(100),
+                &le32(2),
+                &le32(10),
+            ]);
             assert_eq!(&b[8..], &core[..]);
             assert_eq!(srq.handle, 7);
             assert_eq!((resp.mi, resp.srq_num), ([1, 2], 3));
             let expect_wr = if abi == 6 { 128 } else { 100 };
-            assert_eq!(attr.attr.max_wr, expect_wr, "ABI 5 does not report the actual sizes");
+            assert_eq!(
+                attr.attr.max_wr, expect_wr,
+                "ABI 5 does not report the actual sizes"
+            );
         }
     }
 
@@ -502,12 +563,30 @@ mod tests {
         let mut t = TestCtx::new(14, false);
         let mut pd = pd_of(&mut t);
         // SAFETY: plain C structs.
-        let (mut vsrq, mut attr, mut xrcd, mut cq): (Box<verbs_srq>, ibv_srq_init_attr_ex, Box<verbs_xrcd>, Box<ibv_cq>) =
-            unsafe { (Box::new(zeroed()), zeroed(), Box::new(zeroed()), Box::new(zeroed())) };
+        let (mut vsrq, mut attr, mut xrcd, mut cq): (
+            Box<verbs_srq>,
+            ibv_srq_init_attr_ex,
+            Box<verbs_xrcd>,
+            Box<ibv_cq>,
+        ) = unsafe {
+            (
+                Box::new(zeroed()),
+                zeroed(),
+                Box::new(zeroed()),
+                Box::new(zeroed()),
+            )
+        };
         xrcd.handle = 0x11;
         cq.handle = 0x22;
-        attr.attr = ibv_srq_attr { max_wr: 8, max_sge: 1, srq_limit: 0 };
-        attr.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+        attr.attr = ibv_srq_attr {
+            max_wr: 8,
+            max_sge: 1,
+            srq_limit: 0,
+        };
+        attr.comp_mask = IBV_SRQ_INIT_ATTR_TYPE
+            | IBV_SRQ_INIT_ATTR_PD
+            | IBV_SRQ_INIT_ATTR_XRCD
+            | IBV_SRQ_INIT_ATTR_CQ;
         attr.srq_type = IBV_SRQT_XRC;
         attr.pd = &mut *pd;
         attr.xrcd = &mut xrcd.xrcd;
@@ -524,10 +603,21 @@ mod tests {
         });
         // SAFETY: live objects; no provider data.
         let (ret, _) = with_kernel(k, || unsafe {
-            ibv_cmd_create_srq_ex(ctx, &mut *vsrq, &mut attr, ptr::null_mut(), 0, ptr::null_mut(), 0)
+            ibv_cmd_create_srq_ex(
+                ctx,
+                &mut *vsrq,
+                &mut attr,
+                ptr::null_mut(),
+                0,
+                ptr::null_mut(),
+                0,
+            )
         });
         assert_eq!(ret, 0);
-        assert_eq!((vsrq.srq_type, vsrq.srq_num, vsrq.xrcd, vsrq.cq), (IBV_SRQT_XRC, 0x99, &mut *xrcd as *mut _, &mut *cq as *mut _));
+        assert_eq!(
+            (vsrq.srq_type, vsrq.srq_num, vsrq.xrcd, vsrq.cq),
+            (IBV_SRQT_XRC, 0x99, &mut *xrcd as *mut _, &mut *cq as *mut _)
+        );
         assert_eq!(vsrq.srq.handle, 5);
 
         // CREATE_XSRQ (39) on write() kernels: 56 bytes = 14 words in,
@@ -538,22 +628,49 @@ mod tests {
         let mut vsrq: Box<verbs_srq> = Box::new(unsafe { zeroed() });
         let vsrq_addr = &vsrq.srq as *const ibv_srq as u64;
         // (The ioctl above reported max_wr/max_sge 0 into attr.)
-        attr.attr = ibv_srq_attr { max_wr: 8, max_sge: 1, srq_limit: 0 };
-        let k = FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT).on_write(|w| {
-            w.respond(&cat(&[&le32(6), &le32(16), &le32(1), &le32(0x98)]));
-            0
-        });
+        attr.attr = ibv_srq_attr {
+            max_wr: 8,
+            max_sge: 1,
+            srq_limit: 0,
+        };
+        let k = FakeKernel::new()
+            .on_ioctl(|_| libc::EPROTONOSUPPORT)
+            .on_write(|w| {
+                w.respond(&cat(&[&le32(6), &le32(16), &le32(1), &le32(0x98)]));
+                0
+            });
         // SAFETY: as above.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_create_srq_ex(pd.context, &mut *vsrq, &mut attr, ptr::null_mut(), 0, ptr::null_mut(), 0)
+            ibv_cmd_create_srq_ex(
+                pd.context,
+                &mut *vsrq,
+                &mut attr,
+                ptr::null_mut(),
+                0,
+                ptr::null_mut(),
+                0,
+            )
         });
         assert_eq!(ret, 0);
         let b = sent[1].write_bytes();
         assert_eq!(&b[..8], &cat(&[&le32(39), &le16(14), &le16(4)])[..]);
         // user_handle, type, pd, max_wr, max_sge, limit, max_num_tags, xrcd, cq.
-        let core = cat(&[&le64(vsrq_addr), &le32(1), &le32(2), &le32(8), &le32(1), &le32(0), &le32(0), &le32(0x11), &le32(0x22)]);
+        let core = cat(&[
+            &le64(vsrq_addr),
+            &le32(1),
+            &le32(2),
+            &le32(8),
+            &le32(1),
+            &le32(0),
+            &le32(0),
+            &le32(0x11),
+            &le32(0x22),
+        ]);
         assert_eq!(&b[16..], &core[..]);
-        assert_eq!((vsrq.srq.handle, vsrq.srq_num, attr.attr.max_wr), (6, 0x98, 16));
+        assert_eq!(
+            (vsrq.srq.handle, vsrq.srq_num, attr.attr.max_wr),
+            (6, 0x98, 16)
+        );
     }
 
     #[test]
@@ -561,13 +678,22 @@ mod tests {
         let mut t = TestCtx::new(14, false);
         let mut pd = pd_of(&mut t);
         // SAFETY: plain C structs.
-        let (mut vsrq, mut attr): (Box<verbs_srq>, ibv_srq_init_attr_ex) = unsafe { (Box::new(zeroed()), zeroed()) };
+        let (mut vsrq, mut attr): (Box<verbs_srq>, ibv_srq_init_attr_ex) =
+            unsafe { (Box::new(zeroed()), zeroed()) };
         let ctx = t.ctx();
         let mut run = |attr: &mut ibv_srq_init_attr_ex| {
             crate::ffi::set_errno(0);
             // SAFETY: live objects.
             let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
-                ibv_cmd_create_srq_ex(ctx, &mut *vsrq, attr, ptr::null_mut(), 0, ptr::null_mut(), 0)
+                ibv_cmd_create_srq_ex(
+                    ctx,
+                    &mut *vsrq,
+                    attr,
+                    ptr::null_mut(),
+                    0,
+                    ptr::null_mut(),
+                    0,
+                )
             });
             assert!(sent.is_empty());
             assert_eq!(crate::ffi::errno(), ret);
@@ -599,9 +725,16 @@ mod tests {
             ibv_cmd: ibv_modify_srq,
             mmap_info_addr: u64,
         }
-        let mut mcmd = RxeModify { mmap_info_addr: 0xbeef, ..Default::default() };
+        let mut mcmd = RxeModify {
+            mmap_info_addr: 0xbeef,
+            ..Default::default()
+        };
         let mut qcmd = ibv_query_srq::default();
-        let mut attr = ibv_srq_attr { max_wr: 50, max_sge: 0, srq_limit: 5 };
+        let mut attr = ibv_srq_attr {
+            max_wr: 50,
+            max_sge: 0,
+            srq_limit: 5,
+        };
         let k = FakeKernel::new().on_write(|w| {
             if w.hdr().command == 34 {
                 w.respond(&cat(&[&le32(64), &le32(3), &le32(6), &le32(0)]));
@@ -611,18 +744,41 @@ mod tests {
         // SAFETY: live SRQ and buffers.
         let ((r1, r2), sent) = with_kernel(k, || unsafe {
             (
-                ibv_cmd_modify_srq(&mut *srq, &mut attr, (IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT) as c_int,
-                                   &mut mcmd.ibv_cmd, size_of::<RxeModify>()),
+                ibv_cmd_modify_srq(
+                    &mut *srq,
+                    &mut attr,
+                    (IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT) as c_int,
+                    &mut mcmd.ibv_cmd,
+                    size_of::<RxeModify>(),
+                ),
                 ibv_cmd_query_srq(&mut *srq, &mut attr, &mut qcmd, size_of::<ibv_query_srq>()),
             )
         });
         assert_eq!((r1, r2), (0, 0));
         // MODIFY_SRQ (33): 32 bytes = 8 words: handle, mask, max_wr, limit,
         // provider data.
-        assert_eq!(sent[0].write_bytes(), &cat(&[&le32(33), &le16(8), &le16(0), &le32(0x30), &le32(3), &le32(50), &le32(5), &le64(0xbeef)])[..]);
+        assert_eq!(
+            sent[0].write_bytes(),
+            &cat(&[
+                &le32(33),
+                &le16(8),
+                &le16(0),
+                &le32(0x30),
+                &le32(3),
+                &le32(50),
+                &le32(5),
+                &le64(0xbeef)
+            ])[..]
+        );
         // QUERY_SRQ (34): 24 bytes = 6 words, 16 = 4 words out.
-        assert_eq!(&sent[1].write_bytes()[..8], &cat(&[&le32(34), &le16(6), &le16(4)])[..]);
-        assert_eq!(&sent[1].write_bytes()[16..], &cat(&[&le32(0x30), &le32(0)])[..]);
+        assert_eq!(
+            &sent[1].write_bytes()[..8],
+            &cat(&[&le32(34), &le16(6), &le16(4)])[..]
+        );
+        assert_eq!(
+            &sent[1].write_bytes()[16..],
+            &cat(&[&le32(0x30), &le32(0)])[..]
+        );
         assert_eq!((attr.max_wr, attr.max_sge, attr.srq_limit), (64, 3, 6));
         drop(_g);
 
@@ -630,11 +786,31 @@ mod tests {
         let _g = abi_ver_lock(3);
         // SAFETY: as above.
         let (r, sent) = with_kernel(FakeKernel::new(), || unsafe {
-            ibv_cmd_modify_srq(&mut *srq, &mut attr, 1, &mut mcmd.ibv_cmd, size_of::<RxeModify>())
+            ibv_cmd_modify_srq(
+                &mut *srq,
+                &mut attr,
+                1,
+                &mut mcmd.ibv_cmd,
+                size_of::<RxeModify>(),
+            )
         });
         crate::cmd::set_abi_ver(6);
         assert_eq!(r, 0);
-        assert_eq!(sent[0].write_bytes(), &cat(&[&le32(33), &le16(10), &le16(0), &le32(0x30), &le32(1), &le32(64), &le32(0), &le32(6), &le32(0), &le64(0xbeef)])[..]);
+        assert_eq!(
+            sent[0].write_bytes(),
+            &cat(&[
+                &le32(33),
+                &le16(10),
+                &le16(0),
+                &le32(0x30),
+                &le32(1),
+                &le32(64),
+                &le32(0),
+                &le32(6),
+                &le32(0),
+                &le64(0xbeef)
+            ])[..]
+        );
         drop(_g);
 
         // DESTROY: SRQ object (5), method DESTROY (1).
@@ -648,15 +824,20 @@ mod tests {
         // SAFETY: live SRQ.
         let (r, _) = with_kernel(k, || unsafe { ibv_cmd_destroy_srq(&mut *srq) });
         assert_eq!(r, 0);
-        let k = FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT).on_write(|w| {
-            w.respond(&le32(0));
-            0
-        });
+        let k = FakeKernel::new()
+            .on_ioctl(|_| libc::EPROTONOSUPPORT)
+            .on_write(|w| {
+                w.respond(&le32(0));
+                0
+            });
         // SAFETY: live SRQ.
         let (r, sent) = with_kernel(k, || unsafe { ibv_cmd_destroy_srq(&mut *srq) });
         assert_eq!(r, 0);
         // DESTROY_SRQ (35): 24 bytes = 6 words, 4 bytes = 1 word out.
-        assert_eq!(&sent[1].write_bytes()[..8], &cat(&[&le32(35), &le16(6), &le16(1)])[..]);
+        assert_eq!(
+            &sent[1].write_bytes()[..8],
+            &cat(&[&le32(35), &le16(6), &le16(1)])[..]
+        );
     }
 
     fn libc_init(srq: &mut ibv_srq) {
