@@ -24,6 +24,7 @@ pub mod loader;
 pub mod log;
 pub mod neigh;
 pub mod netlink;
+pub mod pd;
 pub mod query;
 pub mod strings;
 pub mod sysfs;
