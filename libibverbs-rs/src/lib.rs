@@ -22,6 +22,7 @@ pub mod fork;
 pub mod init;
 pub mod loader;
 pub mod log;
+pub mod mr;
 pub mod neigh;
 pub mod netlink;
 pub mod pd;
