@@ -16,6 +16,7 @@ pub mod cdev;
 pub mod cmd;
 pub mod compat_1_0;
 pub mod context;
+pub mod cq;
 pub mod device;
 pub mod dummy_ops;
 pub mod fork;
