@@ -27,6 +27,7 @@ pub mod mr;
 pub mod neigh;
 pub mod netlink;
 pub mod pd;
+pub mod qp;
 pub mod query;
 pub mod strings;
 pub mod sysfs;
