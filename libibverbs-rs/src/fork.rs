@@ -1,19 +1,331 @@
-//! Fork safety. The range tree and ibv_fork_init/ibv_dontfork_range/
-//! ibv_dofork_range belong to a later issue; until then this module only
-//! records that fork safety was requested through RDMAV_FORK_SAFE /
-//! IBV_FORK_SAFE, and nothing here is exported.
+//! Fork safety: `ibv_fork_init`, `ibv_dontfork_range`, `ibv_dofork_range`,
+//! `ibv_is_fork_initialized` (upstream's memory.c, rdma-core 44.0).
+//!
+//! Registered memory must not be copied-on-write into a child after fork():
+//! the parent's next write would move its pages away from the HCA. So every
+//! registration marks its pages MADV_DONTFORK, and deregistration marks them
+//! MADV_DOFORK again once no other registration covers them. Registrations
+//! overlap freely, so each page carries a reference count:
+//!   - dontfork adds 1 to every page of the range; pages going 0 -> 1 get
+//!     MADV_DONTFORK;
+//!   - dofork subtracts 1; pages going 1 -> 0 get MADV_DOFORK.
+//!
+//! Counts are signed, as upstream's are: an unbalanced dofork takes a page to
+//! -1 without any madvise, and the next dontfork only brings it back to 0.
+//!
+//! # Data structure
+//! [`ranges::RangeCounts`]: a `BTreeMap` from run start to `(last, count)`
+//! holding the maximal runs of equal non-zero count, canonical (no zero runs,
+//! no touching runs of equal count). Upstream keeps a red-black tree of nodes
+//! that may or may not be merged; the counts per page, and so the madvise
+//! calls, are the same. One `parking_lot::Mutex` guards it.
+//!
+//! # Semantics kept from upstream
+//! - Nothing happens until `ibv_fork_init()`: dontfork/dofork return 0, but
+//!   remember that they were called ("too late"), and `ibv_fork_init()` then
+//!   fails with EINVAL forever. This holds for any arguments, NULL/0 included.
+//! - `ibv_fork_init()` returns 0 when already initialised (before looking at
+//!   "too late"); otherwise probes madvise on one page from posix_memalign
+//!   (ENOSYS if MADV_DONTFORK or MADV_DOFORK fails, ENOMEM if the allocation
+//!   does), and takes the page size from sysconf (its errno if that fails).
+//!   Every call notes RDMAV_HUGEPAGES_SAFE (present, any value); once seen it
+//!   stays on.
+//! - v44 does not consult the kernel's copy-on-fork support in
+//!   `ibv_fork_init()`: the ranges are tracked and madvise()d all the same.
+//!   Only `ibv_is_fork_initialized()` asks, and answers IBV_FORK_UNNEEDED
+//!   when the kernel copies pinned pages on fork, else ENABLED or DISABLED.
+//! - Ranges: with init done, base NULL or size 0 is a no-op returning 0.
+//!   Otherwise the range is widened to whole pages, where the page size is
+//!   sysconf's, or with RDMAV_HUGEPAGES_SAFE the KernelPageSize of the
+//!   mapping holding `base` in /proc/self/smaps (sysconf's if none holds it).
+//!   A range whose end wraps past the top of the address space is a no-op
+//!   returning 0.
+//! - MADV_DOFORK never fails the call: if it fails on the range, it is retried
+//!   page by page (errors ignored) and the count still drops.
+//! - MADV_DONTFORK can fail (a hole in the range: ENOMEM; a VM_IO mapping:
+//!   EINVAL). The call then returns -1 with errno from that madvise, after
+//!   rolling back: see "Difference" below.
+//!
+//! # Difference from upstream (intentional)
+//! Upstream v44's rollback is broken. After a failed MADV_DONTFORK it re-walks
+//! the range up to the END of the failed node (after merging it with its equal
+//! neighbours, often up to the top of the address space) and subtracts 1 from
+//! pages that were never incremented, leaving them at -1, without madvise on
+//! them. Afterwards registrations there no longer get MADV_DONTFORK (the first
+//! dontfork only brings -1 to 0), and the pages the kernel did mark in the
+//! failed call stay marked. Debian's library shows it (see the comparison
+//! test). We do what upstream's rollback commit (32fd3d611, "make sure
+//! VM_DONTCOPY removed") says it intends: the failed range and every range
+//! already advised in this call get MADV_DOFORK again, no count changes, and
+//! errno is the failed madvise's. The return value (-1) is upstream's.
+//!
+//! Allocation failure aborts in Rust, so upstream's -1/ENOMEM from a failed
+//! node allocation has no counterpart.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::ffi::{c_int, c_void};
+use std::io::BufRead;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-static REQUESTED: AtomicBool = AtomicBool::new(false);
+use parking_lot::Mutex;
 
-/// Called from library init when RDMAV_FORK_SAFE or IBV_FORK_SAFE is set.
-/// Returns 0 on success like upstream's ibv_fork_init().
-pub fn fork_init() -> i32 {
-    REQUESTED.store(true, Ordering::Relaxed);
+use crate::abi::verbs::{ibv_fork_status, IBV_FORK_DISABLED, IBV_FORK_ENABLED, IBV_FORK_UNNEEDED};
+use crate::ffi::{errno, set_errno};
+
+pub mod ranges;
+#[cfg(test)]
+pub(crate) mod tests;
+
+use ranges::RangeCounts;
+
+/// The counts; meaningful once [`PAGE_SIZE`] is non-zero.
+static COUNTS: Mutex<RangeCounts> = parking_lot::const_mutex(RangeCounts::new());
+/// sysconf(_SC_PAGESIZE), set by a successful ibv_fork_init(); 0 before.
+/// Upstream's `mm_root != NULL` test is `PAGE_SIZE != 0` here.
+static PAGE_SIZE: AtomicUsize = AtomicUsize::new(0);
+/// dontfork/dofork was called before ibv_fork_init().
+static TOO_LATE: AtomicBool = AtomicBool::new(false);
+/// RDMAV_HUGEPAGES_SAFE was present at some ibv_fork_init() call.
+static HUGE_PAGES: AtomicBool = AtomicBool::new(false);
+/// Serialises ibv_fork_init() calls.
+static INIT_LOCK: Mutex<()> = parking_lot::const_mutex(());
+
+/// ibv_fork_init(): 0, or an errno value (EINVAL when dontfork/dofork ran
+/// first, ENOSYS when madvise does not work, ENOMEM). Also called from
+/// library init for RDMAV_FORK_SAFE / IBV_FORK_SAFE.
+pub fn fork_init() -> c_int {
+    let _serial = INIT_LOCK.lock();
+    if std::env::var_os("RDMAV_HUGEPAGES_SAFE").is_some() {
+        HUGE_PAGES.store(true, Ordering::Relaxed);
+    }
+    if PAGE_SIZE.load(Ordering::Acquire) != 0 {
+        return 0;
+    }
+    if TOO_LATE.load(Ordering::Relaxed) {
+        return libc::EINVAL;
+    }
+    // SAFETY: sysconf has no preconditions.
+    let ps = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if ps < 0 {
+        return errno();
+    }
+    let ps = ps as usize;
+    if let Err(e) = probe_madvise(ps) {
+        return e;
+    }
+    PAGE_SIZE.store(ps, Ordering::Release);
     0
 }
 
-pub fn requested() -> bool {
-    REQUESTED.load(Ordering::Relaxed)
+/// Upstream's check that MADV_DONTFORK and MADV_DOFORK work: both on one
+/// page-aligned heap page (widened to its backing page under
+/// RDMAV_HUGEPAGES_SAFE). Err(ENOMEM) if no page, Err(ENOSYS) if madvise fails.
+fn probe_madvise(ps: usize) -> Result<(), c_int> {
+    let mut tmp: *mut c_void = std::ptr::null_mut();
+    // SAFETY: tmp is a valid out-pointer; ps is a power of two and a multiple
+    // of sizeof(void *), as posix_memalign requires.
+    if unsafe { libc::posix_memalign(&mut tmp, ps, ps) } != 0 {
+        return Err(libc::ENOMEM);
+    }
+    let (addr, len) = if HUGE_PAGES.load(Ordering::Relaxed) {
+        let size = backing_page_size(tmp as usize).unwrap_or(ps);
+        (tmp as usize & !(size - 1), size)
+    } else {
+        (tmp as usize, ps)
+    };
+    let failed = madvise(addr, len, libc::MADV_DONTFORK) != 0 || madvise(addr, len, libc::MADV_DOFORK) != 0;
+    // SAFETY: tmp came from posix_memalign above and is freed once.
+    unsafe { libc::free(tmp) };
+    if failed {
+        Err(libc::ENOSYS)
+    } else {
+        Ok(())
+    }
+}
+
+/// ibv_is_fork_initialized().
+pub fn fork_status() -> ibv_fork_status {
+    status_given(crate::netlink::get_copy_on_fork())
+}
+
+fn status_given(copy_on_fork: bool) -> ibv_fork_status {
+    if copy_on_fork {
+        IBV_FORK_UNNEEDED
+    } else if PAGE_SIZE.load(Ordering::Acquire) != 0 {
+        IBV_FORK_ENABLED
+    } else {
+        IBV_FORK_DISABLED
+    }
+}
+
+/// ibv_dontfork_range(): 0, or -1 with errno set (MADV_DONTFORK failed; the
+/// call then changed nothing). A no-op returning 0 before ibv_fork_init().
+/// `base` is only used as an address, never dereferenced.
+pub fn dontfork_range(base: *mut c_void, size: usize) -> c_int {
+    range_op(base, size, Advice::DontFork)
+}
+
+/// ibv_dofork_range(): 0 (MADV_DOFORK failures are absorbed as upstream
+/// absorbs them). A no-op returning 0 before ibv_fork_init().
+pub fn dofork_range(base: *mut c_void, size: usize) -> c_int {
+    range_op(base, size, Advice::DoFork)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Advice {
+    DontFork,
+    DoFork,
+}
+
+fn range_op(base: *mut c_void, size: usize, advice: Advice) -> c_int {
+    let ps = PAGE_SIZE.load(Ordering::Acquire);
+    if ps == 0 {
+        TOO_LATE.store(true, Ordering::Relaxed);
+        return 0;
+    }
+    let base = base as usize;
+    if base == 0 || size == 0 {
+        return 0;
+    }
+    let range_ps = if HUGE_PAGES.load(Ordering::Relaxed) {
+        backing_page_size(base).unwrap_or(ps)
+    } else {
+        ps
+    };
+    let Some((start, last)) = page_range(base, size, range_ps) else {
+        return 0;
+    };
+    advise_range(&mut COUNTS.lock(), start, last, advice, range_ps)
+}
+
+/// `[base, base + size)` widened to whole pages of `ps` bytes, as an inclusive
+/// `[start, last]`, computed as upstream computes it (modulo 2^64). None when
+/// the end wraps below the start. `size > 0`.
+fn page_range(base: usize, size: usize, ps: usize) -> Option<(usize, usize)> {
+    let start = base & !(ps - 1);
+    let last = (base.wrapping_add(size).wrapping_add(ps - 1) & !(ps - 1)).wrapping_sub(1);
+    (last >= start).then_some((start, last))
+}
+
+/// Applies one dontfork/dofork to `counts` and the kernel: see the module docs.
+fn advise_range(counts: &mut RangeCounts, start: usize, last: usize, advice: Advice, ps: usize) -> c_int {
+    let (from, inc) = match advice {
+        Advice::DontFork => (0, 1),
+        Advice::DoFork => (1, -1),
+    };
+    let targets = counts.ranges_with_count(start, last, from);
+    for (i, &(s, l)) in targets.iter().enumerate() {
+        if do_madvise(s, l, advice, ps) != 0 {
+            // Only MADV_DONTFORK gets here. Undo what this call did to the
+            // kernel, the failed (possibly partly applied) range included.
+            let err = errno();
+            for &(s, l) in targets[..=i].iter().rev() {
+                do_madvise(s, l, Advice::DoFork, ps);
+            }
+            set_errno(err);
+            return -1;
+        }
+    }
+    counts.add(start, last, inc);
+    0
+}
+
+/// madvise over `[s, l]`. A failed MADV_DOFORK is retried page by page with
+/// errors ignored and reported as success, as upstream does.
+fn do_madvise(s: usize, l: usize, advice: Advice, ps: usize) -> c_int {
+    let len = l.wrapping_sub(s).wrapping_add(1);
+    match advice {
+        Advice::DontFork => madvise(s, len, libc::MADV_DONTFORK),
+        Advice::DoFork => {
+            if madvise(s, len, libc::MADV_DOFORK) != 0 && len > ps {
+                let mut p = s;
+                while p <= l {
+                    madvise(p, ps, libc::MADV_DOFORK);
+                    match p.checked_add(ps) {
+                        Some(n) => p = n,
+                        None => break,
+                    }
+                }
+            }
+            0
+        }
+    }
+}
+
+fn madvise(addr: usize, len: usize, advice: c_int) -> c_int {
+    // SAFETY: MADV_DONTFORK/MADV_DOFORK only change whether a mapping is
+    // copied into a child on fork(); they never touch the pages' contents or
+    // this process's view of them, whatever the address range.
+    unsafe { libc::madvise(addr as *mut c_void, len, advice) }
+}
+
+/// KernelPageSize of the mapping holding `addr`, from /proc/self/smaps; None
+/// if no mapping holds it or the file cannot be read. Upstream reads
+/// /proc/<getpid()>/smaps, the same file wherever /proc is this process's.
+pub(crate) fn backing_page_size(addr: usize) -> Option<usize> {
+    let file = std::fs::File::open("/proc/self/smaps").ok()?;
+    let mut lines = std::io::BufReader::new(file).split(b'\n');
+    for line in lines.by_ref() {
+        let line = line.ok()?;
+        if let Some((lo, hi)) = smaps_header(&line) {
+            if addr >= lo && addr < hi {
+                break;
+            }
+        }
+    }
+    // Upstream takes the first KernelPageSize line after the header (there is
+    // one per mapping), in kB.
+    for line in lines {
+        let line = line.ok()?;
+        if let Some(rest) = line.strip_prefix(b"KernelPageSize:") {
+            let text = std::str::from_utf8(rest).ok()?;
+            if let Some(kb) = text.split_whitespace().next().and_then(|t| t.parse::<usize>().ok()) {
+                return Some(kb * 1024);
+            }
+        }
+    }
+    None
+}
+
+/// `(start, end)` of a smaps mapping header line ("7f00-7f10 rw-p ...").
+pub(crate) fn smaps_header(line: &[u8]) -> Option<(usize, usize)> {
+    let first = line.split(|&b| b == b' ').next()?;
+    let text = std::str::from_utf8(first).ok()?;
+    let (lo, hi) = text.split_once('-')?;
+    Some((usize::from_str_radix(lo, 16).ok()?, usize::from_str_radix(hi, 16).ok()?))
+}
+
+crate::export! {
+    /// Enables fork safety for memory registered from now on; 0 or an errno
+    /// value (see the module docs).
+    fn ibv_fork_init() -> c_int, on_panic = libc::EIO;
+    {
+        fork_init()
+    }
+}
+
+crate::export! {
+    /// Marks `[base, base + size)` (whole pages) not to be inherited by fork
+    /// children, counting overlapping calls; 0, or -1 with errno set.
+    fn ibv_dontfork_range(base: *mut c_void, size: usize) -> c_int, on_panic = -1;
+    {
+        dontfork_range(base, size)
+    }
+}
+
+crate::export! {
+    /// Undoes one ibv_dontfork_range() over `[base, base + size)`; returns 0.
+    fn ibv_dofork_range(base: *mut c_void, size: usize) -> c_int, on_panic = -1;
+    {
+        dofork_range(base, size)
+    }
+}
+
+crate::export! {
+    /// IBV_FORK_UNNEEDED when the kernel copies pinned pages on fork, else
+    /// IBV_FORK_ENABLED after a successful ibv_fork_init(), else
+    /// IBV_FORK_DISABLED.
+    fn ibv_is_fork_initialized() -> ibv_fork_status, on_panic = IBV_FORK_DISABLED;
+    {
+        fork_status()
+    }
 }

@@ -1994,7 +1994,11 @@ pub unsafe trait WriteCmd: Sized {
 /// Write commands whose core struct starts with the `response` pointer the
 /// kernel writes its answer to.
 pub trait WriteCmdResp: WriteCmd {
-    fn set_response(core: &mut Self::Core, response: u64);
+    /// Stores `response` in the core struct at `core`.
+    ///
+    /// # Safety
+    /// `core` is valid for writes (its other bytes need not be initialised).
+    unsafe fn set_response(core: *mut Self::Core, response: u64);
 }
 
 /// An extended write() command wrapper: [`ex_hdr`] then the core struct.
@@ -2026,8 +2030,9 @@ macro_rules! write_cmd {
     ($(#[$m:meta])* $name:ident, $cmd:expr, $core:ty, $resp:ty, response) => {
         write_cmd!($(#[$m])* $name, $cmd, $core, $resp);
         impl WriteCmdResp for $name {
-            fn set_response(core: &mut $core, response: u64) {
-                core.response = response;
+            unsafe fn set_response(core: *mut $core, response: u64) {
+                // SAFETY: caller guarantee; a raw place write.
+                unsafe { (*core).response = response };
             }
         }
     };

@@ -119,7 +119,8 @@ mod tests {
     fn create_ah_translates_the_attributes() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut pd, mut ah, mut attr): (ibv_pd, ibv_ah, ibv_ah_attr) = unsafe { (zeroed(), zeroed(), zeroed()) };
+        let (mut pd, mut ah, mut attr): (ibv_pd, ibv_ah, ibv_ah_attr) =
+            unsafe { (zeroed(), zeroed(), zeroed()) };
         pd.context = t.ctx();
         pd.handle = 3;
         attr.grh.dgid.raw = [0xfe, 0x80, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8];
@@ -146,17 +147,31 @@ mod tests {
         });
         // SAFETY: live objects and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_create_ah(&mut pd, &mut ah, &mut attr, &mut resp.core, size_of::<Resp>())
+            ibv_cmd_create_ah(
+                &mut pd,
+                &mut ah,
+                &mut attr,
+                &mut resp.core,
+                size_of::<Resp>(),
+            )
         });
         assert_eq!(ret, 0);
         assert_eq!((ah.handle, ah.context), (11, pd.context));
         assert_eq!(resp.drv, [1, 2, 3]);
         // CREATE_AH (5): 64 bytes = 16 words in, 16 = 4 words out.
         let expected = cat(&[
-            &le32(5), &le16(16), &le16(4),
-            &le64(&resp as *const _ as u64), &le64(&ah as *const _ as u64), &le32(3), &le32(0),
-            &attr.grh.dgid.raw_bytes(), &le32(0x12345), &[1, 64, 3, 0],
-            &le16(0x20), &[2, 1, 7, 1, 1, 0],
+            &le32(5),
+            &le16(16),
+            &le16(4),
+            &le64(&resp as *const _ as u64),
+            &le64(&ah as *const _ as u64),
+            &le32(3),
+            &le32(0),
+            &attr.grh.dgid.raw_bytes(),
+            &le32(0x12345),
+            &[1, 64, 3, 0],
+            &le16(0x20),
+            &[2, 1, 7, 1, 1, 0],
         ]);
         assert_eq!(sent[0].write_bytes(), &expected[..]);
     }
@@ -190,6 +205,9 @@ mod tests {
         let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_destroy_ah(&mut ah) });
         assert_eq!(ret, 0);
         // DESTROY_AH (8), 3 words.
-        assert_eq!(sent[1].write_bytes(), &cat(&[&le32(8), &le16(3), &le16(0), &le32(9)])[..]);
+        assert_eq!(
+            sent[1].write_bytes(),
+            &cat(&[&le32(8), &le16(3), &le16(0), &le32(9)])[..]
+        );
     }
 }

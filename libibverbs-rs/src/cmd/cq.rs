@@ -1,1 +1,710 @@
-//! placeholder
+//! Completion queues (upstream's `cmd_cq.c` and the CQ helpers of `cmd.c`).
+
+use core::mem::size_of;
+use core::ptr::{self, addr_of_mut};
+use libc::c_int;
+
+use super::ioctl::{ibv_command_buffer, CmdBuf};
+use super::write::{
+    execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, execute_write_bufs,
+    execute_write_bufs_ex, Fallback,
+};
+use super::{cmd_state, fallback_result, is_destroy_err};
+use crate::abi::driver::*;
+use crate::abi::kern::*;
+use crate::abi::verbs::*;
+use crate::{cmd_bit, ensure};
+
+/// The shared body of `ibv_cmd_create_cq(_ex)`: the CQ_CREATE ioctl, or the
+/// classic / extended CREATE_CQ write() command, with the provider data in
+/// `link`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn icmd_create_cq(
+    ctx: *mut ibv_context,
+    cqe: c_int,
+    channel: *mut ibv_comp_channel,
+    comp_vector: c_int,
+    flags: u32,
+    cq: *mut ibv_cq,
+    link: *mut ibv_command_buffer,
+    cmd_flags: u32,
+) -> c_int {
+    // SAFETY (whole function): ctx, cq and channel (if not NULL) are live;
+    // link is the compatibility buffer of the provider's command.
+    unsafe {
+        let Some(state) = cmd_state(ctx) else {
+            return libc::EINVAL;
+        };
+        let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 8, link) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        let mut resp_cqe: u32 = 0;
+        (*cq).context = ctx;
+
+        let handle = cmdb.fill_out_obj(UVERBS_ATTR_CREATE_CQ_HANDLE);
+        cmdb.fill_out_ptr(UVERBS_ATTR_CREATE_CQ_RESP_CQE, &mut resp_cqe);
+        cmdb.fill_in_u32(UVERBS_ATTR_CREATE_CQ_CQE, cqe as u32);
+        cmdb.fill_in_u64(UVERBS_ATTR_CREATE_CQ_USER_HANDLE, cq as usize as u64);
+        if !channel.is_null() {
+            cmdb.fill_in_fd(UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, (*channel).fd);
+        }
+        cmdb.fill_in_u32(UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, comp_vector as u32);
+        let async_fd = cmdb.fill_in_fd(UVERBS_ATTR_CREATE_CQ_EVENT_FD, (*ctx).async_fd);
+        if state.imported {
+            cmdb.require_ioctl();
+        } else if let Some(a) = async_fd {
+            // Older kernels without the attribute can still create the CQ.
+            cmdb.optional(a);
+        }
+        if flags != 0 {
+            if flags & !IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION != 0
+                || cmd_flags & CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX == 0
+            {
+                cmdb.require_ex();
+            }
+            cmdb.fill_in_u32(UVERBS_ATTR_CREATE_CQ_FLAGS, flags);
+        }
+
+        let comp_channel = if channel.is_null() { -1 } else { (*channel).fd };
+        match execute_ioctl_fallback(ctx, cmd_bit!(create_cq), cmdb.as_ptr()) {
+            Fallback::TryWrite => {
+                let core = ib_uverbs_create_cq {
+                    user_handle: cq as usize as u64,
+                    cqe: cqe as u32,
+                    comp_vector: comp_vector as u32,
+                    comp_channel,
+                    ..Default::default()
+                };
+                match execute_write_bufs::<ibv_create_cq>(ctx, link, core) {
+                    Ok(resp) => {
+                        (*cq).handle = resp.cq_handle;
+                        (*cq).cqe = resp.cqe as c_int;
+                        0
+                    }
+                    Err(e) => e,
+                }
+            }
+            Fallback::TryWriteEx => {
+                let core = ib_uverbs_ex_create_cq {
+                    user_handle: cq as usize as u64,
+                    cqe: cqe as u32,
+                    comp_vector: comp_vector as u32,
+                    comp_channel,
+                    flags,
+                    ..Default::default()
+                };
+                match execute_write_bufs_ex::<ibv_create_cq_ex>(ctx, link, core) {
+                    Ok(resp) => {
+                        (*cq).handle = resp.base.cq_handle;
+                        (*cq).cqe = resp.base.cqe as c_int;
+                        0
+                    }
+                    Err(e) => e,
+                }
+            }
+            Fallback::Error(e) => e,
+            Fallback::Success => {
+                (*cq).handle = cmdb.read_obj(handle);
+                (*cq).cqe = resp_cqe as c_int;
+                0
+            }
+        }
+    }
+}
+
+crate::export! {
+    /// Creates a CQ: the CQ_CREATE ioctl, or the CREATE_CQ write() command
+    /// on older kernels. `cmd` may be NULL when the provider sends no data.
+    /// Sets the CQ's context, handle and cqe. Returns 0 or an errno value.
+    fn ibv_cmd_create_cq(context: *mut ibv_context, cqe: c_int,
+                         channel: *mut ibv_comp_channel, comp_vector: c_int,
+                         cq: *mut ibv_cq, cmd: *mut ibv_create_cq, cmd_size: usize,
+                         resp: *mut ib_uverbs_create_cq_resp, resp_size: usize) -> c_int,
+        on_panic = libc::EIO;
+    {
+        ensure!(!context.is_null() && !cq.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: the provider passes its command and response buffers (or NULL).
+        let cmdb = match unsafe { CmdBuf::compat(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE,
+                                                  cmd, cmd_size, resp, resp_size) } {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        // SAFETY: live context and CQ; cmdb describes the provider's buffers.
+        unsafe { icmd_create_cq(context, cqe, channel, comp_vector, 0, cq, cmdb.as_ptr(), 0) }
+    }
+}
+
+crate::export! {
+    /// Creates a CQ from extended attributes (timestamps and overrun
+    /// flags become CQ_CREATE flags; flags other than a tolerated timestamp
+    /// need the extended write() command on older kernels). Returns 0 or an
+    /// errno value; EOPNOTSUPP for unknown `comp_mask` bits.
+    fn ibv_cmd_create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex,
+                            cq: *mut verbs_cq, cmd: *mut ibv_create_cq_ex, cmd_size: usize,
+                            resp: *mut ib_uverbs_ex_create_cq_resp, resp_size: usize,
+                            cmd_flags: u32) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!context.is_null() && !cq_attr.is_null() && !cq.is_null(),
+                libc::EINVAL, libc::EINVAL);
+        // SAFETY: the provider passes its command and response buffers (or NULL).
+        let cmdb = match unsafe { CmdBuf::compat(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE,
+                                                  cmd, cmd_size, resp, resp_size) } {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        // SAFETY: live attributes.
+        let a = unsafe { &*cq_attr };
+        if a.comp_mask & !(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD) != 0 {
+            return libc::EOPNOTSUPP;
+        }
+        let mut flags = 0;
+        if a.wc_flags & (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP
+            | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK) as u64 != 0
+        {
+            flags |= IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
+        }
+        if a.comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS != 0
+            && a.flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN != 0
+        {
+            flags |= IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN;
+        }
+        // SAFETY: live context and CQ; cmdb describes the provider's buffers.
+        unsafe {
+            let ibcq = addr_of_mut!((*cq).base.cq);
+            icmd_create_cq(context, a.cqe as c_int, a.channel, a.comp_vector as c_int, flags,
+                           ibcq, cmdb.as_ptr(), cmd_flags)
+        }
+    }
+}
+
+crate::export! {
+    /// Resizes a CQ (write() command); sets `cq->cqe` to the new size.
+    /// Returns 0 or an errno value.
+    fn ibv_cmd_resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut ibv_resize_cq, cmd_size: usize,
+                         resp: *mut ib_uverbs_resize_cq_resp, resp_size: usize) -> c_int,
+        on_panic = libc::EIO;
+    {
+        ensure!(!cq.is_null() && !cmd.is_null() && !resp.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: the provider passes a live CQ and its buffers.
+        unsafe {
+            (*cmd).core_payload.cq_handle = (*cq).handle;
+            (*cmd).core_payload.cqe = cqe as u32;
+            let ret = execute_cmd_write((*cq).context, cmd, cmd_size, resp, resp_size);
+            if ret != 0 {
+                return ret;
+            }
+            (*cq).cqe = (*resp).cqe as c_int;
+        }
+        0
+    }
+}
+
+crate::export! {
+    /// Arms a CQ for a completion event (write() command). Returns 0 or an
+    /// errno value.
+    fn ibv_cmd_req_notify_cq(ibcq: *mut ibv_cq, solicited_only: c_int) -> c_int,
+        on_panic = libc::EIO;
+    {
+        ensure!(!ibcq.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: the provider passes a live CQ.
+        unsafe {
+            let mut req = ibv_req_notify_cq {
+                hdr: Default::default(),
+                core_payload: ib_uverbs_req_notify_cq {
+                    cq_handle: (*ibcq).handle,
+                    solicited_only: (solicited_only != 0) as u32,
+                },
+            };
+            execute_cmd_write_req((*ibcq).context, &mut req, size_of::<ibv_req_notify_cq>())
+        }
+    }
+}
+
+/// `ibv_cmd_destroy_cq`: destroys the CQ, then waits until the application
+/// has acknowledged as many completion and async events as the kernel
+/// reported for it (`ibv_ack_cq_events` / `ibv_ack_async_event` signal
+/// `cq->cond`).
+///
+/// # Safety
+/// `cq` is a live CQ of a live context.
+pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
+    // SAFETY (whole function): caller guarantee.
+    unsafe {
+        let ctx = (*cq).context;
+        let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY, 2) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        let mut resp = ib_uverbs_destroy_cq_resp::default();
+        cmdb.fill_out_ptr(UVERBS_ATTR_DESTROY_CQ_RESP, &mut resp);
+        cmdb.fill_in_obj(UVERBS_ATTR_DESTROY_CQ_HANDLE, (*cq).handle);
+        let mut ret = match execute_ioctl_fallback(ctx, cmd_bit!(destroy_cq), cmdb.as_ptr()) {
+            Fallback::TryWrite => {
+                let mut req = ibv_destroy_cq::default();
+                req.core_payload.cq_handle = (*cq).handle;
+                execute_cmd_write(
+                    ctx,
+                    &mut req,
+                    size_of::<ibv_destroy_cq>(),
+                    &mut resp,
+                    size_of::<ib_uverbs_destroy_cq_resp>(),
+                )
+            }
+            f => fallback_result(f),
+        };
+        if is_destroy_err(&mut ret) {
+            return ret;
+        }
+        let mutex = addr_of_mut!((*cq).mutex);
+        let cond = addr_of_mut!((*cq).cond);
+        libc::pthread_mutex_lock(mutex);
+        while ptr::read_volatile(addr_of_mut!((*cq).comp_events_completed))
+            != resp.comp_events_reported
+            || ptr::read_volatile(addr_of_mut!((*cq).async_events_completed))
+                != resp.async_events_reported
+        {
+            libc::pthread_cond_wait(cond, mutex);
+        }
+        libc::pthread_mutex_unlock(mutex);
+    }
+    0
+}
+
+crate::export! {
+    /// Destroys a CQ and waits for the outstanding events to be
+    /// acknowledged. Returns 0 or an errno value; EIO counts as success
+    /// (without waiting) when disassociated destroy is allowed.
+    fn ibv_cmd_destroy_cq(cq: *mut ibv_cq) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!cq.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: the provider passes a live CQ.
+        unsafe { destroy_cq(cq) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::testkit::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    #[repr(C)]
+    #[derive(Default, Clone, Copy)]
+    struct RxeCqResp {
+        ibv_resp: ib_uverbs_create_cq_resp,
+        mi: [u64; 2],
+    }
+
+    fn new_cq() -> Box<ibv_cq> {
+        // SAFETY: plain C struct, valid when zero.
+        let mut cq: Box<ibv_cq> = Box::new(unsafe { zeroed() });
+        // SAFETY: initialising the CQ's own mutex and condition variable.
+        unsafe {
+            libc::pthread_mutex_init(&mut cq.mutex, ptr::null());
+            libc::pthread_cond_init(&mut cq.cond, ptr::null());
+        }
+        cq
+    }
+
+    #[test]
+    fn create_cq_over_ioctl_like_rxe() {
+        let mut t = TestCtx::new(14, false);
+        let ctx = t.ctx();
+        let mut cq = new_cq();
+        let cq_addr = &*cq as *const ibv_cq as u64;
+        let mut resp = RxeCqResp::default();
+        // SAFETY: plain C struct.
+        let mut chan: ibv_comp_channel = unsafe { zeroed() };
+        chan.fd = 77;
+        let k = FakeKernel::new().on_ioctl(|c| {
+            assert_eq!((c.object_id(), c.method_id()), (3, 0));
+            c.set_data(0, 0x31);
+            c.write_out_val(6, 128u32);
+            c.write_out(0x1001, &cat(&[&le64(4096), &le64(0x8000)]));
+            0
+        });
+        // SAFETY: live context, CQ, channel and buffers; no command (NULL) as rxe.
+        let (ret, sent) = with_kernel(k, || unsafe {
+            ibv_cmd_create_cq(
+                ctx,
+                100,
+                &mut chan,
+                2,
+                &mut *cq,
+                ptr::null_mut(),
+                0,
+                &mut resp.ibv_resp,
+                size_of::<RxeCqResp>(),
+            )
+        });
+        assert_eq!(ret, 0);
+        let (hdr, a) = sent[0].ioctl();
+        assert_eq!(hdr.driver_id, 14);
+        let resp_addr = &resp as *const RxeCqResp as u64;
+        let a = attr_tuples(a);
+        assert_eq!(a[0], (0, 0, 1, 0)); // HANDLE (out object)
+        assert_eq!((a[1].0, a[1].1, a[1].2), (6, 4, 1)); // RESP_CQE
+        assert_eq!(
+            &a[2..],
+            &[
+                (1, 4, 1, 100),                  // CQE
+                (2, 8, 1, cq_addr),              // USER_HANDLE
+                (3, 0, 1, 77),                   // COMP_CHANNEL fd
+                (4, 4, 1, 2),                    // COMP_VECTOR
+                (7, 0, 0, TEST_ASYNC_FD as u64), // EVENT_FD, optional
+                (0x1001, 16, 1, resp_addr + 8),  // the provider's response data
+            ]
+        );
+        assert_eq!((cq.context, cq.handle, cq.cqe), (ctx, 0x31, 128));
+        assert_eq!(resp.mi, [4096, 0x8000]);
+    }
+
+    #[test]
+    fn create_cq_over_write_like_rxe() {
+        let mut t = TestCtx::new(14, false);
+        let ctx = t.ctx();
+        let mut cq = new_cq();
+        let cq_addr = &*cq as *const ibv_cq as u64;
+        let mut resp = RxeCqResp::default();
+        let k = FakeKernel::new().on_ioctl(|_| libc::ENOTTY).on_write(|w| {
+            w.respond(&cat(&[&le32(5), &le32(255), &le64(1), &le64(2)]));
+            0
+        });
+        // SAFETY: live context, CQ and buffers.
+        let (ret, sent) = with_kernel(k, || unsafe {
+            ibv_cmd_create_cq(
+                ctx,
+                200,
+                ptr::null_mut(),
+                0,
+                &mut *cq,
+                ptr::null_mut(),
+                0,
+                &mut resp.ibv_resp,
+                size_of::<RxeCqResp>(),
+            )
+        });
+        assert_eq!(ret, 0);
+        // CREATE_CQ (18): 40 bytes = 10 words in; 8 + 16 = 6 words out into
+        // the provider's response; no channel = -1.
+        let expected = cat(&[
+            &le32(18),
+            &le16(10),
+            &le16(6),
+            &le64(&resp as *const _ as u64),
+            &le64(cq_addr),
+            &le32(200),
+            &le32(0),
+            &le32(0xffff_ffff),
+            &le32(0),
+        ]);
+        assert_eq!(sent[1].write_bytes(), &expected[..]);
+        assert_eq!((cq.handle, cq.cqe, resp.mi), (5, 255, [1, 2]));
+    }
+
+    #[test]
+    fn imported_context_never_falls_back() {
+        let mut t = TestCtx::new(14, false);
+        t.state().imported = true;
+        let ctx = t.ctx();
+        let mut cq = new_cq();
+        let k = FakeKernel::new().on_ioctl(|c| {
+            assert_eq!(
+                c.attr(7).unwrap().flags,
+                1,
+                "event FD mandatory when imported"
+            );
+            libc::EPROTONOSUPPORT
+        });
+        // SAFETY: live context and CQ.
+        let (ret, sent) = with_kernel(k, || unsafe {
+            ibv_cmd_create_cq(
+                ctx,
+                1,
+                ptr::null_mut(),
+                0,
+                &mut *cq,
+                ptr::null_mut(),
+                0,
+                ptr::null_mut(),
+                0,
+            )
+        });
+        assert_eq!((ret, sent.len()), (libc::EOPNOTSUPP, 1));
+    }
+
+    #[repr(C)]
+    #[derive(Default, Clone, Copy)]
+    struct RxeCqExResp {
+        ibv_resp: ib_uverbs_ex_create_cq_resp,
+        mi: [u64; 2],
+    }
+
+    #[test]
+    fn create_cq_ex_flags_and_fallbacks() {
+        let mut t = TestCtx::new(14, false);
+        let ctx = t.ctx();
+        // SAFETY: plain C structs.
+        let (mut vcq, mut attr): (Box<verbs_cq>, ibv_cq_init_attr_ex) =
+            unsafe { (Box::new(zeroed()), zeroed()) };
+        attr.cqe = 64;
+        attr.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP as u64;
+        let mut resp = RxeCqExResp::default();
+
+        // On ioctl kernels the flags travel as an attribute.
+        let k = FakeKernel::new().on_ioctl(|c| {
+            assert_eq!(c.attr(5).map(|a| (a.len, a.data)), Some((4, 1)));
+            c.set_data(0, 3);
+            0
+        });
+        // SAFETY: live context, CQ and buffers.
+        let (ret, _) = with_kernel(k, || unsafe {
+            ibv_cmd_create_cq_ex(
+                ctx,
+                &attr,
+                &mut *vcq,
+                ptr::null_mut(),
+                0,
+                &mut resp.ibv_resp,
+                size_of::<RxeCqExResp>(),
+                0,
+            )
+        });
+        assert_eq!(ret, 0);
+        // SAFETY: reading the CQ just filled.
+        assert_eq!(unsafe { vcq.base.cq.handle }, 3);
+
+        // Without ioctl support a timestamp needs the extended command...
+        let respond = |w: &WriteCmdView<'_>| {
+            w.respond(&cat(&[
+                &le32(9),
+                &le32(64),
+                &le32(0),
+                &le32(16),
+                &le64(1),
+                &le64(2),
+            ]));
+            0
+        };
+        let mut t = TestCtx::new(14, false);
+        let ctx = t.ctx();
+        let k = FakeKernel::new()
+            .on_ioctl(|_| libc::EPROTONOSUPPORT)
+            .on_write(respond);
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(k, || unsafe {
+            ibv_cmd_create_cq_ex(
+                ctx,
+                &attr,
+                &mut *vcq,
+                ptr::null_mut(),
+                0,
+                &mut resp.ibv_resp,
+                size_of::<RxeCqExResp>(),
+                0,
+            )
+        });
+        assert_eq!(ret, 0);
+        let b = sent[1].write_bytes();
+        // Extended CREATE_CQ: 32-byte core = 4 words, 16-byte response = 2
+        // words, no provider request data, 2 provider response words.
+        assert_eq!(
+            &b[..20],
+            &cat(&[
+                &le32(0x8000_0012),
+                &le16(4),
+                &le16(2),
+                &le64(&resp as *const _ as u64),
+                &le16(0),
+                &le16(2)
+            ])[..]
+        );
+        assert_eq!(&b[40..44], &le32(0xffff_ffff), "no channel");
+        assert_eq!(&b[48..52], &le32(1), "flags = TIMESTAMP_COMPLETION");
+        // SAFETY: reading the CQ just filled.
+        assert_eq!(unsafe { (vcq.base.cq.handle, vcq.base.cq.cqe) }, (9, 64));
+        assert_eq!(resp.mi, [1, 2]);
+
+        // ...unless the provider says the kernel may ignore it.
+        let mut t = TestCtx::new(14, false);
+        let ctx = t.ctx();
+        let k = FakeKernel::new()
+            .on_ioctl(|_| libc::EPROTONOSUPPORT)
+            .on_write(|_| 0);
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(k, || unsafe {
+            ibv_cmd_create_cq_ex(
+                ctx,
+                &attr,
+                &mut *vcq,
+                ptr::null_mut(),
+                0,
+                &mut resp.ibv_resp,
+                size_of::<RxeCqExResp>(),
+                CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX,
+            )
+        });
+        assert_eq!(ret, 0);
+        assert_eq!(&sent[1].write_bytes()[..4], &le32(18));
+
+        // Unknown comp_mask bits.
+        attr.comp_mask = 1 << 5;
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
+            ibv_cmd_create_cq_ex(
+                ctx,
+                &attr,
+                &mut *vcq,
+                ptr::null_mut(),
+                0,
+                &mut resp.ibv_resp,
+                size_of::<RxeCqExResp>(),
+                0,
+            )
+        });
+        assert_eq!((ret, sent.len()), (libc::EOPNOTSUPP, 0));
+    }
+
+    #[test]
+    fn resize_and_notify() {
+        let mut t = TestCtx::new(1, true);
+        let mut cq = new_cq();
+        cq.context = t.ctx();
+        cq.handle = 12;
+        #[repr(C)]
+        #[derive(Default)]
+        struct Resp {
+            ibv_resp: ib_uverbs_resize_cq_resp,
+            mi: [u64; 2],
+        }
+        let mut cmd = ibv_resize_cq::default();
+        let mut resp = Resp::default();
+        let k = FakeKernel::new().on_ioctl(|c| {
+            match c.attr(2).unwrap().data {
+                19 => {
+                    c.write_out(1, &cat(&[&le32(511), &le32(0)]));
+                    c.write_out(0x1001, &le64(7));
+                }
+                23 => {}
+                other => panic!("command {other}"),
+            }
+            0
+        });
+        // SAFETY: live CQ and buffers.
+        let ((r1, r2), sent) = with_kernel(k, || unsafe {
+            (
+                ibv_cmd_resize_cq(
+                    &mut *cq,
+                    500,
+                    &mut cmd,
+                    size_of::<ibv_resize_cq>(),
+                    &mut resp.ibv_resp,
+                    size_of::<Resp>(),
+                ),
+                ibv_cmd_req_notify_cq(&mut *cq, 5),
+            )
+        });
+        assert_eq!((r1, r2), (0, 0));
+        assert_eq!((cq.cqe, resp.mi[0]), (511, 7));
+        // RESIZE_CQ (19) core: response, handle, cqe.
+        assert_eq!(
+            sent[0].input(0).unwrap(),
+            &cat(&[&le64(&resp as *const _ as u64), &le32(12), &le32(500)])[..]
+        );
+        // REQ_NOTIFY_CQ (23): handle, solicited_only normalised to 1.
+        assert_eq!(sent[1].input(0).unwrap(), &cat(&[&le32(12), &le32(1)])[..]);
+        let (_, a) = sent[1].ioctl();
+        assert_eq!(a.len(), 2, "no response, no driver data");
+    }
+
+    struct SendPtr(*mut ibv_cq);
+    // SAFETY: the test keeps the CQ alive and synchronises through its mutex.
+    unsafe impl Send for SendPtr {}
+
+    #[test]
+    fn destroy_cq_waits_for_event_acks() {
+        let mut t = TestCtx::new(1, false);
+        let mut cq = new_cq();
+        cq.context = t.ctx();
+        cq.handle = 4;
+        let cq_ptr = SendPtr(&mut *cq);
+        let acked = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let acker = {
+            let acked = acked.clone();
+            std::thread::spawn(move || {
+                let p = cq_ptr;
+                rx.recv().unwrap();
+                // What ibv_ack_cq_events / ibv_ack_async_event do.
+                // SAFETY: the CQ outlives this thread (joined below).
+                unsafe {
+                    libc::pthread_mutex_lock(&mut (*p.0).mutex);
+                    (*p.0).comp_events_completed = 2;
+                    (*p.0).async_events_completed = 1;
+                    acked.store(true, Ordering::SeqCst);
+                    libc::pthread_cond_signal(&mut (*p.0).cond);
+                    libc::pthread_mutex_unlock(&mut (*p.0).mutex);
+                }
+            })
+        };
+        let k = FakeKernel::new().on_ioctl(move |c| {
+            assert_eq!((c.object_id(), c.method_id()), (3, 1));
+            c.write_out_val(
+                1,
+                ib_uverbs_destroy_cq_resp {
+                    comp_events_reported: 2,
+                    async_events_reported: 1,
+                },
+            );
+            tx.send(()).unwrap();
+            0
+        });
+        // SAFETY: live CQ.
+        let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_destroy_cq(&mut *cq) });
+        assert_eq!(ret, 0);
+        assert!(acked.load(Ordering::SeqCst), "returned only after the acks");
+        acker.join().unwrap();
+        let (_, a) = sent[0].ioctl();
+        assert_eq!((a[0].attr_id, a[0].len), (1, 8));
+        assert_eq!(attr_tuples(&a[1..]), vec![(0, 0, 1, 4)]);
+    }
+
+    #[test]
+    fn destroy_cq_write_and_disassociation() {
+        let _g = disassoc_lock();
+        let mut t = TestCtx::new(1, false);
+        let mut cq = new_cq();
+        cq.context = t.ctx();
+        cq.handle = 4;
+        let k = FakeKernel::new()
+            .on_ioctl(|_| libc::EPROTONOSUPPORT)
+            .on_write(|w| {
+                w.respond(&cat(&[&le32(0), &le32(0)]));
+                0
+            });
+        // SAFETY: live CQ.
+        let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_destroy_cq(&mut *cq) });
+        assert_eq!(ret, 0);
+        // DESTROY_CQ (20): 24 bytes = 6 words, 8 bytes = 2 words out.
+        let b = sent[1].write_bytes();
+        assert_eq!(&b[..8], &cat(&[&le32(20), &le16(6), &le16(2)])[..]);
+        assert_eq!(&b[16..], &cat(&[&le32(4), &le32(0)])[..]);
+
+        // A disassociated device: no answer, and no waiting for acks that
+        // can never come.
+        cq.comp_events_completed = 5;
+        crate::cmd::set_allow_disassociate_destroy(true);
+        // (The ioctl is known unsupported by now: write() answers.)
+        let k = FakeKernel::new().on_write(|_| libc::EIO);
+        // SAFETY: live CQ.
+        let (ret, _) = with_kernel(k, || unsafe { ibv_cmd_destroy_cq(&mut *cq) });
+        crate::cmd::set_allow_disassociate_destroy(false);
+        assert_eq!(ret, 0);
+        let k = FakeKernel::new().on_write(|_| libc::EIO);
+        // SAFETY: live CQ.
+        let (ret, _) = with_kernel(k, || unsafe { ibv_cmd_destroy_cq(&mut *cq) });
+        assert_eq!(ret, libc::EIO);
+    }
+}

@@ -36,18 +36,17 @@ unsafe fn cmd_get_context(vctx: *mut verbs_context, link: *mut ibv_command_buffe
     // link is the compatibility buffer of the caller's command.
     unsafe {
         let ctx: *mut ibv_context = ptr::addr_of_mut!((*vctx).context);
-        let mut cmdb = match CmdBuf::with_link(
-            UVERBS_OBJECT_DEVICE,
-            UVERBS_METHOD_GET_CONTEXT,
-            2,
-            link,
-        ) {
-            Ok(b) => b,
-            Err(e) => return e,
-        };
+        let mut cmdb =
+            match CmdBuf::with_link(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT, 2, link) {
+                Ok(b) => b,
+                Err(e) => return e,
+            };
         let mut num_comp_vectors: u32 = 0;
         let mut core_support: u64 = 0;
-        cmdb.fill_out_ptr(UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, &mut num_comp_vectors);
+        cmdb.fill_out_ptr(
+            UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS,
+            &mut num_comp_vectors,
+        );
         cmdb.fill_out_ptr(UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, &mut core_support);
 
         // Getting a context is no verbs_context_ops entry; upstream files it
@@ -141,11 +140,14 @@ crate::export! {
 /// # Safety
 /// `ctx` is a live context.
 pub unsafe fn ibv_cmd_alloc_async_fd(ctx: *mut ibv_context) -> c_int {
-    let mut cmdb =
-        match CmdBuf::new(UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC, 1) {
-            Ok(b) => b,
-            Err(e) => return e,
-        };
+    let mut cmdb = match CmdBuf::new(
+        UVERBS_OBJECT_ASYNC_EVENT,
+        UVERBS_METHOD_ASYNC_EVENT_ALLOC,
+        1,
+    ) {
+        Ok(b) => b,
+        Err(e) => return e,
+    };
     let handle = cmdb.fill_out_fd(UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE);
     // SAFETY: live context; the only attribute is inline.
     let ret = unsafe { cmdb.execute(ctx) };
@@ -212,7 +214,13 @@ pub unsafe fn query_port(
                 let mut resp = ib_uverbs_query_port_resp::default();
                 (*cmd).core_payload.port_num = port_num;
                 (*cmd).core_payload.reserved = [0; 7];
-                let ret = execute_cmd_write(ctx, cmd, cmd_size, &mut resp, size_of::<ib_uverbs_query_port_resp>());
+                let ret = execute_cmd_write(
+                    ctx,
+                    cmd,
+                    cmd_size,
+                    &mut resp,
+                    size_of::<ib_uverbs_query_port_resp>(),
+                );
                 if ret != 0 {
                     return ret;
                 }
@@ -280,7 +288,13 @@ pub unsafe fn query_device_any(
 
         if attr_size > orig_size {
             let mut cmd = ibv_query_device_ex::default();
-            let err = execute_cmd_write_ex(ctx, &mut cmd, size_of::<ibv_query_device_ex>(), resp, *resp_size);
+            let err = execute_cmd_write_ex(
+                ctx,
+                &mut cmd,
+                size_of::<ibv_query_device_ex>(),
+                resp,
+                *resp_size,
+            );
             if err != 0 {
                 if err != libc::EOPNOTSUPP && err != libc::ENOSYS {
                     return err;
@@ -401,9 +415,16 @@ pub unsafe fn query_device_any(
         }
         if attr_size >= offset_end!(ibv_device_attr_ex, phys_port_cnt_ex) {
             let sysfs = (*verbs_get_device(ctx)).sysfs;
-            let num_ports = if sysfs.is_null() { 0 } else { (*sysfs).num_ports };
-            (*attr).phys_port_cnt_ex =
-                if num_ports != 0 { num_ports } else { (*attr).orig_attr.phys_port_cnt as u32 };
+            let num_ports = if sysfs.is_null() {
+                0
+            } else {
+                (*sysfs).num_ports
+            };
+            (*attr).phys_port_cnt_ex = if num_ports != 0 {
+                num_ports
+            } else {
+                (*attr).orig_attr.phys_port_cnt as u32
+            };
         }
     }
     0
@@ -448,17 +469,32 @@ mod tests {
         });
         // SAFETY: live context and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_get_context(vctx, &mut cmd, size_of::<ibv_get_context>(), &mut resp, size_of::<ib_uverbs_get_context_resp>())
+            ibv_cmd_get_context(
+                vctx,
+                &mut cmd,
+                size_of::<ibv_get_context>(),
+                &mut resp,
+                size_of::<ib_uverbs_get_context_resp>(),
+            )
         });
         assert_eq!(ret, 0);
         let (hdr, a) = sent[0].ioctl();
         assert_eq!(hdr.num_attrs, 2, "no UHW without driver data");
-        assert_eq!((a[0].attr_id, a[0].len, a[1].attr_id, a[1].len), (0, 4, 1, 8));
+        assert_eq!(
+            (a[0].attr_id, a[0].len, a[1].attr_id, a[1].len),
+            (0, 4, 1, 8)
+        );
         // SAFETY: test context.
         unsafe { assert_eq!((*t.ctx()).num_comp_vectors, 4) };
         assert_eq!(t.dev.core_support, 1);
         // SAFETY: test context.
-        unsafe { assert_eq!((*t.ctx()).async_fd, TEST_ASYNC_FD, "not touched by the ioctl path") };
+        unsafe {
+            assert_eq!(
+                (*t.ctx()).async_fd,
+                TEST_ASYNC_FD,
+                "not touched by the ioctl path"
+            )
+        };
     }
 
     #[test]
@@ -467,13 +503,21 @@ mod tests {
         let vctx = t.vctx();
         let mut cmd = ibv_get_context::default();
         let mut resp = ib_uverbs_get_context_resp::default();
-        let k = FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT).on_write(|w| {
-            w.respond(&cat(&[&le32(33), &le32(2)]));
-            0
-        });
+        let k = FakeKernel::new()
+            .on_ioctl(|_| libc::EPROTONOSUPPORT)
+            .on_write(|w| {
+                w.respond(&cat(&[&le32(33), &le32(2)]));
+                0
+            });
         // SAFETY: live context and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_get_context(vctx, &mut cmd, size_of::<ibv_get_context>(), &mut resp, size_of::<ib_uverbs_get_context_resp>())
+            ibv_cmd_get_context(
+                vctx,
+                &mut cmd,
+                size_of::<ibv_get_context>(),
+                &mut resp,
+                size_of::<ib_uverbs_get_context_resp>(),
+            )
         });
         assert_eq!(ret, 0);
         assert_eq!(sent.len(), 2);
@@ -506,7 +550,10 @@ mod tests {
     fn get_context_driver_data_both_ways() {
         let mut t = TestCtx::new(1, false);
         let vctx = t.vctx();
-        let mut cmd = DrvGetContext { flags: 0x5a, ..Default::default() };
+        let mut cmd = DrvGetContext {
+            flags: 0x5a,
+            ..Default::default()
+        };
         let mut resp = DrvGetContextResp::default();
         let k = FakeKernel::new().on_ioctl(|c| {
             let a = c.attrs();
@@ -520,7 +567,13 @@ mod tests {
         });
         // SAFETY: live context and buffers.
         let (ret, _) = with_kernel(k, || unsafe {
-            ibv_cmd_get_context(vctx, &mut cmd.ibv_cmd, size_of::<DrvGetContext>(), &mut resp.ibv_resp, size_of::<DrvGetContextResp>())
+            ibv_cmd_get_context(
+                vctx,
+                &mut cmd.ibv_cmd,
+                size_of::<DrvGetContext>(),
+                &mut resp.ibv_resp,
+                size_of::<DrvGetContextResp>(),
+            )
         });
         assert_eq!(ret, 0);
         assert_eq!((resp.qp_tab_size, resp.bf_reg_size), (64, 512));
@@ -537,10 +590,23 @@ mod tests {
         });
         // SAFETY: live context and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_get_context(vctx, &mut cmd.ibv_cmd, size_of::<DrvGetContext>(), &mut resp.ibv_resp, size_of::<DrvGetContextResp>())
+            ibv_cmd_get_context(
+                vctx,
+                &mut cmd.ibv_cmd,
+                size_of::<DrvGetContext>(),
+                &mut resp.ibv_resp,
+                size_of::<DrvGetContextResp>(),
+            )
         });
         assert_eq!(ret, 0);
-        let expected = cat(&[&le32(0), &le16(6), &le16(4), &le64(resp_addr), &le32(0x5a), &le32(0)]);
+        let expected = cat(&[
+            &le32(0),
+            &le16(6),
+            &le16(4),
+            &le64(resp_addr),
+            &le32(0x5a),
+            &le32(0),
+        ]);
         assert_eq!(sent[1].write_bytes(), &expected[..]);
         // SAFETY: test context.
         unsafe { assert_eq!(((*t.ctx()).async_fd, (*t.ctx()).num_comp_vectors), (7, 3)) };
@@ -556,7 +622,13 @@ mod tests {
         let k = FakeKernel::new().on_ioctl(|_| libc::EIO);
         // SAFETY: live context and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_get_context(vctx, &mut cmd, size_of::<ibv_get_context>(), &mut resp, size_of::<ib_uverbs_get_context_resp>())
+            ibv_cmd_get_context(
+                vctx,
+                &mut cmd,
+                size_of::<ibv_get_context>(),
+                &mut resp,
+                size_of::<ib_uverbs_get_context_resp>(),
+            )
         });
         assert_eq!((ret, sent.len()), (libc::EIO, 1));
     }
@@ -579,14 +651,20 @@ mod tests {
         });
         // SAFETY: live context.
         let ((r1, r2), sent) = with_kernel(k, || unsafe {
-            (ibv_cmd_query_context(ctx, ptr::null_mut()), ibv_cmd_alloc_async_fd(ctx))
+            (
+                ibv_cmd_query_context(ctx, ptr::null_mut()),
+                ibv_cmd_alloc_async_fd(ctx),
+            )
         });
         assert_eq!((r1, r2), (0, 0));
         // SAFETY: test context.
         unsafe { assert_eq!(((*ctx).num_comp_vectors, (*ctx).async_fd), (6, 42)) };
         assert_eq!(t.dev.core_support, 1);
         let (_, a) = sent[1].ioctl();
-        assert_eq!((a[0].attr_id, a[0].len, a[0].flags, a[0].data), (0, 0, 1, 0));
+        assert_eq!(
+            (a[0].attr_id, a[0].len, a[0].flags, a[0].data),
+            (0, 0, 1, 0)
+        );
     }
 
     fn port_resp() -> ib_uverbs_query_port_resp {
@@ -611,9 +689,18 @@ mod tests {
     }
 
     fn check_port(p: &ibv_port_attr) {
-        assert_eq!((p.state, p.max_mtu, p.active_mtu, p.gid_tbl_len), (4, 5, 3, 1024));
-        assert_eq!((p.port_cap_flags, p.max_msg_sz, p.pkey_tbl_len), (0x0401_0000, 0x8000_0000, 64));
-        assert_eq!((p.lid, p.sm_lid, p.active_width, p.active_speed), (3, 1, 2, 32));
+        assert_eq!(
+            (p.state, p.max_mtu, p.active_mtu, p.gid_tbl_len),
+            (4, 5, 3, 1024)
+        );
+        assert_eq!(
+            (p.port_cap_flags, p.max_msg_sz, p.pkey_tbl_len),
+            (0x0401_0000, 0x8000_0000, 64)
+        );
+        assert_eq!(
+            (p.lid, p.sm_lid, p.active_width, p.active_speed),
+            (3, 1, 2, 32)
+        );
         assert_eq!((p.phys_state, p.link_layer, p.flags), (5, 2, 1));
     }
 
@@ -629,7 +716,14 @@ mod tests {
             let a = c.attrs();
             assert_eq!((a[0].attr_id, a[0].len, a[0].data), (0, 8, 1));
             assert_eq!((a[1].attr_id, a[1].len), (1, 48));
-            c.write_out_val(1, ib_uverbs_query_port_resp_ex { legacy_resp: port_resp(), port_cap_flags2: 0x12, reserved: [0; 6] });
+            c.write_out_val(
+                1,
+                ib_uverbs_query_port_resp_ex {
+                    legacy_resp: port_resp(),
+                    port_cap_flags2: 0x12,
+                    reserved: [0; 6],
+                },
+            );
             0
         });
         // SAFETY: live context and buffers.
@@ -650,17 +744,22 @@ mod tests {
         attr.port_cap_flags2 = 0x77;
         let mut cmd = ibv_query_port::default();
         cmd.core_payload.reserved = [0xff; 7];
-        let k = FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT).on_write(|w| {
-            w.respond(&bytes(&port_resp()));
-            0
-        });
+        let k = FakeKernel::new()
+            .on_ioctl(|_| libc::EPROTONOSUPPORT)
+            .on_write(|w| {
+                w.respond(&bytes(&port_resp()));
+                0
+            });
         // SAFETY: live context and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
             ibv_cmd_query_port(ctx, 2, &mut attr, &mut cmd, size_of::<ibv_query_port>())
         });
         assert_eq!(ret, 0);
         check_port(&attr);
-        assert_eq!(attr.port_cap_flags2, 0x77, "the write() answer has no cap flags 2");
+        assert_eq!(
+            attr.port_cap_flags2, 0x77,
+            "the write() answer has no cap flags 2"
+        );
         let b = sent[1].write_bytes();
         // QUERY_PORT is 2: 24 bytes = 6 words in, 40 bytes = 10 words out;
         // response address, port 2, seven reserved zero bytes.
@@ -707,18 +806,34 @@ mod tests {
         let mut resp_size = size_of::<ib_uverbs_ex_query_device_resp>();
         // SAFETY: live context and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_query_device_any(ctx, ptr::null(), &mut attr, size_of::<ibv_device_attr_ex>(), &mut resp, &mut resp_size)
+            ibv_cmd_query_device_any(
+                ctx,
+                ptr::null(),
+                &mut attr,
+                size_of::<ibv_device_attr_ex>(),
+                &mut resp,
+                &mut resp_size,
+            )
         });
         assert_eq!(ret, 0);
         assert_eq!(resp_size, known);
         let b = sent[0].write_bytes();
-        assert_eq!(&b[..8], &cat(&[&le32(0x8000_0001), &le16(1), &le16(38)])[..]);
+        assert_eq!(
+            &b[..8],
+            &cat(&[&le32(0x8000_0001), &le16(1), &le16(38)])[..]
+        );
         let o = &attr.orig_attr;
-        assert_eq!((o.node_guid, o.max_qp, o.max_cqe, o.atomic_cap), (0x1122, 100, 0x7fff_ffff, 1));
+        assert_eq!(
+            (o.node_guid, o.max_qp, o.max_cqe, o.atomic_cap),
+            (0x1122, 100, 0x7fff_ffff, 1)
+        );
         assert_eq!((o.max_pkeys, o.phys_port_cnt), (64, 1));
         assert_eq!(attr.odp_caps.general_caps, 3);
         assert_eq!(attr.odp_caps.per_transport_caps.ud_odp_caps, 9);
-        assert_eq!((attr.completion_timestamp_mask, attr.hca_core_clock), (0xffff, 1000));
+        assert_eq!(
+            (attr.completion_timestamp_mask, attr.hca_core_clock),
+            (0xffff, 1000)
+        );
         assert_eq!(attr.device_cap_flags_ex, 0, "beyond the response length");
         assert_eq!(attr.max_dm_size, 0, "cleared, then not reported");
         assert_eq!(attr.phys_port_cnt_ex, 3, "from sysfs");
@@ -739,15 +854,28 @@ mod tests {
         });
         // SAFETY: live context and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_query_device_any(ctx, ptr::null(), &mut attr, size_of::<ibv_device_attr_ex>(), ptr::null_mut(), ptr::null_mut())
+            ibv_cmd_query_device_any(
+                ctx,
+                ptr::null(),
+                &mut attr,
+                size_of::<ibv_device_attr_ex>(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
         });
         assert_eq!(ret, 0);
         assert_eq!(sent.len(), 2);
         // QUERY_DEVICE is 1: 16 bytes = 4 words in, 176 = 44 words out.
-        assert_eq!(&sent[1].write_bytes()[..8], &cat(&[&le32(1), &le16(4), &le16(44)])[..]);
+        assert_eq!(
+            &sent[1].write_bytes()[..8],
+            &cat(&[&le32(1), &le16(4), &le16(44)])[..]
+        );
         assert_eq!(attr.orig_attr.max_qp, 100);
         assert_eq!(attr.odp_caps.general_caps, 0);
-        assert_eq!(attr.phys_port_cnt_ex, 0, "attr_size was reduced to the basic struct");
+        assert_eq!(
+            attr.phys_port_cnt_ex, 0,
+            "attr_size was reduced to the basic struct"
+        );
     }
 
     #[test]
@@ -760,8 +888,22 @@ mod tests {
         // SAFETY: live context and buffers.
         let (r, sent) = with_kernel(FakeKernel::new(), || unsafe {
             (
-                ibv_cmd_query_device_any(ctx, &input, &mut attr, size_of::<ibv_device_attr_ex>(), ptr::null_mut(), ptr::null_mut()),
-                ibv_cmd_query_device_any(ctx, ptr::null(), &mut attr, 10, ptr::null_mut(), ptr::null_mut()),
+                ibv_cmd_query_device_any(
+                    ctx,
+                    &input,
+                    &mut attr,
+                    size_of::<ibv_device_attr_ex>(),
+                    ptr::null_mut(),
+                    ptr::null_mut(),
+                ),
+                ibv_cmd_query_device_any(
+                    ctx,
+                    ptr::null(),
+                    &mut attr,
+                    10,
+                    ptr::null_mut(),
+                    ptr::null_mut(),
+                ),
             )
         });
         assert_eq!(r, (libc::EINVAL, libc::EINVAL));
@@ -770,7 +912,14 @@ mod tests {
         let k = FakeKernel::new().on_write(|_| libc::EIO);
         // SAFETY: as above.
         let (r, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_query_device_any(ctx, ptr::null(), &mut attr, size_of::<ibv_device_attr_ex>(), ptr::null_mut(), ptr::null_mut())
+            ibv_cmd_query_device_any(
+                ctx,
+                ptr::null(),
+                &mut attr,
+                size_of::<ibv_device_attr_ex>(),
+                ptr::null_mut(),
+                ptr::null_mut(),
+            )
         });
         assert_eq!((r, sent.len()), (libc::EIO, 1));
     }

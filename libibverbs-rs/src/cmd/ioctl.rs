@@ -55,7 +55,8 @@ pub const CMDB_FALLBACK_REQUIRE_EX: u8 = 0x2;
 pub const CMDB_FALLBACK_IOCTL_ONLY: u8 = 0x4;
 
 // Layout facts (abi-tests/probe/kern_abi.c).
-const _: () = assert!(size_of::<ibv_command_buffer>() == 56 && align_of::<ibv_command_buffer>() == 8);
+const _: () =
+    assert!(size_of::<ibv_command_buffer>() == 56 && align_of::<ibv_command_buffer>() == 8);
 const _: () = assert!(offset_of!(ibv_command_buffer, next) == 0);
 const _: () = assert!(offset_of!(ibv_command_buffer, next_attr) == 8);
 const _: () = assert!(offset_of!(ibv_command_buffer, last_attr) == 16);
@@ -375,7 +376,11 @@ impl CmdBuf {
             let slot = (*p).next_attr;
             ptr::write(
                 slot,
-                ib_uverbs_attr { attr_id, flags: UVERBS_ATTR_F_MANDATORY, ..Default::default() },
+                ib_uverbs_attr {
+                    attr_id,
+                    flags: UVERBS_ATTR_F_MANDATORY,
+                    ..Default::default()
+                },
             );
             (*p).next_attr = slot.add(1);
             Attr(slot.offset_from(attrs_of(p)) as usize)
@@ -531,7 +536,12 @@ impl CmdBuf {
     ) -> Attr {
         // SAFETY: forwarded.
         let a = unsafe { self.fill_in(attr_id, data, len) };
-        self.set(a, |attr| attr.attr_data.enum_data = ib_uverbs_attr_enum_data { elem_id, reserved: 0 });
+        self.set(a, |attr| {
+            attr.attr_data.enum_data = ib_uverbs_attr_enum_data {
+                elem_id,
+                reserved: 0,
+            }
+        });
         a
     }
 
@@ -570,7 +580,10 @@ impl CmdBuf {
         if !req.is_null() && core_req_size < req_size {
             // SAFETY: the data lies inside the caller's request buffer.
             let a = unsafe {
-                self.fill_in_uhw(req.cast::<u8>().add(core_req_size).cast(), req_size - core_req_size)
+                self.fill_in_uhw(
+                    req.cast::<u8>().add(core_req_size).cast(),
+                    req_size - core_req_size,
+                )
             };
             let c = self.raw_mut();
             c.uhw_in_idx = a.0 as u8;
@@ -610,7 +623,14 @@ impl CmdBuf {
         let mut b = CmdBuf::new(object_id, method_id, 2)?;
         // SAFETY: forwarded caller guarantee.
         unsafe {
-            b.set_uhw(cmd.cast(), size_of::<C>(), cmd_size, resp.cast(), size_of::<R>(), resp_size)
+            b.set_uhw(
+                cmd.cast(),
+                size_of::<C>(),
+                cmd_size,
+                resp.cast(),
+                size_of::<R>(),
+                resp_size,
+            )
         };
         Ok(b)
     }
@@ -706,7 +726,10 @@ mod tests {
         }
         assert_eq!(resp, [1, 0, 0, 0, 2, 0, 0, 0]);
         // The kernel's VALID_OUTPUT mark is visible in the buffer.
-        assert_eq!(b.attrs()[0].flags, UVERBS_ATTR_F_MANDATORY | UVERBS_ATTR_F_VALID_OUTPUT);
+        assert_eq!(
+            b.attrs()[0].flags,
+            UVERBS_ATTR_F_MANDATORY | UVERBS_ATTR_F_VALID_OUTPUT
+        );
     }
 
     #[test]
@@ -733,12 +756,30 @@ mod tests {
         let a = b.attrs();
         assert_eq!(a.len(), 8);
         assert_eq!((a[a4.index()].len, a[a4.index()].data), (4, 0xDDCC_BBAA));
-        assert_eq!((a[a8.index()].len, a[a8.index()].data), (8, 0x0807_0605_0403_0201));
-        assert_eq!((a[a9.index()].len, a[a9.index()].data), (9, nine.as_ptr() as u64));
-        assert_eq!((a[u32a.index()].len, a[u32a.index()].data), (4, 0x1122_3344));
-        assert_eq!((a[u64a.index()].len, a[u64a.index()].data), (8, 0x0102_0304_0506_0708));
-        assert_eq!((a[fd.index()].len, a[fd.index()].data, a[fd.index()].flags), (0, 7, 0));
-        assert_eq!((a[ofd.index()].data, a[ofd.index()].flags), (0, UVERBS_ATTR_F_MANDATORY));
+        assert_eq!(
+            (a[a8.index()].len, a[a8.index()].data),
+            (8, 0x0807_0605_0403_0201)
+        );
+        assert_eq!(
+            (a[a9.index()].len, a[a9.index()].data),
+            (9, nine.as_ptr() as u64)
+        );
+        assert_eq!(
+            (a[u32a.index()].len, a[u32a.index()].data),
+            (4, 0x1122_3344)
+        );
+        assert_eq!(
+            (a[u64a.index()].len, a[u64a.index()].data),
+            (8, 0x0102_0304_0506_0708)
+        );
+        assert_eq!(
+            (a[fd.index()].len, a[fd.index()].data, a[fd.index()].flags),
+            (0, 7, 0)
+        );
+        assert_eq!(
+            (a[ofd.index()].data, a[ofd.index()].flags),
+            (0, UVERBS_ATTR_F_MANDATORY)
+        );
         assert_eq!((a[obj.index()].attr_id, a[obj.index()].data), (17, 0));
     }
 
@@ -759,11 +800,21 @@ mod tests {
     #[test]
     fn linked_attrs_are_appended_and_copied_back_with_uhw_inlined() {
         let mut t = TestCtx::new(1, false);
-        let mut cmd = DrvCmd { drv: 0x0102_0304_0506_0708, ..Default::default() };
+        let mut cmd = DrvCmd {
+            drv: 0x0102_0304_0506_0708,
+            ..Default::default()
+        };
         let mut resp = DrvResp::default();
         // SAFETY: cmd and resp outlive the buffers.
         let compat = unsafe {
-            CmdBuf::compat(3, 0, &mut cmd.ibv_cmd, size_of::<DrvCmd>(), &mut resp.ibv_resp, size_of::<DrvResp>())
+            CmdBuf::compat(
+                3,
+                0,
+                &mut cmd.ibv_cmd,
+                size_of::<DrvCmd>(),
+                &mut resp.ibv_resp,
+                size_of::<DrvResp>(),
+            )
         }
         .unwrap();
         let link = compat.as_ptr();
@@ -806,7 +857,10 @@ mod tests {
         // SAFETY: link is live.
         assert_eq!(unsafe { (*main.as_ptr()).uhw_in_idx }, 1);
         let c = compat.attrs();
-        assert_eq!(c[0].data, 0x0102_0304_0506_0708, "copied back after success");
+        assert_eq!(
+            c[0].data, 0x0102_0304_0506_0708,
+            "copied back after success"
+        );
         assert_ne!(c[1].flags & UVERBS_ATTR_F_VALID_OUTPUT, 0);
     }
 
@@ -817,7 +871,14 @@ mod tests {
         let mut resp = DrvResp::default();
         // SAFETY: cmd and resp outlive the buffers.
         let compat = unsafe {
-            CmdBuf::compat(3, 0, &mut cmd.ibv_cmd, size_of::<DrvCmd>(), &mut resp.ibv_resp, size_of::<DrvResp>())
+            CmdBuf::compat(
+                3,
+                0,
+                &mut cmd.ibv_cmd,
+                size_of::<DrvCmd>(),
+                &mut resp.ibv_resp,
+                size_of::<DrvResp>(),
+            )
         }
         .unwrap();
         // SAFETY: compat outlives main.
@@ -916,6 +977,9 @@ mod tests {
     #[test]
     fn exported_execute_ioctl_checks_arguments() {
         // SAFETY: NULL arguments are rejected before use.
-        assert_eq!(unsafe { execute_ioctl(ptr::null_mut(), ptr::null_mut()) }, libc::EINVAL);
+        assert_eq!(
+            unsafe { execute_ioctl(ptr::null_mut(), ptr::null_mut()) },
+            libc::EINVAL
+        );
     }
 }

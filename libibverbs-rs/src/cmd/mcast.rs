@@ -75,21 +75,35 @@ mod tests {
         gid.raw = [0xff, 0x12, 0x40, 0x1b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
         // SAFETY: live QP and GID.
         let (r, sent) = with_kernel(FakeKernel::new(), || unsafe {
-            (ibv_cmd_attach_mcast(&mut qp, &gid, 0xc001), ibv_cmd_detach_mcast(&mut qp, &gid, 0xc001))
+            (
+                ibv_cmd_attach_mcast(&mut qp, &gid, 0xc001),
+                ibv_cmd_detach_mcast(&mut qp, &gid, 0xc001),
+            )
         });
         assert_eq!(r, (0, 0));
         // SAFETY: reading the union's bytes.
         let g = unsafe { gid.raw };
         // ATTACH_MCAST (30) / DETACH_MCAST (31): 32 bytes = 8 words.
         for (s, cmd) in sent.iter().zip([30u32, 31]) {
-            let expected = cat(&[&le32(cmd), &le16(8), &le16(0), &g, &le32(0x21), &le16(0xc001), &le16(0)]);
+            let expected = cat(&[
+                &le32(cmd),
+                &le16(8),
+                &le16(0),
+                &g,
+                &le32(0x21),
+                &le16(0xc001),
+                &le16(0),
+            ]);
             assert_eq!(s.write_bytes(), &expected[..]);
         }
         let k = || FakeKernel::new().on_write(|_| libc::EIO);
         crate::cmd::set_allow_disassociate_destroy(true);
         // SAFETY: live QP and GID.
         let (r, _) = with_kernel(k(), || unsafe {
-            (ibv_cmd_attach_mcast(&mut qp, &gid, 1), ibv_cmd_detach_mcast(&mut qp, &gid, 1))
+            (
+                ibv_cmd_attach_mcast(&mut qp, &gid, 1),
+                ibv_cmd_detach_mcast(&mut qp, &gid, 1),
+            )
         });
         crate::cmd::set_allow_disassociate_destroy(false);
         assert_eq!(r, (libc::EIO, 0), "only detach is a destroy");

@@ -152,7 +152,11 @@ pub unsafe fn verbs_get_ctx(ctx: *mut ibv_context) -> Option<*mut verbs_context>
     if c.abi_compat != __VERBS_ABI_IS_EXTENDED {
         return None;
     }
-    Some(ctx.cast::<u8>().wrapping_sub(offset_of!(verbs_context, context)).cast())
+    Some(
+        ctx.cast::<u8>()
+            .wrapping_sub(offset_of!(verbs_context, context))
+            .cast(),
+    )
 }
 
 /// The command-channel state of a context, or `None` when `ctx` is not a

@@ -1,6 +1,7 @@
 //! Memory regions (upstream's `ibv_cmd_reg_mr` in `cmd.c` and `cmd_mr.c`).
 
 use core::mem::size_of;
+use core::ptr;
 use libc::{c_int, c_void};
 
 use super::ioctl::CmdBuf;
@@ -32,9 +33,9 @@ pub unsafe fn reg_mr(
 ) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
-        let c = &mut (*cmd).core_payload;
-        c.start = addr as usize as u64;
-        c.length = length as u64;
+        let c = ptr::addr_of_mut!((*cmd).core_payload);
+        (*c).start = addr as usize as u64;
+        (*c).length = length as u64;
         // On-demand paging over the whole address space is an implicit MR;
         // the kernel wants the length as all ones then.
         if access as u32 & IBV_ACCESS_ON_DEMAND != 0 {
@@ -43,12 +44,12 @@ pub unsafe fn reg_mr(
                 return libc::EINVAL;
             }
             if length == usize::MAX {
-                c.length = u64::MAX;
+                (*c).length = u64::MAX;
             }
         }
-        c.hca_va = hca_va;
-        c.pd_handle = (*pd).handle;
-        c.access_flags = access as u32;
+        (*c).hca_va = hca_va;
+        (*c).pd_handle = (*pd).handle;
+        (*c).access_flags = access as u32;
 
         let ctx = (*pd).context;
         let ret = execute_cmd_write(ctx, cmd, cmd_size, resp, resp_size);
@@ -142,19 +143,39 @@ mod tests {
         let access = (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ) as c_int;
         // SAFETY: live objects and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_reg_mr(&mut pd, 0x7000 as *mut c_void, 0x1000, 0x7000, access, &mut vmr, &mut cmd,
-                           size_of::<ibv_reg_mr>(), &mut resp, size_of::<ib_uverbs_reg_mr_resp>())
+            ibv_cmd_reg_mr(
+                &mut pd,
+                0x7000 as *mut c_void,
+                0x1000,
+                0x7000,
+                access,
+                &mut vmr,
+                &mut cmd,
+                size_of::<ibv_reg_mr>(),
+                &mut resp,
+                size_of::<ib_uverbs_reg_mr_resp>(),
+            )
         });
         assert_eq!(ret, 0);
         // REG_MR (9): 48 bytes = 12 words in, 12 = 3 out; response, start,
         // length, hca_va, pd_handle, access.
         let expected = cat(&[
-            &le32(9), &le16(12), &le16(3), &le64(&resp as *const _ as u64),
-            &le64(0x7000), &le64(0x1000), &le64(0x7000), &le32(2), &le32(5),
+            &le32(9),
+            &le16(12),
+            &le16(3),
+            &le64(&resp as *const _ as u64),
+            &le64(0x7000),
+            &le64(0x1000),
+            &le64(0x7000),
+            &le32(2),
+            &le32(5),
         ]);
         assert_eq!(sent[0].write_bytes(), &expected[..]);
         let mr = &vmr.ibv_mr;
-        assert_eq!((mr.handle, mr.lkey, mr.rkey, mr.context), (9, 0x100, 0x200, pd.context));
+        assert_eq!(
+            (mr.handle, mr.lkey, mr.rkey, mr.context),
+            (9, 0x100, 0x200, pd.context)
+        );
         assert_eq!((vmr.mr_type, vmr.access), (IBV_MR_TYPE_MR, access));
         assert!(mr.pd.is_null(), "left to the caller, as upstream");
     }
@@ -170,18 +191,41 @@ mod tests {
         let odp = IBV_ACCESS_ON_DEMAND as c_int;
         // SAFETY: live objects and buffers.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
-            ibv_cmd_reg_mr(&mut pd, ptr::null_mut(), usize::MAX, 0, odp, &mut vmr, &mut cmd,
-                           size_of::<ibv_reg_mr>(), &mut resp, size_of::<ib_uverbs_reg_mr_resp>())
+            ibv_cmd_reg_mr(
+                &mut pd,
+                ptr::null_mut(),
+                usize::MAX,
+                0,
+                odp,
+                &mut vmr,
+                &mut cmd,
+                size_of::<ibv_reg_mr>(),
+                &mut resp,
+                size_of::<ib_uverbs_reg_mr_resp>(),
+            )
         });
         assert_eq!(ret, 0);
         assert_eq!(&sent[0].write_bytes()[24..32], &le64(u64::MAX));
         crate::ffi::set_errno(0);
         // SAFETY: as above.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
-            ibv_cmd_reg_mr(&mut pd, 0x1000 as *mut c_void, usize::MAX, 0, odp, &mut vmr, &mut cmd,
-                           size_of::<ibv_reg_mr>(), &mut resp, size_of::<ib_uverbs_reg_mr_resp>())
+            ibv_cmd_reg_mr(
+                &mut pd,
+                0x1000 as *mut c_void,
+                usize::MAX,
+                0,
+                odp,
+                &mut vmr,
+                &mut cmd,
+                size_of::<ibv_reg_mr>(),
+                &mut resp,
+                size_of::<ib_uverbs_reg_mr_resp>(),
+            )
         });
-        assert_eq!((ret, crate::ffi::errno(), sent.len()), (libc::EINVAL, libc::EINVAL, 0));
+        assert_eq!(
+            (ret, crate::ffi::errno(), sent.len()),
+            (libc::EINVAL, libc::EINVAL, 0)
+        );
     }
 
     #[test]
@@ -203,6 +247,9 @@ mod tests {
         let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_dereg_mr(&mut vmr) });
         assert_eq!(ret, 0);
         // DEREG_MR (13), 3 words.
-        assert_eq!(sent[1].write_bytes(), &cat(&[&le32(13), &le16(3), &le16(0), &le32(0x55)])[..]);
+        assert_eq!(
+            sent[1].write_bytes(),
+            &cat(&[&le32(13), &le16(3), &le16(0), &le32(0x55)])[..]
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Memory windows (upstream's `ibv_cmd_alloc_mw` in `cmd.c` and `cmd_mw.c`).
 
 use core::mem::size_of;
+use core::ptr;
 use libc::c_int;
 
 use super::ioctl::CmdBuf;
@@ -22,10 +23,10 @@ crate::export! {
                 libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes live objects and buffers.
         unsafe {
-            let c = &mut (*cmd).core_payload;
-            c.pd_handle = (*pd).handle;
-            c.mw_type = type_ as u8;
-            c.reserved = [0; 3];
+            let c = ptr::addr_of_mut!((*cmd).core_payload);
+            (*c).pd_handle = (*pd).handle;
+            (*c).mw_type = type_ as u8;
+            (*c).reserved = [0; 3];
             let ret = execute_cmd_write((*pd).context, cmd, cmd_size, resp, resp_size);
             if ret != 0 {
                 return ret;
@@ -98,16 +99,31 @@ mod tests {
         });
         // SAFETY: live objects and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_alloc_mw(&mut pd, IBV_MW_TYPE_2, &mut mw, &mut cmd, size_of::<ibv_alloc_mw>(),
-                             &mut resp, size_of::<ib_uverbs_alloc_mw_resp>())
+            ibv_cmd_alloc_mw(
+                &mut pd,
+                IBV_MW_TYPE_2,
+                &mut mw,
+                &mut cmd,
+                size_of::<ibv_alloc_mw>(),
+                &mut resp,
+                size_of::<ib_uverbs_alloc_mw_resp>(),
+            )
         });
         assert_eq!(ret, 0);
         // ALLOC_MW (14): 24 bytes = 6 words, 8 = 2 words; pd, type 2, zeros.
         let expected = cat(&[
-            &le32(14), &le16(6), &le16(2), &le64(&resp as *const _ as u64), &le32(6), &[2, 0, 0, 0],
+            &le32(14),
+            &le16(6),
+            &le16(2),
+            &le64(&resp as *const _ as u64),
+            &le32(6),
+            &[2, 0, 0, 0],
         ]);
         assert_eq!(sent[0].write_bytes(), &expected[..]);
-        assert_eq!((mw.context, mw.pd, mw.rkey, mw.handle, mw.type_), (pd.context, &mut pd as *mut _, 0xabc, 4, 2));
+        assert_eq!(
+            (mw.context, mw.pd, mw.rkey, mw.handle, mw.type_),
+            (pd.context, &mut pd as *mut _, 0xabc, 4, 2)
+        );
 
         // SAFETY: live MW.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe { ibv_cmd_dealloc_mw(&mut mw) });
@@ -116,11 +132,16 @@ mod tests {
         // UVERBS_OBJECT_MW (8), UVERBS_METHOD_MW_DESTROY (0).
         assert_eq!((hdr.object_id, hdr.method_id), (8, 0));
         assert_eq!(attr_tuples(a), vec![(0, 0, 1, 4)]);
-        let k = FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT).on_write(|_| libc::EINVAL);
+        let k = FakeKernel::new()
+            .on_ioctl(|_| libc::EPROTONOSUPPORT)
+            .on_write(|_| libc::EINVAL);
         // SAFETY: live MW.
         let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_dealloc_mw(&mut mw) });
         assert_eq!(ret, libc::EINVAL);
         // DEALLOC_MW (16), 3 words.
-        assert_eq!(sent[1].write_bytes(), &cat(&[&le32(16), &le16(3), &le16(0), &le32(4)])[..]);
+        assert_eq!(
+            sent[1].write_bytes(),
+            &cat(&[&le32(16), &le16(3), &le16(0), &le32(4)])[..]
+        );
     }
 }

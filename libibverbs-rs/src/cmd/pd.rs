@@ -90,19 +90,38 @@ mod tests {
         });
         // SAFETY: live context and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_alloc_pd(ctx, &mut pd, &mut cmd, size_of::<ibv_alloc_pd>(), &mut resp, size_of::<ib_uverbs_alloc_pd_resp>())
+            ibv_cmd_alloc_pd(
+                ctx,
+                &mut pd,
+                &mut cmd,
+                size_of::<ibv_alloc_pd>(),
+                &mut resp,
+                size_of::<ib_uverbs_alloc_pd_resp>(),
+            )
         });
         assert_eq!(ret, 0);
         assert_eq!((pd.handle, pd.context), (0x33, ctx));
         // ALLOC_PD (3): 16 bytes = 4 words in, 4 bytes = 1 word out.
         assert_eq!(
             sent[0].write_bytes(),
-            &cat(&[&le32(3), &le16(4), &le16(1), &le64(&resp as *const _ as u64)])[..]
+            &cat(&[
+                &le32(3),
+                &le16(4),
+                &le16(1),
+                &le64(&resp as *const _ as u64)
+            ])[..]
         );
         let k = FakeKernel::new().on_write(|_| libc::EMFILE);
         // SAFETY: as above.
         let (ret, _) = with_kernel(k, || unsafe {
-            ibv_cmd_alloc_pd(ctx, &mut pd, &mut cmd, size_of::<ibv_alloc_pd>(), &mut resp, size_of::<ib_uverbs_alloc_pd_resp>())
+            ibv_cmd_alloc_pd(
+                ctx,
+                &mut pd,
+                &mut cmd,
+                size_of::<ibv_alloc_pd>(),
+                &mut resp,
+                size_of::<ib_uverbs_alloc_pd_resp>(),
+            )
         });
         assert_eq!(ret, libc::EMFILE);
     }
@@ -128,7 +147,10 @@ mod tests {
         let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_dealloc_pd(&mut pd) });
         assert_eq!(ret, 0);
         // DEALLOC_PD (4), 12 bytes = 3 words, no response.
-        assert_eq!(sent[1].write_bytes(), &cat(&[&le32(4), &le16(3), &le16(0), &le32(0x44)])[..]);
+        assert_eq!(
+            sent[1].write_bytes(),
+            &cat(&[&le32(4), &le16(3), &le16(0), &le32(0x44)])[..]
+        );
 
         // EIO (device gone) is an error unless disassociated destroy is on.
         let k = || FakeKernel::new().on_write(|_| libc::EIO);

@@ -23,7 +23,13 @@ pub(crate) enum Sent {
     /// `RDMA_VERBS_IOCTL`: the header and attribute array, as bytes and
     /// decoded, plus the input data each attribute carried (inline bytes, or
     /// the bytes its pointer referred to for `len` bytes).
-    Ioctl { fd: c_int, bytes: Vec<u8>, hdr: IoctlHdr, attrs: Vec<ib_uverbs_attr>, inputs: Vec<Vec<u8>> },
+    Ioctl {
+        fd: c_int,
+        bytes: Vec<u8>,
+        hdr: IoctlHdr,
+        attrs: Vec<ib_uverbs_attr>,
+        inputs: Vec<Vec<u8>>,
+    },
     /// write(2): the buffer.
     Write { fd: c_int, bytes: Vec<u8> },
 }
@@ -58,9 +64,10 @@ impl Sent {
     /// Input data of the ioctl attribute `id`.
     pub fn input(&self, id: u16) -> Option<&[u8]> {
         match self {
-            Sent::Ioctl { attrs, inputs, .. } => {
-                attrs.iter().position(|a| a.attr_id == id).map(|i| inputs[i].as_slice())
-            }
+            Sent::Ioctl { attrs, inputs, .. } => attrs
+                .iter()
+                .position(|a| a.attr_id == id)
+                .map(|i| inputs[i].as_slice()),
             _ => None,
         }
     }
@@ -99,7 +106,9 @@ impl IoctlCmd {
     /// Kernel behaviour for an output pointer attribute: copy (at most `len`
     /// bytes of) `data` to where it points and flag it valid.
     pub fn write_out(&mut self, id: u16, data: &[u8]) {
-        let a = self.attr(id).unwrap_or_else(|| panic!("no attribute {id:#x}"));
+        let a = self
+            .attr(id)
+            .unwrap_or_else(|| panic!("no attribute {id:#x}"));
         let n = data.len().min(a.len as usize);
         // SAFETY: the command's author promised `len` writable bytes there.
         unsafe { ptr::copy_nonoverlapping(data.as_ptr(), a.data as usize as *mut u8, n) };
@@ -114,7 +123,9 @@ impl IoctlCmd {
 
     /// Kernel behaviour for a new object handle or file descriptor.
     pub fn set_data(&mut self, id: u16, v: u64) {
-        self.attr(id).unwrap_or_else(|| panic!("no attribute {id:#x}")).data = v;
+        self.attr(id)
+            .unwrap_or_else(|| panic!("no attribute {id:#x}"))
+            .data = v;
     }
 }
 
@@ -164,7 +175,11 @@ impl FakeKernel {
     /// Every ioctl fails with `ioctl_err` (0 = succeeds doing nothing), every
     /// write succeeds doing nothing.
     pub fn new() -> Self {
-        FakeKernel { sent: Vec::new(), on_ioctl: Box::new(|_| 0), on_write: Box::new(|_| 0) }
+        FakeKernel {
+            sent: Vec::new(),
+            on_ioctl: Box::new(|_| 0),
+            on_write: Box::new(|_| 0),
+        }
     }
 
     pub fn on_ioctl(mut self, f: impl FnMut(&mut IoctlCmd) -> c_int + 'static) -> Self {
@@ -203,7 +218,8 @@ pub(crate) fn intercept_ioctl(fd: c_int, hdr: *mut ib_uverbs_ioctl_hdr) -> Optio
         // SAFETY: hdr is the assembled command; num_attrs attributes follow.
         let (h, attrs) = unsafe {
             let h = &*hdr;
-            let attrs = core::slice::from_raw_parts(h.attrs.as_ptr(), h.num_attrs as usize).to_vec();
+            let attrs =
+                core::slice::from_raw_parts(h.attrs.as_ptr(), h.num_attrs as usize).to_vec();
             (h, attrs)
         };
         let total = size_of::<ib_uverbs_ioctl_hdr>() + attrs.len() * size_of::<ib_uverbs_attr>();
@@ -245,7 +261,10 @@ pub(crate) fn intercept_write(fd: c_int, buf: *const c_void, len: usize) -> Opti
         let mut g = c.borrow_mut();
         let k = g.as_mut()?;
         let bytes = bytes_of(buf.cast(), len);
-        k.sent.push(Sent::Write { fd, bytes: bytes.clone() });
+        k.sent.push(Sent::Write {
+            fd,
+            bytes: bytes.clone(),
+        });
         let r = (k.on_write)(&WriteCmdView { bytes: &bytes });
         if r != 0 {
             crate::ffi::set_errno(r);
@@ -286,7 +305,12 @@ impl TestCtx {
         vctx.context.cmd_fd = TEST_CMD_FD;
         vctx.context.async_fd = TEST_ASYNC_FD;
         vctx.context.device = &mut dev.device;
-        TestCtx { vctx, state, dev, sysfs }
+        TestCtx {
+            vctx,
+            state,
+            dev,
+            sysfs,
+        }
     }
 
     pub fn ctx(&mut self) -> *mut ibv_context {
@@ -334,7 +358,9 @@ pub(crate) fn cat(parts: &[&[u8]]) -> Vec<u8> {
 
 /// The `(attr_id, len, flags, data)` of each attribute.
 pub(crate) fn attr_tuples(a: &[ib_uverbs_attr]) -> Vec<(u16, u16, u16, u64)> {
-    a.iter().map(|x| (x.attr_id, x.len, x.flags, x.data)).collect()
+    a.iter()
+        .map(|x| (x.attr_id, x.len, x.flags, x.data))
+        .collect()
 }
 
 /// Serialises the tests that depend on the process-wide
@@ -342,4 +368,13 @@ pub(crate) fn attr_tuples(a: &[ib_uverbs_attr]) -> Vec<(u16, u16, u16, u64)> {
 pub(crate) fn disassoc_lock() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Serialises the tests that depend on the process-wide uverbs ABI
+/// version, and sets it to `v` for the holder.
+pub(crate) fn abi_ver_lock(v: i32) -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    super::set_abi_ver(v);
+    g
 }

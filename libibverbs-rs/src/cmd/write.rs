@@ -307,8 +307,11 @@ pub unsafe fn execute_cmd_write<C: WriteCmdResp>(
 ) -> c_int {
     // SAFETY: the core struct follows the header inside *cmd (WriteCmd contract).
     unsafe {
-        let core = cmd.cast::<u8>().add(size_of::<ib_uverbs_cmd_hdr>()).cast::<C::Core>();
-        C::set_response(&mut *core, resp as usize as u64);
+        let core = cmd
+            .cast::<u8>()
+            .add(size_of::<ib_uverbs_cmd_hdr>())
+            .cast::<C::Core>();
+        C::set_response(core, resp as usize as u64);
         execute_cmd_write_raw(
             ctx,
             C::CMD,
@@ -334,7 +337,16 @@ pub unsafe fn execute_cmd_write_req<C: WriteCmd>(
     const { assert!(size_of::<C::Resp>() == 0, "method has a response") };
     // SAFETY: forwarded.
     unsafe {
-        execute_cmd_write_raw(ctx, C::CMD, cmd.cast(), size_of::<C>(), cmd_size, ptr::null_mut(), 0, 0)
+        execute_cmd_write_raw(
+            ctx,
+            C::CMD,
+            cmd.cast(),
+            size_of::<C>(),
+            cmd_size,
+            ptr::null_mut(),
+            0,
+            0,
+        )
     }
 }
 
@@ -352,9 +364,21 @@ pub unsafe fn execute_cmd_write_no_uhw<C: WriteCmdResp>(
 ) -> c_int {
     // SAFETY: as in execute_cmd_write.
     unsafe {
-        let core = cmd.cast::<u8>().add(size_of::<ib_uverbs_cmd_hdr>()).cast::<C::Core>();
-        C::set_response(&mut *core, resp as usize as u64);
-        execute_cmd_write_raw(ctx, C::CMD, cmd.cast(), cmd_size, cmd_size, resp.cast(), resp_size, resp_size)
+        let core = cmd
+            .cast::<u8>()
+            .add(size_of::<ib_uverbs_cmd_hdr>())
+            .cast::<C::Core>();
+        C::set_response(core, resp as usize as u64);
+        execute_cmd_write_raw(
+            ctx,
+            C::CMD,
+            cmd.cast(),
+            cmd_size,
+            cmd_size,
+            resp.cast(),
+            resp_size,
+            resp_size,
+        )
     }
 }
 
@@ -397,7 +421,16 @@ pub unsafe fn execute_cmd_write_ex_req<C: ExWriteCmd>(
     const { assert!(size_of::<C::Resp>() == 0, "method has a response") };
     // SAFETY: forwarded.
     unsafe {
-        execute_cmd_write_ex_raw(ctx, C::CMD, cmd.cast(), size_of::<C>(), cmd_size, ptr::null_mut(), 0, 0)
+        execute_cmd_write_ex_raw(
+            ctx,
+            C::CMD,
+            cmd.cast(),
+            size_of::<C>(),
+            cmd_size,
+            ptr::null_mut(),
+            0,
+            0,
+        )
     }
 }
 
@@ -414,7 +447,10 @@ unsafe fn uhw_in(link: *mut ibv_command_buffer) -> Option<(ib_uverbs_attr, usize
         if idx == _UHW_NO_INDEX {
             return None;
         }
-        Some((ptr::read(attrs_of(link).add(idx as usize)), (*link).uhw_in_headroom_dwords as usize * 4))
+        Some((
+            ptr::read(attrs_of(link).add(idx as usize)),
+            (*link).uhw_in_headroom_dwords as usize * 4,
+        ))
     }
 }
 
@@ -429,7 +465,10 @@ unsafe fn uhw_out(link: *mut ibv_command_buffer) -> Option<(ib_uverbs_attr, usiz
         if idx == _UHW_NO_INDEX {
             return None;
         }
-        Some((ptr::read(attrs_of(link).add(idx as usize)), (*link).uhw_out_headroom_dwords as usize * 4))
+        Some((
+            ptr::read(attrs_of(link).add(idx as usize)),
+            (*link).uhw_out_headroom_dwords as usize * 4,
+        ))
     }
 }
 
@@ -467,7 +506,10 @@ where
             let hdr = (uhw.data as usize).wrapping_sub(size) as *mut ib_uverbs_cmd_hdr;
             (hdr, ((size + uhw.len as usize) / 4) as u16)
         }
-        None => (req_onstack.as_mut_ptr().cast::<ib_uverbs_cmd_hdr>(), (size / 4) as u16),
+        None => (
+            req_onstack.as_mut_ptr().cast::<ib_uverbs_cmd_hdr>(),
+            (size / 4) as u16,
+        ),
     };
     // SAFETY: as above.
     let (resp_ptr, out_words) = match unsafe { uhw_out(link) } {
@@ -481,14 +523,22 @@ where
         None => (resp_onstack.as_mut_ptr(), (resp_size / 4) as u16),
     };
 
-    C::set_response(&mut core, resp_ptr as usize as u64);
+    // SAFETY: core is a local value.
+    unsafe { C::set_response(&mut core, resp_ptr as usize as u64) };
     // SAFETY: hdr points to `size` writable bytes: the headroom in front of
     // the provider's data, or the on-stack wrapper. Only the word counts of
     // the header are set here; the command number is set when sent.
     unsafe {
         let h = hdr.cast::<u8>();
-        ptr::write_unaligned(h.add(offset_of!(ib_uverbs_cmd_hdr, in_words)).cast::<u16>(), in_words);
-        ptr::write_unaligned(h.add(offset_of!(ib_uverbs_cmd_hdr, out_words)).cast::<u16>(), out_words);
+        ptr::write_unaligned(
+            h.add(offset_of!(ib_uverbs_cmd_hdr, in_words)).cast::<u16>(),
+            in_words,
+        );
+        ptr::write_unaligned(
+            h.add(offset_of!(ib_uverbs_cmd_hdr, out_words))
+                .cast::<u16>(),
+            out_words,
+        );
         ptr::write_unaligned(hdr.add(1).cast::<C::Core>(), core);
     }
     // SAFETY: request and response regions as computed above.
@@ -537,7 +587,10 @@ where
             if room < full_size {
                 return Err(headroom_error());
             }
-            ((uhw.data as usize).wrapping_sub(full_size) as *mut ex_hdr, uhw.len / 8)
+            (
+                (uhw.data as usize).wrapping_sub(full_size) as *mut ex_hdr,
+                uhw.len / 8,
+            )
         }
         None => (req_onstack.as_mut_ptr().cast::<ex_hdr>(), 0),
     };
@@ -547,7 +600,10 @@ where
             if room < resp_size {
                 return Err(headroom_error());
             }
-            ((uhw.data as usize).wrapping_sub(resp_size) as *mut C::Resp, uhw.len / 8)
+            (
+                (uhw.data as usize).wrapping_sub(resp_size) as *mut C::Resp,
+                uhw.len / 8,
+            )
         }
         None => (resp_onstack.as_mut_ptr(), 0),
     };
@@ -558,11 +614,13 @@ where
         let h = hdr.cast::<u8>();
         let ex = offset_of!(ex_hdr, ex_hdr);
         ptr::write_unaligned(
-            h.add(ex + offset_of!(ib_uverbs_ex_cmd_hdr, provider_in_words)).cast::<u16>(),
+            h.add(ex + offset_of!(ib_uverbs_ex_cmd_hdr, provider_in_words))
+                .cast::<u16>(),
             provider_in_words,
         );
         ptr::write_unaligned(
-            h.add(ex + offset_of!(ib_uverbs_ex_cmd_hdr, provider_out_words)).cast::<u16>(),
+            h.add(ex + offset_of!(ib_uverbs_ex_cmd_hdr, provider_out_words))
+                .cast::<u16>(),
             provider_out_words,
         );
         ptr::write_unaligned(hdr.add(1).cast::<C::Core>(), core);
@@ -595,7 +653,6 @@ fn headroom_error() -> c_int {
     libc::EINVAL
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -623,7 +680,10 @@ mod tests {
     #[test]
     fn classic_write_carries_header_core_and_driver_data() {
         let mut t = TestCtx::new(1, false);
-        let mut cmd = DrvAllocPd { drv: 0xabcd, ..Default::default() };
+        let mut cmd = DrvAllocPd {
+            drv: 0xabcd,
+            ..Default::default()
+        };
         let mut resp = DrvAllocPdResp::default();
         let k = FakeKernel::new().on_write(|w| {
             w.respond(&cat(&[&le32(5), &le32(77)]));
@@ -631,21 +691,42 @@ mod tests {
         });
         // SAFETY: live context and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            execute_cmd_write(t.ctx(), &mut cmd.ibv_cmd, size_of::<DrvAllocPd>(), &mut resp.ibv_resp, size_of::<DrvAllocPdResp>())
+            execute_cmd_write(
+                t.ctx(),
+                &mut cmd.ibv_cmd,
+                size_of::<DrvAllocPd>(),
+                &mut resp.ibv_resp,
+                size_of::<DrvAllocPdResp>(),
+            )
         });
         assert_eq!(ret, 0);
         // ALLOC_PD is command 3; 24 bytes in = 6 words, 8 bytes out = 2 words;
         // then the response address and the driver data.
-        let expected = cat(&[&le32(3), &le16(6), &le16(2), &le64(&resp as *const _ as u64), &le64(0xabcd)]);
+        let expected = cat(&[
+            &le32(3),
+            &le16(6),
+            &le16(2),
+            &le64(&resp as *const _ as u64),
+            &le64(0xabcd),
+        ]);
         assert_eq!(sent[0].write_bytes(), &expected[..]);
-        assert!(matches!(sent[0], Sent::Write { fd: TEST_CMD_FD, .. }));
+        assert!(matches!(
+            sent[0],
+            Sent::Write {
+                fd: TEST_CMD_FD,
+                ..
+            }
+        ));
         assert_eq!((resp.ibv_resp.pd_handle, resp.pdn), (5, 77));
     }
 
     #[test]
     fn classic_write_through_invoke_write_ioctl() {
         let mut t = TestCtx::new(1, true);
-        let mut cmd = DrvAllocPd { drv: 0xabcd, ..Default::default() };
+        let mut cmd = DrvAllocPd {
+            drv: 0xabcd,
+            ..Default::default()
+        };
         let mut resp = DrvAllocPdResp::default();
         let resp_addr = &resp as *const _ as u64;
         let k = FakeKernel::new().on_ioctl(|c| {
@@ -655,13 +736,25 @@ mod tests {
         });
         // SAFETY: live context and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            execute_cmd_write(t.ctx(), &mut cmd.ibv_cmd, size_of::<DrvAllocPd>(), &mut resp.ibv_resp, size_of::<DrvAllocPdResp>())
+            execute_cmd_write(
+                t.ctx(),
+                &mut cmd.ibv_cmd,
+                size_of::<DrvAllocPd>(),
+                &mut resp.ibv_resp,
+                size_of::<DrvAllocPdResp>(),
+            )
         });
         assert_eq!(ret, 0);
         let (hdr, a) = sent[0].ioctl();
         // UVERBS_OBJECT_DEVICE (0), UVERBS_METHOD_INVOKE_WRITE (0).
-        assert_eq!((hdr.object_id, hdr.method_id, hdr.num_attrs, hdr.driver_id), (0, 0, 5, 1));
-        let got: Vec<(u16, u16, u16, u64)> = a.iter().map(|x| (x.attr_id, x.len, x.flags, x.data)).collect();
+        assert_eq!(
+            (hdr.object_id, hdr.method_id, hdr.num_attrs, hdr.driver_id),
+            (0, 0, 5, 1)
+        );
+        let got: Vec<(u16, u16, u16, u64)> = a
+            .iter()
+            .map(|x| (x.attr_id, x.len, x.flags, x.data))
+            .collect();
         assert_eq!(
             got,
             vec![
@@ -679,7 +772,10 @@ mod tests {
     fn extended_write_header_and_zeroed_response() {
         let mut t = TestCtx::new(1, false);
         let mut cmd = ibv_query_device_ex::default();
-        let mut resp = ib_uverbs_ex_query_device_resp { comp_mask: 0xdead, ..Default::default() };
+        let mut resp = ib_uverbs_ex_query_device_resp {
+            comp_mask: 0xdead,
+            ..Default::default()
+        };
         let rsz = size_of::<ib_uverbs_ex_query_device_resp>();
         let k = FakeKernel::new().on_write(|w| {
             // The response buffer was cleared before the write.
@@ -690,7 +786,13 @@ mod tests {
         });
         // SAFETY: live context and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {
-            execute_cmd_write_ex(t.ctx(), &mut cmd, size_of::<ibv_query_device_ex>(), &mut resp, rsz)
+            execute_cmd_write_ex(
+                t.ctx(),
+                &mut cmd,
+                size_of::<ibv_query_device_ex>(),
+                &mut resp,
+                rsz,
+            )
         });
         assert_eq!(ret, 0);
         assert_eq!(rsz, 304);
@@ -730,7 +832,9 @@ mod tests {
         let b = CmdBuf::new(0, 0, 0).unwrap();
         let k = FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT);
         // SAFETY: live context and buffer.
-        let (r, sent) = with_kernel(k, || unsafe { execute_ioctl_fallback(ctx, cmd_bit!(create_cq), b.as_ptr()) });
+        let (r, sent) = with_kernel(k, || unsafe {
+            execute_ioctl_fallback(ctx, cmd_bit!(create_cq), b.as_ptr())
+        });
         assert_eq!((r, sent.len()), (Fallback::TryWrite, 1));
         assert!(t.state().ioctl_unsupported(cmd_bit!(create_cq)));
         assert!(!t.state().ioctl_unsupported(cmd_bit!(destroy_cq)));
@@ -743,7 +847,9 @@ mod tests {
 
         let k = FakeKernel::new().on_ioctl(|_| libc::ENOTTY);
         // SAFETY: as above.
-        let (r, _) = with_kernel(k, || unsafe { execute_ioctl_fallback(ctx, cmd_bit!(destroy_cq), b.as_ptr()) });
+        let (r, _) = with_kernel(k, || unsafe {
+            execute_ioctl_fallback(ctx, cmd_bit!(destroy_cq), b.as_ptr())
+        });
         assert_eq!(r, Fallback::TryWrite);
         assert!((0..crate::cmd::VERBS_OPS_NUM).all(|i| t.state().ioctl_unsupported(i)));
         assert_eq!(crate::cmd::VERBS_OPS_NUM, 76);
@@ -751,7 +857,9 @@ mod tests {
         let mut t = TestCtx::new(1, false);
         let k = FakeKernel::new().on_ioctl(|_| libc::EINVAL);
         // SAFETY: as above.
-        let (r, _) = with_kernel(k, || unsafe { execute_ioctl_fallback(t.ctx(), 3, b.as_ptr()) });
+        let (r, _) = with_kernel(k, || unsafe {
+            execute_ioctl_fallback(t.ctx(), 3, b.as_ptr())
+        });
         assert_eq!(r, Fallback::Error(libc::EINVAL));
         assert!(!t.state().ioctl_unsupported(3));
     }
@@ -765,7 +873,10 @@ mod tests {
         let main = unsafe { CmdBuf::with_link(0, 0, 0, link.as_ptr()) }.unwrap();
         crate::ffi::set_errno(0);
         // SAFETY: valid chain.
-        assert_eq!(unsafe { check_legacy(main.as_ptr()) }, Fallback::Error(libc::EOPNOTSUPP));
+        assert_eq!(
+            unsafe { check_legacy(main.as_ptr()) },
+            Fallback::Error(libc::EOPNOTSUPP)
+        );
         assert_eq!(crate::ffi::errno(), libc::EOPNOTSUPP);
 
         // Optional ones can be dropped; a link asking for the extended
@@ -782,7 +893,10 @@ mod tests {
         assert_eq!(unsafe { check_legacy(main.as_ptr()) }, Fallback::TryWriteEx);
         main.require_ioctl();
         // SAFETY: valid chain.
-        assert_eq!(unsafe { check_legacy(main.as_ptr()) }, Fallback::Error(libc::EOPNOTSUPP));
+        assert_eq!(
+            unsafe { check_legacy(main.as_ptr()) },
+            Fallback::Error(libc::EOPNOTSUPP)
+        );
     }
 
     #[repr(C)]
@@ -802,7 +916,10 @@ mod tests {
     #[test]
     fn legacy_write_is_built_in_place_before_the_driver_data() {
         let mut t = TestCtx::new(1, false);
-        let mut cmd = DrvCreateCq { buf_addr: 0x1122_3344_5566_7788, ..Default::default() };
+        let mut cmd = DrvCreateCq {
+            buf_addr: 0x1122_3344_5566_7788,
+            ..Default::default()
+        };
         let mut resp = DrvCreateCqResp::default();
         // SAFETY: cmd and resp outlive the buffer.
         let compat = unsafe {
@@ -816,7 +933,12 @@ mod tests {
             )
         }
         .unwrap();
-        let core = ib_uverbs_create_cq { user_handle: 0x55, cqe: 10, comp_channel: -1, ..Default::default() };
+        let core = ib_uverbs_create_cq {
+            user_handle: 0x55,
+            cqe: 10,
+            comp_channel: -1,
+            ..Default::default()
+        };
         let k = FakeKernel::new().on_write(|w| {
             w.respond(&cat(&[&le32(7), &le32(16), &le64(0x99)]));
             0
@@ -850,7 +972,13 @@ mod tests {
     #[test]
     fn legacy_write_without_driver_data_uses_the_stack() {
         let mut t = TestCtx::new(1, false);
-        let core = ib_uverbs_create_cq { user_handle: 1, cqe: 2, comp_vector: 3, comp_channel: 4, ..Default::default() };
+        let core = ib_uverbs_create_cq {
+            user_handle: 1,
+            cqe: 2,
+            comp_vector: 3,
+            comp_channel: 4,
+            ..Default::default()
+        };
         let k = FakeKernel::new().on_write(|w| {
             w.respond(&cat(&[&le32(8), &le32(9)]));
             0
@@ -864,7 +992,10 @@ mod tests {
         let b = sent[0].write_bytes();
         assert_eq!(b.len(), 40);
         assert_eq!(&b[..8], &cat(&[&le32(18), &le16(10), &le16(2)])[..]);
-        assert_eq!(&b[16..40], &cat(&[&le64(1), &le32(2), &le32(3), &le32(4), &le32(0)])[..]);
+        assert_eq!(
+            &b[16..40],
+            &cat(&[&le64(1), &le32(2), &le32(3), &le32(4), &le32(0)])[..]
+        );
     }
 
     #[repr(C)]
@@ -884,7 +1015,10 @@ mod tests {
     #[test]
     fn legacy_extended_write_in_place() {
         let mut t = TestCtx::new(1, false);
-        let mut cmd = DrvCreateCqEx { drv: [0xa, 0xb], ..Default::default() };
+        let mut cmd = DrvCreateCqEx {
+            drv: [0xa, 0xb],
+            ..Default::default()
+        };
         let mut resp = DrvCreateCqExResp::default();
         // SAFETY: cmd and resp outlive the buffer.
         let compat = unsafe {
@@ -898,9 +1032,20 @@ mod tests {
             )
         }
         .unwrap();
-        let core = ib_uverbs_ex_create_cq { user_handle: 0x77, cqe: 4, flags: 1, ..Default::default() };
+        let core = ib_uverbs_ex_create_cq {
+            user_handle: 0x77,
+            cqe: 4,
+            flags: 1,
+            ..Default::default()
+        };
         let k = FakeKernel::new().on_write(|w| {
-            w.respond(&cat(&[&le32(3), &le32(8), &le32(0), &le32(16), &le64(0x42)]));
+            w.respond(&cat(&[
+                &le32(3),
+                &le32(8),
+                &le32(0),
+                &le32(16),
+                &le64(0x42),
+            ]));
             0
         });
         // SAFETY: live context; compat describes live buffers.
@@ -908,7 +1053,10 @@ mod tests {
             execute_write_bufs_ex::<ibv_create_cq_ex>(t.ctx(), compat.as_ptr(), core)
         });
         let r = r.unwrap();
-        assert_eq!((r.base.cq_handle, r.base.cqe, r.response_length), (3, 8, 16));
+        assert_eq!(
+            (r.base.cq_handle, r.base.cqe, r.response_length),
+            (3, 8, 16)
+        );
         assert_eq!(resp.drv, 0x42);
         // Extended CREATE_CQ: 0x80000012; 32-byte core = 4 words; 16-byte
         // response = 2 words; 2 provider words each way.
@@ -941,7 +1089,14 @@ mod tests {
         let mut cmd = DrvAllocPd::default();
         // SAFETY: cmd outlives the buffer.
         let compat = unsafe {
-            CmdBuf::compat::<ibv_alloc_pd, empty>(0, 0, &mut cmd.ibv_cmd, size_of::<DrvAllocPd>(), ptr::null_mut(), 0)
+            CmdBuf::compat::<ibv_alloc_pd, empty>(
+                0,
+                0,
+                &mut cmd.ibv_cmd,
+                size_of::<DrvAllocPd>(),
+                ptr::null_mut(),
+                0,
+            )
         }
         .unwrap();
         // SAFETY: live context.

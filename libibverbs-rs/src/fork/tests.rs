@@ -1,0 +1,769 @@
+//! Tests of fork safety (see the docs of `crate::fork`).
+//!
+//! - The range engine ([`advise_range`] on a private [`RangeCounts`]) is
+//!   driven with random dontfork/dofork sequences over a real mapping and
+//!   checked after every step against a per-page count model, both the counts
+//!   and the kernel's VM_DONTCOPY flag ("dc" in /proc/self/smaps VmFlags).
+//! - Tests that unmap pages, or that call ibv_fork_init() (process-global
+//!   state), run alone in a child process: [`run_in_child`] re-executes this
+//!   test binary on one `#[ignore]`d `child_*` test.
+//! - [`matches_debian_library`] runs the scenarios of compare.c against
+//!   Debian's libibverbs.so.1 and against our release build and compares.
+
+use super::*;
+use crate::ffi;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A small deterministic PRNG (xorshift64*), so failures replay by seed.
+pub(crate) struct XorShift(u64);
+
+impl XorShift {
+    pub(crate) fn new(seed: u64) -> Self {
+        XorShift(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    /// Uniform-enough value in `0..n` (`n > 0`).
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn sys_page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    unsafe { libc::sysconf(libc::_SC_PAGESIZE) as usize }
+}
+
+/// `pages` read-write anonymous pages between two PROT_NONE guard pages, so
+/// the kernel never merges them with a neighbouring mapping.
+struct Region {
+    base: usize,
+    pages: usize,
+    ps: usize,
+}
+
+impl Region {
+    fn new(pages: usize) -> Region {
+        let ps = sys_page_size();
+        let len = (pages + 2) * ps;
+        // SAFETY: a fresh anonymous mapping; no existing memory is affected.
+        let m = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(m, libc::MAP_FAILED, "mmap");
+        let m = m as usize;
+        for guard in [m, m + (pages + 1) * ps] {
+            // SAFETY: the guard pages belong to the mapping just made.
+            assert_eq!(unsafe { libc::mprotect(guard as *mut c_void, ps, libc::PROT_NONE) }, 0);
+        }
+        Region { base: m + ps, pages, ps }
+    }
+
+    fn page(&self, i: usize) -> usize {
+        self.base + i * self.ps
+    }
+
+    fn unmap_page(&self, i: usize) {
+        assert!(i < self.pages);
+        // SAFETY: the page belongs to this region and nothing references it.
+        assert_eq!(unsafe { libc::munmap(self.page(i) as *mut c_void, self.ps) }, 0);
+    }
+
+    /// Per page: Some(VM_DONTCOPY) or None when unmapped.
+    fn dontcopy(&self) -> Vec<Option<bool>> {
+        let vmas = smaps_dontcopy();
+        (0..self.pages)
+            .map(|i| {
+                let a = self.page(i);
+                vmas.iter().find(|v| a >= v.0 && a < v.1).map(|v| v.2)
+            })
+            .collect()
+    }
+}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in new() (holes included).
+        unsafe { libc::munmap((self.base - self.ps) as *mut c_void, (self.pages + 2) * self.ps) };
+    }
+}
+
+/// Every mapping of this process as (start, end, has "dc" in VmFlags).
+fn smaps_dontcopy() -> Vec<(usize, usize, bool)> {
+    let text = std::fs::read("/proc/self/smaps").expect("read /proc/self/smaps");
+    let mut out: Vec<(usize, usize, bool)> = Vec::new();
+    for line in text.split(|&b| b == b'\n') {
+        if let Some((lo, hi)) = smaps_header(line) {
+            out.push((lo, hi, false));
+        } else if let Some(flags) = line.strip_prefix(b"VmFlags:") {
+            let dc = flags.split(|&b| b == b' ').any(|t| t == b"dc");
+            out.last_mut().expect("VmFlags before any mapping").2 = dc;
+        }
+    }
+    out
+}
+
+/// Asserts that counts and kernel flags of every page agree with `model`
+/// (None in `holes` marks unmapped pages). A page is VM_DONTCOPY exactly when
+/// its count is at least 1.
+fn check_state(region: &Region, counts: &RangeCounts, model: &[i32], holes: &[usize], what: &str) {
+    counts.assert_canonical();
+    let dc = region.dontcopy();
+    for i in 0..region.pages {
+        let a = region.page(i);
+        assert_eq!(counts.count_at(a), model[i], "{what}: count of page {i}");
+        assert_eq!(counts.count_at(a + region.ps - 1), model[i], "{what}: count of page {i} end");
+        let want = if holes.contains(&i) { None } else { Some(model[i] >= 1) };
+        assert_eq!(dc[i], want, "{what}: dc of page {i} (count {})", model[i]);
+    }
+    // Nothing outside the region was counted.
+    assert_eq!(counts.count_at(region.page(0) - 1), 0, "{what}: below the region");
+    assert_eq!(counts.count_at(region.page(region.pages)), 0, "{what}: above the region");
+}
+
+/// One random operation over the region: an unaligned byte range covering
+/// pages `first .. first + n` and whether it is a dontfork.
+fn random_op(rng: &mut XorShift, region: &Region, max_pages: usize) -> (usize, usize, usize, usize, Advice) {
+    let ps = region.ps as u64;
+    let first = rng.below(region.pages as u64) as usize;
+    let n = 1 + rng.below(max_pages.min(region.pages - first) as u64) as usize;
+    let head = rng.below(ps) as usize; // offset of base in the first page
+    let tail = if n == 1 {
+        head + rng.below(ps - head as u64) as usize
+    } else {
+        rng.below(ps) as usize
+    }; // offset of the last byte in the last page
+    let base = region.page(first) + head;
+    let size = region.page(first + n - 1) + tail + 1 - base;
+    let advice = if rng.below(100) < 55 { Advice::DontFork } else { Advice::DoFork };
+    (first, n, base, size, advice)
+}
+
+#[test]
+fn page_range_rounds_like_upstream() {
+    let ps = 0x1000;
+    assert_eq!(page_range(0x5000, 1, ps), Some((0x5000, 0x5fff)));
+    assert_eq!(page_range(0x5fff, 2, ps), Some((0x5000, 0x6fff)));
+    assert_eq!(page_range(0x5001, 0x1000, ps), Some((0x5000, 0x6fff)));
+    assert_eq!(page_range(0x5000, 0x2000, ps), Some((0x5000, 0x6fff)));
+    assert_eq!(page_range(0x200000 + 5, 1, 0x200000), Some((0x200000, 0x3fffff)));
+    // Ending exactly at the top of the address space is fine ...
+    assert_eq!(page_range(usize::MAX - 0xfff, 0x1000, ps), Some((usize::MAX - 0xfff, usize::MAX)));
+    // ... wrapping past it is a no-op.
+    assert_eq!(page_range(0x5000, usize::MAX - 0x1000, ps), None);
+    assert_eq!(page_range(0x7000, 0usize.wrapping_sub(0x2000), ps), None);
+}
+
+#[test]
+fn random_sequences_match_model_and_kernel() {
+    const PAGES: usize = 40;
+    // (steps, steps with some count below 0, steps changing a kernel flag, highest count)
+    let mut seen = (0, 0, 0, 0);
+    for seed in 1..=8u64 {
+        // Odd seeds: independent random dontforks and doforks, so counts also
+        // go below 0. Even seeds: like registrations, every dofork undoes an
+        // earlier dontfork of the same range.
+        let balanced = seed % 2 == 0;
+        let region = Region::new(PAGES);
+        let ps = region.ps;
+        let mut counts = RangeCounts::new();
+        let mut model = vec![0i32; PAGES];
+        let mut live: Vec<(usize, usize, usize, usize)> = Vec::new();
+        let mut rng = XorShift::new(seed);
+        check_state(&region, &counts, &model, &[], "initial");
+        for step in 0..150 {
+            let (mut first, mut n, mut base, mut size, mut advice) = random_op(&mut rng, &region, 14);
+            if balanced {
+                if advice == Advice::DoFork && !live.is_empty() {
+                    (first, n, base, size) = live.swap_remove(rng.below(live.len() as u64) as usize);
+                } else {
+                    advice = Advice::DontFork;
+                    live.push((first, n, base, size));
+                }
+            }
+            let (start, last) = page_range(base, size, ps).expect("in range");
+            assert_eq!((start, last), (region.page(first), region.page(first + n) - 1));
+            let before: Vec<bool> = model.iter().map(|&c| c >= 1).collect();
+            assert_eq!(advise_range(&mut counts, start, last, advice, ps), 0, "seed {seed} step {step}");
+            let inc = if advice == Advice::DontFork { 1 } else { -1 };
+            for c in &mut model[first..first + n] {
+                *c += inc;
+            }
+            let what = format!("seed {seed} step {step}: {advice:?} pages {first}..{}", first + n);
+            check_state(&region, &counts, &model, &[], &what);
+            seen.0 += 1;
+            seen.1 += model.iter().any(|&c| c < 0) as usize;
+            seen.2 += (model.iter().map(|&c| c >= 1).collect::<Vec<_>>() != before) as usize;
+            seen.3 = seen.3.max(*model.iter().max().unwrap());
+        }
+        // Draining every count back to 0 leaves nothing marked and no runs.
+        for (i, c) in model.clone().into_iter().enumerate() {
+            let advice = if c > 0 { Advice::DoFork } else { Advice::DontFork };
+            for _ in 0..c.abs() {
+                let a = region.page(i);
+                assert_eq!(advise_range(&mut counts, a, a + ps - 1, advice, ps), 0);
+            }
+        }
+        check_state(&region, &counts, &[0; PAGES], &[], "drained");
+        assert_eq!(counts.run_count(), 0);
+    }
+    eprintln!(
+        "random sequences: {} steps, {} with some count below 0, {} changing kernel flags, highest count {}",
+        seen.0, seen.1, seen.2, seen.3
+    );
+    // The walk must exercise both regimes and real overlap.
+    assert!(seen.1 > 0 && seen.1 < seen.0 && seen.2 > seen.0 / 4 && seen.3 >= 3);
+}
+
+// ---- Tests run in a child process ---------------------------------------
+
+const CHILD_ENV: &str = "IBVERBS_FORK_TEST_CHILD";
+
+/// True inside a process started by [`run_in_child`]. The `child_*` tests
+/// return at once otherwise (e.g. under a plain `cargo test -- --ignored`),
+/// as they would disturb the other tests' process.
+fn in_child() -> bool {
+    std::env::var_os(CHILD_ENV).is_some()
+}
+
+/// Runs the `#[ignore]`d test `name` of this module alone in a new process of
+/// this test binary, with `env` set, and asserts that it passed.
+fn run_in_child(name: &str, env: &[(&str, &str)]) {
+    let module = module_path!().split_once("::").expect("crate::path").1;
+    let full = format!("{module}::{name}");
+    let mut cmd = Command::new(std::env::current_exe().expect("current_exe"));
+    cmd.args([full.as_str(), "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, "1");
+    for var in ["RDMAV_FORK_SAFE", "IBV_FORK_SAFE", "RDMAV_HUGEPAGES_SAFE"] {
+        cmd.env_remove(var);
+    }
+    cmd.envs(env.iter().copied());
+    let out = cmd.output().expect("run the test binary");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "child test {full} failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    // What the child reported (its own eprintln!s), for --nocapture runs.
+    eprint!("{stderr}");
+}
+
+#[test]
+fn failed_dontfork_rolls_back() {
+    run_in_child("child_failed_dontfork_rolls_back", &[]);
+}
+
+#[test]
+#[ignore = "run in a child process by failed_dontfork_rolls_back"]
+fn child_failed_dontfork_rolls_back() {
+    if !in_child() {
+        return;
+    }
+    let region = Region::new(16);
+    let ps = region.ps;
+    let mut counts = RangeCounts::new();
+    let mut model = vec![0i32; 16];
+    let range = |a: usize, b: usize| (region.page(a), region.page(b + 1) - 1);
+    let apply = |counts: &mut RangeCounts, (s, l): (usize, usize), advice| advise_range(counts, s, l, advice, ps);
+
+    // Pages 2-4 at 1, page 3 at 2, page 12 at -1; page 10 becomes a hole.
+    assert_eq!(apply(&mut counts, range(2, 4), Advice::DontFork), 0);
+    assert_eq!(apply(&mut counts, range(3, 3), Advice::DontFork), 0);
+    assert_eq!(apply(&mut counts, range(12, 12), Advice::DoFork), 0);
+    model[2] = 1;
+    model[3] = 2;
+    model[4] = 1;
+    model[12] = -1;
+    region.unmap_page(10);
+    let holes = [10];
+    check_state(&region, &counts, &model, &holes, "prepared");
+
+    // 0-15: 0-1, 5-11 and 13-15 are to go 0 -> 1. 0-1 succeeds first, then
+    // 5-11 fails on the hole (the kernel marks 5-9 and 11 regardless).
+    ffi::set_errno(0);
+    assert_eq!(apply(&mut counts, range(0, 15), Advice::DontFork), -1);
+    assert_eq!(ffi::errno(), libc::ENOMEM);
+    check_state(&region, &counts, &model, &holes, "after the failed 0-15");
+
+    // The hole alone, and a range starting on it.
+    ffi::set_errno(0);
+    assert_eq!(apply(&mut counts, range(10, 10), Advice::DontFork), -1);
+    assert_eq!(ffi::errno(), libc::ENOMEM);
+    assert_eq!(apply(&mut counts, range(10, 13), Advice::DontFork), -1);
+    check_state(&region, &counts, &model, &holes, "after the failed 10 and 10-13");
+
+    // 11-13 avoids the hole: 11 and 13 go 0 -> 1, 12 -1 -> 0 (no madvise).
+    assert_eq!(apply(&mut counts, range(11, 13), Advice::DontFork), 0);
+    for c in &mut model[11..=13] {
+        *c += 1;
+    }
+    check_state(&region, &counts, &model, &holes, "11-13");
+
+    // A dofork over the hole: only 11 goes 1 -> 0; 9 and the hole go to -1.
+    assert_eq!(apply(&mut counts, range(9, 11), Advice::DoFork), 0);
+    for c in &mut model[9..=11] {
+        *c -= 1;
+    }
+    check_state(&region, &counts, &model, &holes, "dofork 9-11");
+    // The hole is at -1 now: a dontfork over it takes it to 0 without
+    // madvise and succeeds.
+    assert_eq!(apply(&mut counts, range(8, 11), Advice::DontFork), 0);
+    for c in &mut model[8..=11] {
+        *c += 1;
+    }
+    check_state(&region, &counts, &model, &holes, "dontfork 8-11");
+    // The second time 9-10 go 0 -> 1 and fail on the hole; 8 (1 -> 2) and
+    // 11 (1 -> 2) stay as they were.
+    assert_eq!(apply(&mut counts, range(8, 11), Advice::DontFork), -1);
+    check_state(&region, &counts, &model, &holes, "second dontfork 8-11");
+
+    // MADV_DOFORK failing on a range (a page unmapped after it was counted)
+    // does not fail the call: the mapped pages are cleared page by page.
+    let other = Region::new(4);
+    let mut counts = RangeCounts::new();
+    let all = (other.page(0), other.page(4) - 1);
+    assert_eq!(advise_range(&mut counts, all.0, all.1, Advice::DontFork, ps), 0);
+    other.unmap_page(1);
+    assert_eq!(other.dontcopy(), vec![Some(true), None, Some(true), Some(true)]);
+    ffi::set_errno(0);
+    assert_eq!(advise_range(&mut counts, all.0, all.1, Advice::DoFork, ps), 0);
+    check_state(&other, &counts, &[0; 4], &[1], "dofork over a page unmapped since");
+}
+
+#[test]
+fn random_sequences_with_holes() {
+    run_in_child("child_random_sequences_with_holes", &[]);
+}
+
+#[test]
+#[ignore = "run in a child process by random_sequences_with_holes"]
+fn child_random_sequences_with_holes() {
+    if !in_child() {
+        return;
+    }
+    const PAGES: usize = 32;
+    let (mut failures, mut steps) = (0, 0);
+    for seed in 100..=105u64 {
+        let region = Region::new(PAGES);
+        let ps = region.ps;
+        let mut rng = XorShift::new(seed);
+        let holes: Vec<usize> = (0..2).map(|_| 1 + rng.below(PAGES as u64 - 2) as usize).collect();
+        for &h in &holes {
+            if region.dontcopy()[h].is_some() {
+                region.unmap_page(h);
+            }
+        }
+        let mut counts = RangeCounts::new();
+        let mut model = vec![0i32; PAGES];
+        for step in 0..150 {
+            let (first, n, base, size, advice) = random_op(&mut rng, &region, 12);
+            let (start, last) = page_range(base, size, ps).expect("in range");
+            // A dontfork fails exactly when a page it takes 0 -> 1 is unmapped.
+            let fails = advice == Advice::DontFork && (first..first + n).any(|i| holes.contains(&i) && model[i] == 0);
+            ffi::set_errno(0);
+            let ret = advise_range(&mut counts, start, last, advice, ps);
+            let what = format!("seed {seed} step {step}: {advice:?} pages {first}..{}", first + n);
+            if fails {
+                assert_eq!((ret, ffi::errno()), (-1, libc::ENOMEM), "{what}");
+                failures += 1;
+            } else {
+                assert_eq!(ret, 0, "{what}");
+                let inc = if advice == Advice::DontFork { 1 } else { -1 };
+                for c in &mut model[first..first + n] {
+                    *c += inc;
+                }
+            }
+            check_state(&region, &counts, &model, &holes, &what);
+            steps += 1;
+        }
+    }
+    eprintln!("random sequences with holes: {steps} steps, {failures} failed dontforks rolled back");
+    assert!(failures > 10, "the walk must hit the holes");
+}
+
+#[test]
+fn not_initialised_is_a_noop_and_makes_init_too_late() {
+    run_in_child("child_not_initialised", &[]);
+}
+
+#[test]
+#[ignore = "run in a child process by not_initialised_is_a_noop_and_makes_init_too_late"]
+fn child_not_initialised() {
+    if !in_child() {
+        return;
+    }
+    let region = Region::new(4);
+    let p1 = region.page(1) as *mut c_void;
+    // SAFETY (all calls below): the exports take any pointer/size; they
+    // only madvise page ranges, which never affects memory contents.
+    unsafe {
+        assert_eq!(ibv_is_fork_initialized(), IBV_FORK_DISABLED);
+        assert_eq!(ibv_dontfork_range(p1, region.ps), 0);
+        assert_eq!(region.dontcopy()[1], Some(false), "no madvise before init");
+        assert_eq!(ibv_dofork_range(p1, region.ps), 0);
+        assert_eq!(ibv_fork_init(), libc::EINVAL);
+        assert_eq!(ibv_fork_init(), libc::EINVAL);
+        assert_eq!(ibv_is_fork_initialized(), IBV_FORK_DISABLED);
+        assert_eq!(dontfork_range(p1, region.ps), 0);
+        assert_eq!(region.dontcopy()[1], Some(false));
+    }
+    assert_eq!(COUNTS.lock().run_count(), 0);
+}
+
+#[test]
+fn too_late_even_for_null_or_empty_ranges() {
+    run_in_child("child_too_late_null", &[]);
+    run_in_child("child_too_late_empty_dofork", &[]);
+    run_in_child("child_too_late_internal_api", &[]);
+}
+
+#[test]
+#[ignore = "run in a child process by too_late_even_for_null_or_empty_ranges"]
+fn child_too_late_null() {
+    if !in_child() {
+        return;
+    }
+    // SAFETY: as in child_not_initialised.
+    unsafe {
+        assert_eq!(ibv_dontfork_range(std::ptr::null_mut(), 0), 0);
+        assert_eq!(ibv_fork_init(), libc::EINVAL);
+    }
+}
+
+#[test]
+#[ignore = "run in a child process by too_late_even_for_null_or_empty_ranges"]
+fn child_too_late_empty_dofork() {
+    if !in_child() {
+        return;
+    }
+    let region = Region::new(1);
+    // SAFETY: as in child_not_initialised.
+    unsafe {
+        assert_eq!(ibv_dofork_range(region.page(0) as *mut c_void, 0), 0);
+        assert_eq!(ibv_fork_init(), libc::EINVAL);
+    }
+}
+
+#[test]
+#[ignore = "run in a child process by too_late_even_for_null_or_empty_ranges"]
+fn child_too_late_internal_api() {
+    if !in_child() {
+        return;
+    }
+    let region = Region::new(1);
+    assert_eq!(dofork_range(region.page(0) as *mut c_void, region.ps), 0);
+    assert_eq!(fork_init(), libc::EINVAL);
+}
+
+#[test]
+fn init_is_idempotent_and_enables_ranges() {
+    run_in_child("child_init_enables_ranges", &[]);
+}
+
+#[test]
+#[ignore = "run in a child process by init_is_idempotent_and_enables_ranges"]
+fn child_init_enables_ranges() {
+    if !in_child() {
+        return;
+    }
+    let region = Region::new(8);
+    let ps = region.ps;
+    let pg = |i: usize| region.page(i) as *mut c_void;
+    let marked = |r: &Region| -> String {
+        r.dontcopy().iter().map(|d| if d.expect("mapped") { '1' } else { '0' }).collect()
+    };
+    // SAFETY: as in child_not_initialised.
+    unsafe {
+        assert_eq!(ibv_is_fork_initialized(), IBV_FORK_DISABLED);
+        assert_eq!(ibv_fork_init(), 0);
+        assert_eq!(ibv_is_fork_initialized(), IBV_FORK_ENABLED);
+        assert_eq!(ibv_fork_init(), 0);
+        assert_eq!(fork_init(), 0);
+        assert_eq!(PAGE_SIZE.load(Ordering::Relaxed), ps);
+        assert!(!HUGE_PAGES.load(Ordering::Relaxed));
+
+        // NULL base or size 0: nothing.
+        assert_eq!(ibv_dontfork_range(std::ptr::null_mut(), ps), 0);
+        assert_eq!(ibv_dontfork_range(pg(1), 0), 0);
+        assert_eq!(ibv_dofork_range(std::ptr::null_mut(), ps), 0);
+        assert_eq!(COUNTS.lock().run_count(), 0);
+        assert_eq!(marked(&region), "00000000");
+
+        // Unaligned: one byte marks its page, two bytes across a boundary
+        // mark both.
+        assert_eq!(ibv_dontfork_range(pg(1).byte_add(7), 1), 0);
+        assert_eq!(marked(&region), "01000000");
+        assert_eq!(ibv_dontfork_range(pg(3).byte_sub(1), 2), 0);
+        assert_eq!(marked(&region), "01110000");
+        // The internal API is the same machinery.
+        assert_eq!(dontfork_range(pg(2), 3 * ps), 0);
+        assert_eq!(marked(&region), "01111000");
+        assert_eq!(ibv_dofork_range(pg(1), 4 * ps), 0);
+        assert_eq!(marked(&region), "00110000");
+        assert_eq!(dofork_range(pg(2), 2 * ps), 0);
+        assert_eq!(marked(&region), "00000000");
+        assert_eq!(COUNTS.lock().run_count(), 0);
+        // Unbalanced: page 1 goes to -1, and the next dontfork only brings
+        // it back to 0, without marking it.
+        assert_eq!(ibv_dofork_range(pg(1), 1), 0);
+        assert_eq!(COUNTS.lock().count_at(pg(1) as usize), -1);
+        assert_eq!(ibv_dontfork_range(pg(1), 1), 0);
+        assert_eq!(marked(&region), "00000000");
+        assert_eq!(COUNTS.lock().run_count(), 0);
+        assert_eq!(ibv_dontfork_range(pg(1), 1), 0);
+        assert_eq!(marked(&region), "01000000");
+        assert_eq!(ibv_dofork_range(pg(1), 1), 0);
+        // A range wrapping past the top of the address space: nothing.
+        assert_eq!(ibv_dontfork_range(pg(2), 0usize.wrapping_sub(2 * ps)), 0);
+        assert_eq!(COUNTS.lock().run_count(), 0);
+        assert_eq!(marked(&region), "00000000");
+    }
+}
+
+#[test]
+fn hugepages_safe_uses_the_backing_page_size() {
+    run_in_child("child_hugepages_safe", &[("RDMAV_HUGEPAGES_SAFE", "1")]);
+}
+
+#[test]
+#[ignore = "run in a child process by hugepages_safe_uses_the_backing_page_size"]
+fn child_hugepages_safe() {
+    if !in_child() {
+        return;
+    }
+    let region = Region::new(4);
+    let ps = region.ps;
+    assert_eq!(backing_page_size(region.page(2)), Some(ps));
+    assert_eq!(backing_page_size(0), None, "nothing is mapped at 0");
+    assert_eq!(fork_init(), 0);
+    assert!(HUGE_PAGES.load(Ordering::Relaxed));
+    assert_eq!(dontfork_range((region.page(1) + 5) as *mut c_void, ps), 0);
+    assert_eq!(
+        region.dontcopy(),
+        vec![Some(false), Some(true), Some(true), Some(false)],
+        "normal pages round to the base page size"
+    );
+    assert_eq!(dofork_range(region.page(1) as *mut c_void, 2 * ps), 0);
+    assert_eq!(COUNTS.lock().run_count(), 0);
+
+    // A hugetlb page, if the system has any to give.
+    const HUGE: usize = 2 << 20;
+    // SAFETY: a fresh anonymous mapping; no existing memory is affected.
+    let m = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            HUGE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_HUGETLB,
+            -1,
+            0,
+        )
+    };
+    if m == libc::MAP_FAILED {
+        eprintln!("no hugetlb pages on this system: hugetlb part not run");
+        return;
+    }
+    let m = m as usize;
+    assert_eq!(backing_page_size(m + 12345), Some(HUGE));
+    assert_eq!(dontfork_range((m + 12345) as *mut c_void, 1), 0);
+    {
+        let counts = COUNTS.lock();
+        assert_eq!(counts.runs().collect::<Vec<_>>(), vec![(m, m + HUGE - 1, 1)]);
+    }
+    let dc = smaps_dontcopy().into_iter().find(|v| v.0 == m).expect("hugetlb vma");
+    assert_eq!(dc, (m, m + HUGE, true));
+    assert_eq!(dofork_range((m + HUGE - 1) as *mut c_void, 1), 0);
+    assert_eq!(COUNTS.lock().run_count(), 0);
+    // SAFETY: unmaps the mapping made above.
+    unsafe { libc::munmap(m as *mut c_void, HUGE) };
+}
+
+#[test]
+fn status_reports_unneeded_on_copy_on_fork_kernels() {
+    run_in_child("child_status", &[]);
+}
+
+#[test]
+#[ignore = "run in a child process by status_reports_unneeded_on_copy_on_fork_kernels"]
+fn child_status() {
+    if !in_child() {
+        return;
+    }
+    assert_eq!(status_given(false), IBV_FORK_DISABLED);
+    assert_eq!(status_given(true), IBV_FORK_UNNEEDED);
+    // v44: init still builds the tree on such kernels; the status says
+    // UNNEEDED regardless of it.
+    assert_eq!(fork_init(), 0);
+    assert_eq!(status_given(false), IBV_FORK_ENABLED);
+    assert_eq!(status_given(true), IBV_FORK_UNNEEDED);
+    let region = Region::new(1);
+    assert_eq!(dontfork_range(region.page(0) as *mut c_void, 1), 0);
+    assert_eq!(region.dontcopy(), vec![Some(true)]);
+}
+
+// ---- Comparison with Debian's library -----------------------------------
+
+/// Cargo's target directory, from this test binary's path
+/// (`<target>/<profile>/deps/<binary>`).
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("current_exe");
+    exe.ancestors().nth(3).expect("<target>/<profile>/deps/<exe>").to_path_buf()
+}
+
+/// Builds compare.c against Debian's headers and library.
+fn build_compare(dir: &Path) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/fork/compare.c");
+    let exe = dir.join("compare");
+    let out = Command::new("gcc")
+        .args(["-O1", "-Wall", "-Werror", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .arg("-libverbs")
+        .output()
+        .expect("run gcc (install gcc and libibverbs-dev)");
+    assert!(out.status.success(), "gcc failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    exe
+}
+
+/// Runs one scenario; `lib_dir` None means Debian's library.
+fn run_compare(exe: &Path, scenario: &str, env: &[(&str, &str)], lib_dir: Option<&Path>) -> (String, String) {
+    let mut cmd = Command::new(exe);
+    cmd.arg(scenario);
+    // cargo test puts target/<profile> (which holds a libibverbs.so.1) on
+    // LD_LIBRARY_PATH: clear it, and all fork settings, then set ours.
+    for var in ["LD_LIBRARY_PATH", "RDMAV_FORK_SAFE", "IBV_FORK_SAFE", "RDMAV_HUGEPAGES_SAFE", "LD_PRELOAD"] {
+        cmd.env_remove(var);
+    }
+    if let Some(dir) = lib_dir {
+        cmd.env("LD_LIBRARY_PATH", dir);
+    }
+    cmd.envs(env.iter().copied());
+    let out = cmd.output().expect("run compare");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "compare {scenario} ({lib_dir:?}) failed:\n{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
+fn split_diverging(out: &str) -> (Vec<&str>, Vec<&str>) {
+    out.lines().partition(|l| !l.starts_with("diverge "))
+}
+
+#[test]
+fn matches_debian_library() {
+    let ours = target_dir().join("release");
+    assert!(
+        ours.join("libibverbs.so.1").exists(),
+        "{} missing: this test compares the release build; run `cargo build --release` first",
+        ours.join("libibverbs.so.1").display()
+    );
+    let dir = std::env::temp_dir().join(format!("ibverbs-fork-compare-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let exe = build_compare(&dir);
+
+    // Check that the two runs really load different libraries.
+    let which = |lib: Option<&Path>| {
+        let mut cmd = Command::new("ldd");
+        cmd.arg(&exe).env_remove("LD_LIBRARY_PATH");
+        if let Some(d) = lib {
+            cmd.env("LD_LIBRARY_PATH", d);
+        }
+        let out = String::from_utf8_lossy(&cmd.output().expect("ldd").stdout).into_owned();
+        out.lines().find(|l| l.contains("libibverbs.so.1")).unwrap_or("").to_string()
+    };
+    assert!(which(None).contains("x86_64-linux-gnu/libibverbs.so.1"), "Debian run: {}", which(None));
+    assert!(which(Some(&ours)).contains(&*ours.to_string_lossy()), "our run: {}", which(Some(&ours)));
+
+    let scenarios: &[(&str, &[(&str, &str)])] = &[
+        ("noinit", &[]),
+        ("noinit-null", &[]),
+        ("noinit-dofork-zero", &[]),
+        ("double", &[]),
+        ("ranges", &[]),
+        ("hole", &[]),
+        ("hole-later", &[]),
+        ("dofork-hole", &[]),
+        ("random", &[]),
+        ("huge", &[]),
+        ("huge", &[("RDMAV_HUGEPAGES_SAFE", "1")]),
+        ("env", &[]),
+        ("env", &[("RDMAV_FORK_SAFE", "1")]),
+        ("env", &[("IBV_FORK_SAFE", "1")]),
+        ("env", &[("RDMAV_FORK_SAFE", "0")]),
+        ("env-late", &[("RDMAV_FORK_SAFE", "1")]),
+    ];
+    let mut lines = 0;
+    for &(scenario, env) in scenarios {
+        let (deb_out, deb_err) = run_compare(&exe, scenario, env, None);
+        let (our_out, our_err) = run_compare(&exe, scenario, env, Some(&ours));
+        let (deb_same, deb_div) = split_diverging(&deb_out);
+        let (our_same, our_div) = split_diverging(&our_out);
+        assert_eq!(our_same, deb_same, "scenario {scenario} {env:?}: stdout differs");
+        assert_eq!(our_err, deb_err, "scenario {scenario} {env:?}: stderr differs");
+        let (want_deb, want_ours) = expected_divergence(scenario);
+        assert_eq!(deb_div, want_deb, "scenario {scenario}: Debian's library changed its rollback");
+        assert_eq!(our_div, want_ours, "scenario {scenario}: our rollback");
+        lines += deb_same.len() + deb_div.len();
+    }
+    eprintln!("compared {} scenario runs, {lines} lines of output", scenarios.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The "diverge" lines of a scenario: (Debian's library, ours). Upstream's
+/// rollback leaves pages marked and counts at -1 (see the module docs of
+/// `crate::fork`); ours leaves everything as before the failed call.
+fn expected_divergence(scenario: &str) -> (Vec<&'static str>, Vec<&'static str>) {
+    match scenario {
+        "hole" => (
+            vec![
+                "diverge ibv_dontfork_range(PG(0), PAGES * P) ret=-1 errno=12 map=0011111111-11111",
+                "diverge ibv_dontfork_range(PG(14), P) ret=0 errno=0 map=0011111111-11111",
+                "diverge ibv_dofork_range(PG(14), P)  ret=0 errno=0 map=0011111111-11111",
+                "diverge ibv_dofork_range(PG(6), P)   ret=0 errno=0 map=0011111111-11111",
+                "diverge ibv_dontfork_range(PG(10), P) ret=0 errno=0 map=0011111111-11111",
+                "diverge ibv_dofork_range(PG(2), 3 * P) ret=0 errno=0 map=0000011111-11111",
+            ],
+            vec![
+                "diverge ibv_dontfork_range(PG(0), PAGES * P) ret=-1 errno=12 map=0011100000-00000",
+                "diverge ibv_dontfork_range(PG(14), P) ret=0 errno=0 map=0011100000-00010",
+                "diverge ibv_dofork_range(PG(14), P)  ret=0 errno=0 map=0011100000-00000",
+                "diverge ibv_dofork_range(PG(6), P)   ret=0 errno=0 map=0011100000-00000",
+                "diverge ibv_dontfork_range(PG(10), P) ret=-1 errno=12 map=0011100000-00000",
+                "diverge ibv_dofork_range(PG(2), 3 * P) ret=0 errno=0 map=0000000000-00000",
+            ],
+        ),
+        "hole-later" => (
+            vec![
+                "diverge ibv_dontfork_range(PG(0), PAGES * P) ret=-1 errno=12 map=0011111111-10000",
+                "diverge ibv_dontfork_range(PG(14), P) ret=0 errno=0 map=0011111111-10010",
+                "diverge ibv_dontfork_range(PG(7), P) ret=0 errno=0 map=0011111111-10010",
+                "diverge ibv_dofork_range(PG(7), P)   ret=0 errno=0 map=0011111111-10010",
+                "diverge ibv_dofork_range(PG(14), P)  ret=0 errno=0 map=0011111111-10000",
+                "diverge ibv_dofork_range(PG(2), 3 * P) ret=0 errno=0 map=0000011111-10000",
+            ],
+            vec![
+                "diverge ibv_dontfork_range(PG(0), PAGES * P) ret=-1 errno=12 map=0011100000-00000",
+                "diverge ibv_dontfork_range(PG(14), P) ret=0 errno=0 map=0011100000-00010",
+                "diverge ibv_dontfork_range(PG(7), P) ret=0 errno=0 map=0011100100-00010",
+                "diverge ibv_dofork_range(PG(7), P)   ret=0 errno=0 map=0011100000-00010",
+                "diverge ibv_dofork_range(PG(14), P)  ret=0 errno=0 map=0011100000-00000",
+                "diverge ibv_dofork_range(PG(2), 3 * P) ret=0 errno=0 map=0000000000-00000",
+            ],
+        ),
+        _ => (vec![], vec![]),
+    }
+}

@@ -1,0 +1,431 @@
+//! Memory regions: ibv_reg_mr (and its _iova/_iova2 forms) and ibv_dereg_mr
+//! (verbs.c).
+//!
+//! Registration brackets the provider call with the fork-safety hooks: the
+//! range is marked "don't copy on fork" first and unmarked again if the
+//! provider fails; deregistration unmarks it once the provider has released
+//! the MR. On-demand-paging MRs never pin memory, so they skip both.
+
+use std::ffi::{c_int, c_uint, c_void};
+use std::ptr;
+
+use crate::abi::driver::*;
+use crate::abi::kern::IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
+use crate::abi::verbs::*;
+use crate::context::ops_of;
+use crate::ffi::set_errno;
+use crate::{ensure, export, export_versioned, symver};
+
+#[cfg(not(test))]
+use crate::fork::{dofork_range, dontfork_range};
+#[cfg(test)]
+use tests::spy::{dofork_range, dontfork_range};
+
+/// Upstream's ibv_reg_mr_iova2, the one path all three registration entry
+/// points share. NULL with errno set on failure.
+///
+/// # Safety
+/// `pd` is a live PD whose context and the context's device are set.
+pub unsafe fn reg_mr(pd: *mut ibv_pd, addr: *mut c_void, length: usize, iova: u64, mut access: c_uint) -> *mut ibv_mr {
+    // SAFETY: the caller's live PD.
+    let context = unsafe { (*pd).context };
+    // SAFETY: a live context's device is the verbs_device its provider
+    // allocated (ibv_device is its first member).
+    let core_support = unsafe { (*(*context).device.cast::<verbs_device>()).core_support };
+    let odp = access & IBV_ACCESS_ON_DEMAND != 0;
+    // Kernels that do not know the optional access bits would refuse them;
+    // they are optional, so drop them.
+    if core_support & IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS as u64 == 0 {
+        access &= !IBV_ACCESS_OPTIONAL_RANGE;
+    }
+    if !odp && dontfork_range(addr, length) != 0 {
+        return ptr::null_mut();
+    }
+    let mr = match ops_of(context).reg_mr {
+        // SAFETY: provider op with the caller's arguments; the access bits
+        // travel as C's int, as upstream passes them.
+        Some(f) => unsafe { f(pd, addr, length, iova, access as c_int) },
+        None => {
+            set_errno(libc::EOPNOTSUPP);
+            ptr::null_mut()
+        }
+    };
+    if mr.is_null() {
+        if !odp {
+            // errno is the provider's; upstream ignores this result too.
+            let _ = dofork_range(addr, length);
+        }
+        return mr;
+    }
+    // SAFETY: the provider's new MR.
+    let m = unsafe { &mut *mr };
+    m.context = context;
+    m.pd = pd;
+    m.addr = addr;
+    m.length = length;
+    mr
+}
+
+/// Upstream's ibv_dereg_mr: the provider's result (0 or an errno value).
+///
+/// # Safety
+/// `mr` is a live MR, allocated by its provider as a verbs_mr, whose context
+/// is set.
+pub unsafe fn dereg_mr(mr: *mut ibv_mr) -> c_int {
+    let vmr = mr.cast::<verbs_mr>();
+    // Read everything before the provider frees the MR.
+    // SAFETY: every MR a provider hands out is the head of a verbs_mr.
+    let (context, addr, length, mr_type, access) =
+        unsafe { ((*mr).context, (*mr).addr, (*mr).length, (*vmr).mr_type, (*vmr).access) };
+    let Some(f) = ops_of(context).dereg_mr else { return libc::EOPNOTSUPP };
+    // SAFETY: provider op on its own MR.
+    let ret = unsafe { f(vmr) };
+    // Only ordinary registrations of pinned memory went through
+    // dontfork_range (null, imported and dma-buf MRs did not).
+    if ret == 0 && mr_type == IBV_MR_TYPE_MR && (access as c_uint) & IBV_ACCESS_ON_DEMAND == 0 {
+        let _ = dofork_range(addr, length);
+    }
+    ret
+}
+
+/// Checks of a PD argument where upstream would crash.
+fn pd_usable(pd: *mut ibv_pd) -> bool {
+    // SAFETY: short-circuit: each pointer is read only once checked non-NULL.
+    !pd.is_null() && unsafe { !(*pd).context.is_null() && !(*(*pd).context).device.is_null() }
+}
+
+export! {
+    /// ibv_reg_mr_iova2@@IBVERBS_1.8: registration with an explicit I/O
+    /// virtual address and unsigned access flags.
+    fn ibv_reg_mr_iova2(pd: *mut ibv_pd, addr: *mut c_void, length: usize, iova: u64, access: c_uint) -> *mut ibv_mr,
+        on_panic = ptr::null_mut();
+    {
+        ensure!(pd_usable(pd), libc::EINVAL, ptr::null_mut());
+        // SAFETY: the caller's PD, checked usable.
+        unsafe { reg_mr(pd, addr, length, iova, access) }
+    }
+}
+
+export! {
+    /// ibv_reg_mr_iova@@IBVERBS_1.7: as ibv_reg_mr_iova2, access as int.
+    fn ibv_reg_mr_iova(pd: *mut ibv_pd, addr: *mut c_void, length: usize, iova: u64, access: c_int) -> *mut ibv_mr,
+        on_panic = ptr::null_mut();
+    {
+        ensure!(pd_usable(pd), libc::EINVAL, ptr::null_mut());
+        // SAFETY: the caller's PD, checked usable.
+        unsafe { reg_mr(pd, addr, length, iova, access as c_uint) }
+    }
+}
+
+export_versioned! {
+    /// ibv_reg_mr@@IBVERBS_1.1: the I/O virtual address is the buffer's own.
+    fn ibv_reg_mr_v11(pd: *mut ibv_pd, addr: *mut c_void, length: usize, access: c_int) -> *mut ibv_mr,
+        on_panic = ptr::null_mut();
+    {
+        ensure!(pd_usable(pd), libc::EINVAL, ptr::null_mut());
+        // SAFETY: the caller's PD, checked usable.
+        unsafe { reg_mr(pd, addr, length, addr as usize as u64, access as c_uint) }
+    }
+}
+symver!(default ibv_reg_mr, "IBVERBS_1.1", ibv_reg_mr_v11);
+
+export_versioned! {
+    /// ibv_dereg_mr@@IBVERBS_1.1: 0 or an errno value.
+    fn ibv_dereg_mr_v11(mr: *mut ibv_mr) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!mr.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: checked non-NULL; the caller's MR.
+        ensure!(!unsafe { (*mr).context }.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: the caller's MR, with its context set.
+        unsafe { dereg_mr(mr) }
+    }
+}
+symver!(default ibv_dereg_mr, "IBVERBS_1.1", ibv_dereg_mr_v11);
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::ffi::errno;
+    use crate::pd::fake::{no_ops, FakeCtx};
+    use std::cell::RefCell;
+
+    /// Everything the fake provider and the fork hooks saw, in order.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum Ev {
+        DontFork(usize, usize),
+        DoFork(usize, usize),
+        /// reg_mr(pd, addr, length, iova, access).
+        Reg(usize, usize, usize, u64, c_int),
+        Dereg(usize),
+    }
+
+    #[derive(Default)]
+    pub(crate) struct Script {
+        pub log: Vec<Ev>,
+        /// dontfork_range's result (errno set to it when non-zero).
+        pub dontfork_ret: c_int,
+        /// reg_mr fails with this errno when set.
+        pub reg_fail: Option<c_int>,
+        /// The mr_type/access the provider records (as ibv_cmd_reg_mr would).
+        pub mr_type: ibv_mr_type,
+        pub dereg_ret: c_int,
+    }
+
+    thread_local! {
+        pub(crate) static S: RefCell<Script> = RefCell::new(Script::default());
+    }
+
+    fn log(e: Ev) {
+        S.with(|s| s.borrow_mut().log.push(e));
+    }
+
+    /// Stand-ins for crate::fork's hooks in this module's unit tests, so the
+    /// tests see each call and its place among the provider's.
+    pub(crate) mod spy {
+        use super::*;
+
+        pub fn dontfork_range(base: *mut c_void, size: usize) -> c_int {
+            log(Ev::DontFork(base as usize, size));
+            let r = S.with(|s| s.borrow().dontfork_ret);
+            if r != 0 {
+                set_errno(r);
+            }
+            r
+        }
+
+        pub fn dofork_range(base: *mut c_void, size: usize) -> c_int {
+            log(Ev::DoFork(base as usize, size));
+            0
+        }
+    }
+
+    unsafe extern "C" fn fake_reg_mr(pd: *mut ibv_pd, addr: *mut c_void, length: usize, iova: u64, access: c_int) -> *mut ibv_mr {
+        log(Ev::Reg(pd as usize, addr as usize, length, iova, access));
+        let (fail, mr_type) = S.with(|s| (s.borrow().reg_fail, s.borrow().mr_type));
+        if let Some(e) = fail {
+            set_errno(e);
+            return ptr::null_mut();
+        }
+        // SAFETY: all-zero is a valid verbs_mr.
+        let mut vmr: Box<verbs_mr> = Box::new(unsafe { std::mem::zeroed() });
+        vmr.mr_type = mr_type;
+        vmr.access = access;
+        vmr.ibv_mr.lkey = 0x1234;
+        Box::into_raw(vmr).cast()
+    }
+
+    unsafe extern "C" fn fake_dereg_mr(vmr: *mut verbs_mr) -> c_int {
+        log(Ev::Dereg(vmr as usize));
+        let r = S.with(|s| s.borrow().dereg_ret);
+        if r == 0 {
+            // SAFETY: created by fake_reg_mr (or by a test as a Box).
+            drop(unsafe { Box::from_raw(vmr) });
+        }
+        r
+    }
+
+    fn provider(core_support: u64) -> (FakeCtx, Box<ibv_pd>) {
+        S.with(|s| *s.borrow_mut() = Script::default());
+        let mut c = FakeCtx::new(core_support);
+        let mut ops = no_ops();
+        ops.reg_mr = Some(fake_reg_mr);
+        ops.dereg_mr = Some(fake_dereg_mr);
+        c.set_ops(&ops);
+        let pd = Box::new(ibv_pd { context: c.ctx(), handle: 5 });
+        (c, pd)
+    }
+
+    fn take_log() -> Vec<Ev> {
+        S.with(|s| std::mem::take(&mut s.borrow_mut().log))
+    }
+
+    const LOCAL_WRITE: c_int = IBV_ACCESS_LOCAL_WRITE as c_int;
+    const ODP: c_int = IBV_ACCESS_ON_DEMAND as c_int;
+
+    #[test]
+    fn reg_and_dereg_in_upstream_order() {
+        let (c, mut pd) = provider(0);
+        let pdp: *mut ibv_pd = &mut *pd;
+        let mut buf = vec![0u8; 4096];
+        let addr = buf.as_mut_ptr().cast::<c_void>();
+        // SAFETY: our PD on a live fake context, a live buffer.
+        let mr = unsafe { ibv_reg_mr_v11(pdp, addr, 4096, LOCAL_WRITE) };
+        assert!(!mr.is_null());
+        assert_eq!(
+            take_log(),
+            vec![Ev::DontFork(addr as usize, 4096), Ev::Reg(pdp as usize, addr as usize, 4096, addr as u64, LOCAL_WRITE)]
+        );
+        // SAFETY: the provider's MR.
+        let m = unsafe { &*mr };
+        assert_eq!((m.context, m.pd, m.addr, m.length, m.lkey), (pd.context, pdp, addr, 4096, 0x1234));
+        // SAFETY: the MR just registered.
+        assert_eq!(unsafe { ibv_dereg_mr_v11(mr) }, 0);
+        assert_eq!(take_log(), vec![Ev::Dereg(mr as usize), Ev::DoFork(addr as usize, 4096)]);
+        drop(c);
+    }
+
+    #[test]
+    fn iova_forms_pass_their_iova() {
+        let (_c, mut pd) = provider(0);
+        let pdp: *mut ibv_pd = &mut *pd;
+        let addr = 0x10000usize as *mut c_void;
+        // SAFETY: our PD; the fake provider does not touch the memory.
+        let mr = unsafe { ibv_reg_mr_iova(pdp, addr, 100, 0xabc000, LOCAL_WRITE) };
+        assert!(!mr.is_null());
+        // SAFETY: the provider's MR: addr is the buffer, not the iova.
+        assert_eq!(unsafe { ((*mr).addr, (*mr).length) }, (addr, 100));
+        // SAFETY: as above.
+        let mr2 = unsafe { ibv_reg_mr_iova2(pdp, addr, 200, 0xdef000, LOCAL_WRITE as c_uint) };
+        assert!(!mr2.is_null());
+        assert_eq!(
+            take_log(),
+            vec![
+                Ev::DontFork(0x10000, 100),
+                Ev::Reg(pdp as usize, 0x10000, 100, 0xabc000, LOCAL_WRITE),
+                Ev::DontFork(0x10000, 200),
+                Ev::Reg(pdp as usize, 0x10000, 200, 0xdef000, LOCAL_WRITE),
+            ]
+        );
+        // SAFETY: both MRs are live.
+        unsafe {
+            assert_eq!(ibv_dereg_mr_v11(mr), 0);
+            assert_eq!(ibv_dereg_mr_v11(mr2), 0);
+        }
+    }
+
+    #[test]
+    fn optional_range_masked_without_core_support() {
+        let all = LOCAL_WRITE | IBV_ACCESS_OPTIONAL_RANGE as c_int;
+        for (core, expect) in [(0u64, LOCAL_WRITE), (IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS as u64, all)] {
+            let (_c, mut pd) = provider(core);
+            let pdp: *mut ibv_pd = &mut *pd;
+            // SAFETY: our PD; the fake provider does not touch the memory.
+            let mr = unsafe { ibv_reg_mr_v11(pdp, 0x2000 as *mut c_void, 8, all) };
+            assert!(!mr.is_null());
+            assert!(matches!(take_log()[1], Ev::Reg(_, _, _, _, a) if a == expect), "core_support {core}");
+            // SAFETY: the MR just registered.
+            assert_eq!(unsafe { ibv_dereg_mr_v11(mr) }, 0);
+        }
+    }
+
+    #[test]
+    fn odp_skips_the_fork_hooks() {
+        let (_c, mut pd) = provider(0);
+        let pdp: *mut ibv_pd = &mut *pd;
+        // SAFETY: our PD; the fake provider does not touch the memory.
+        let mr = unsafe { ibv_reg_mr_v11(pdp, 0x3000 as *mut c_void, 16, ODP | LOCAL_WRITE) };
+        assert!(!mr.is_null());
+        // SAFETY: the MR just registered.
+        assert_eq!(unsafe { ibv_dereg_mr_v11(mr) }, 0);
+        assert_eq!(take_log(), vec![Ev::Reg(pdp as usize, 0x3000, 16, 0x3000, ODP | LOCAL_WRITE), Ev::Dereg(mr as usize)]);
+        // A failing ODP registration does not undo what it never did.
+        S.with(|s| s.borrow_mut().reg_fail = Some(libc::EINVAL));
+        // SAFETY: as above.
+        assert!(unsafe { ibv_reg_mr_v11(pdp, 0x3000 as *mut c_void, 16, ODP) }.is_null());
+        assert_eq!(take_log(), vec![Ev::Reg(pdp as usize, 0x3000, 16, 0x3000, ODP)]);
+    }
+
+    #[test]
+    fn provider_failure_undoes_dontfork_and_keeps_errno() {
+        let (_c, mut pd) = provider(0);
+        let pdp: *mut ibv_pd = &mut *pd;
+        S.with(|s| s.borrow_mut().reg_fail = Some(libc::EFAULT));
+        set_errno(0);
+        // SAFETY: our PD; the fake provider does not touch the memory.
+        assert!(unsafe { ibv_reg_mr_v11(pdp, 0x4000 as *mut c_void, 32, LOCAL_WRITE) }.is_null());
+        assert_eq!(errno(), libc::EFAULT);
+        assert_eq!(
+            take_log(),
+            vec![Ev::DontFork(0x4000, 32), Ev::Reg(pdp as usize, 0x4000, 32, 0x4000, LOCAL_WRITE), Ev::DoFork(0x4000, 32)]
+        );
+    }
+
+    #[test]
+    fn dontfork_failure_stops_before_the_provider() {
+        let (_c, mut pd) = provider(0);
+        let pdp: *mut ibv_pd = &mut *pd;
+        S.with(|s| s.borrow_mut().dontfork_ret = libc::ENOMEM);
+        set_errno(0);
+        // SAFETY: our PD.
+        assert!(unsafe { ibv_reg_mr_v11(pdp, 0x5000 as *mut c_void, 64, LOCAL_WRITE) }.is_null());
+        assert_eq!(errno(), libc::ENOMEM);
+        assert_eq!(take_log(), vec![Ev::DontFork(0x5000, 64)]);
+    }
+
+    #[test]
+    fn dereg_failure_and_non_plain_mrs_keep_dontfork() {
+        let (_c, mut pd) = provider(0);
+        let pdp: *mut ibv_pd = &mut *pd;
+        // SAFETY: our PD; the fake provider does not touch the memory.
+        let mr = unsafe { ibv_reg_mr_v11(pdp, 0x6000 as *mut c_void, 8, LOCAL_WRITE) };
+        take_log();
+        S.with(|s| s.borrow_mut().dereg_ret = libc::EBUSY);
+        // SAFETY: the MR just registered (the provider keeps it on EBUSY).
+        assert_eq!(unsafe { ibv_dereg_mr_v11(mr) }, libc::EBUSY);
+        assert_eq!(take_log(), vec![Ev::Dereg(mr as usize)]);
+        S.with(|s| s.borrow_mut().dereg_ret = 0);
+        // SAFETY: still live.
+        assert_eq!(unsafe { ibv_dereg_mr_v11(mr) }, 0);
+        assert_eq!(take_log(), vec![Ev::Dereg(mr as usize), Ev::DoFork(0x6000, 8)]);
+
+        for t in [IBV_MR_TYPE_NULL_MR, IBV_MR_TYPE_IMPORTED_MR, IBV_MR_TYPE_DMABUF_MR] {
+            // SAFETY: all-zero is a valid verbs_mr.
+            let mut vmr: Box<verbs_mr> = Box::new(unsafe { std::mem::zeroed() });
+            vmr.mr_type = t;
+            vmr.ibv_mr.context = pd.context;
+            vmr.ibv_mr.addr = 0x7000 as *mut c_void;
+            vmr.ibv_mr.length = 8;
+            let p = Box::into_raw(vmr);
+            // SAFETY: a provider-style MR on our context; the fake frees it.
+            assert_eq!(unsafe { ibv_dereg_mr_v11(p.cast()) }, 0);
+            assert_eq!(take_log(), vec![Ev::Dereg(p as usize)], "mr_type {t}");
+        }
+    }
+
+    #[test]
+    fn unimplemented_ops_are_eopnotsupp() {
+        S.with(|s| *s.borrow_mut() = Script::default());
+        let mut c = FakeCtx::new(0);
+        let mut pd = ibv_pd { context: c.ctx(), handle: 0 };
+        set_errno(0);
+        // SAFETY: a PD on our context with the dummy ops.
+        assert!(unsafe { ibv_reg_mr_v11(&mut pd, 0x8000 as *mut c_void, 8, 0) }.is_null());
+        assert_eq!(errno(), libc::EOPNOTSUPP);
+        assert_eq!(take_log(), vec![Ev::DontFork(0x8000, 8), Ev::DoFork(0x8000, 8)]);
+        // SAFETY: all-zero is a valid verbs_mr.
+        let mut vmr: verbs_mr = unsafe { std::mem::zeroed() };
+        vmr.ibv_mr.context = c.ctx();
+        // SAFETY: an MR on our context; the dummy op does not touch it.
+        assert_eq!(unsafe { ibv_dereg_mr_v11(&mut vmr.ibv_mr) }, libc::EOPNOTSUPP);
+        assert_eq!(take_log(), vec![]);
+    }
+
+    #[test]
+    fn null_arguments_are_einval() {
+        S.with(|s| *s.borrow_mut() = Script::default());
+        let mut no_ctx = ibv_pd { context: ptr::null_mut(), handle: 0 };
+        let mut ctx: ibv_context = {
+            // SAFETY: all-zero is a valid ibv_context (device NULL).
+            unsafe { std::mem::zeroed() }
+        };
+        let mut no_dev = ibv_pd { context: &mut ctx, handle: 0 };
+        for pd in [ptr::null_mut(), &mut no_ctx as *mut _, &mut no_dev as *mut _] {
+            set_errno(0);
+            // SAFETY: unusable PDs are rejected before use.
+            unsafe {
+                assert!(ibv_reg_mr_v11(pd, ptr::null_mut(), 0, 0).is_null());
+                assert_eq!(errno(), libc::EINVAL);
+                assert!(ibv_reg_mr_iova(pd, ptr::null_mut(), 0, 0, 0).is_null());
+                assert!(ibv_reg_mr_iova2(pd, ptr::null_mut(), 0, 0, 0).is_null());
+                assert_eq!(errno(), libc::EINVAL);
+            }
+        }
+        assert_eq!(take_log(), vec![]);
+        // SAFETY: as above.
+        assert_eq!(unsafe { ibv_dereg_mr_v11(ptr::null_mut()) }, libc::EINVAL);
+        // SAFETY: all-zero is a valid ibv_mr (context NULL), rejected before use.
+        let mut mr: ibv_mr = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        assert_eq!(unsafe { ibv_dereg_mr_v11(&mut mr) }, libc::EINVAL);
+    }
+}

@@ -1,0 +1,254 @@
+//! Protection domains: ibv_alloc_pd / ibv_dealloc_pd (verbs.c).
+//!
+//! Both go straight to the provider through the context's full ops table;
+//! the library's only own work is to point a new PD back at its context.
+
+use std::ffi::c_int;
+use std::ptr;
+
+use crate::abi::verbs::*;
+use crate::context::ops_of;
+use crate::ffi::set_errno;
+use crate::{ensure, export_versioned, symver};
+
+/// Upstream's ibv_alloc_pd: the provider allocates, we set `pd->context`.
+/// NULL (with the provider's errno) on failure.
+///
+/// # Safety
+/// `context` is a live context of this library.
+pub unsafe fn alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
+    let Some(f) = ops_of(context).alloc_pd else {
+        set_errno(libc::EOPNOTSUPP);
+        return ptr::null_mut();
+    };
+    // SAFETY: provider op on the caller's live context.
+    let pd = unsafe { f(context) };
+    if !pd.is_null() {
+        // SAFETY: the provider's new PD.
+        unsafe { (*pd).context = context };
+    }
+    pd
+}
+
+/// Upstream's ibv_dealloc_pd: the provider's result (0 or an errno value).
+///
+/// # Safety
+/// `pd` is a live PD whose `context` is set.
+pub unsafe fn dealloc_pd(pd: *mut ibv_pd) -> c_int {
+    // SAFETY: the caller's live PD.
+    let context = unsafe { (*pd).context };
+    let Some(f) = ops_of(context).dealloc_pd else { return libc::EOPNOTSUPP };
+    // SAFETY: provider op on its own PD.
+    unsafe { f(pd) }
+}
+
+export_versioned! {
+    /// ibv_alloc_pd@@IBVERBS_1.1
+    fn ibv_alloc_pd_v11(context: *mut ibv_context) -> *mut ibv_pd, on_panic = ptr::null_mut();
+    {
+        ensure!(!context.is_null(), libc::EINVAL, ptr::null_mut());
+        // SAFETY: the caller's context (checked non-NULL).
+        unsafe { alloc_pd(context) }
+    }
+}
+symver!(default ibv_alloc_pd, "IBVERBS_1.1", ibv_alloc_pd_v11);
+
+export_versioned! {
+    /// ibv_dealloc_pd@@IBVERBS_1.1: 0 or an errno value.
+    fn ibv_dealloc_pd_v11(pd: *mut ibv_pd) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!pd.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: checked non-NULL; the caller's PD.
+        ensure!(!unsafe { (*pd).context }.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: the caller's PD, with its context set.
+        unsafe { dealloc_pd(pd) }
+    }
+}
+symver!(default ibv_dealloc_pd, "IBVERBS_1.1", ibv_dealloc_pd_v11);
+
+/// A context as a provider would get it from `_verbs_init_and_alloc_context`
+/// (built by `context::init_context` on zeroed memory, command fd -1), for
+/// the verbs object tests of pd, mr, cq and qp.
+#[cfg(test)]
+pub(crate) mod fake {
+    use std::ffi::c_int;
+
+    use crate::abi::driver::*;
+    use crate::abi::verbs::*;
+
+    pub(crate) struct FakeCtx {
+        vctx: Box<verbs_context>,
+        pub dev: Box<verbs_device>,
+    }
+
+    impl FakeCtx {
+        /// A context on a device whose `core_support` is as given.
+        pub fn new(core_support: u64) -> Self {
+            // SAFETY: both C structures are valid all-zero (NULL pointers,
+            // None ops, zero counters).
+            let (mut vctx, mut dev) = unsafe {
+                (Box::<verbs_context>::new_zeroed().assume_init(), Box::<verbs_device>::new_zeroed().assume_init())
+            };
+            // The device list's reference: the context's own is taken and
+            // dropped by init/uninit, so the device is never "released".
+            dev.refcount = 1.into();
+            dev.core_support = core_support;
+            // SAFETY: zeroed verbs_context; fd -1 is owned by nobody (the
+            // kernel probe on it fails with EBADF and uninit skips closing it).
+            let rc = unsafe { crate::context::init_context(&mut *vctx, &mut dev.device, -1, 0) };
+            assert_eq!(rc, 0);
+            assert_eq!(dev.refcount.load(std::sync::atomic::Ordering::Relaxed), 2);
+            FakeCtx { vctx, dev }
+        }
+
+        pub fn ctx(&mut self) -> *mut ibv_context {
+            &mut self.vctx.context
+        }
+
+        /// Installs `ops` as a provider would, with verbs_set_ops.
+        pub fn set_ops(&mut self, ops: &verbs_context_ops) {
+            // SAFETY: our live context and a complete ops table.
+            unsafe { crate::context::verbs_set_ops(&mut *self.vctx, ops) };
+        }
+
+        pub fn refcount(&self) -> c_int {
+            self.dev.refcount.load(std::sync::atomic::Ordering::Relaxed)
+        }
+    }
+
+    impl Drop for FakeCtx {
+        fn drop(&mut self) {
+            // SAFETY: the context built in new(), released once.
+            unsafe { crate::context::verbs_uninit_context(&mut *self.vctx) };
+            // Leave the device as a list entry would: not released.
+            if !std::thread::panicking() {
+                assert_eq!(self.refcount(), 1);
+            }
+        }
+    }
+
+    /// An ops table with every entry unset (the provider implements nothing).
+    pub fn no_ops() -> verbs_context_ops {
+        // SAFETY: all-zero is every op None.
+        unsafe { std::mem::zeroed() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fake::{no_ops, FakeCtx};
+    use super::*;
+    use crate::ffi::errno;
+    use std::cell::RefCell;
+
+    #[derive(Default)]
+    struct Script {
+        /// alloc_pd fails with this errno when set.
+        fail_alloc: Option<c_int>,
+        /// dealloc_pd's return value.
+        dealloc_ret: c_int,
+        /// Contexts alloc_pd was called with; PDs dealloc_pd was called with.
+        alloc_calls: Vec<*mut ibv_context>,
+        dealloc_calls: Vec<*mut ibv_pd>,
+    }
+
+    thread_local! {
+        static S: RefCell<Script> = RefCell::new(Script::default());
+    }
+
+    unsafe extern "C" fn fake_alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
+        S.with(|s| {
+            let mut s = s.borrow_mut();
+            s.alloc_calls.push(context);
+            if let Some(e) = s.fail_alloc {
+                set_errno(e);
+                return ptr::null_mut();
+            }
+            // The provider leaves `context` to the library (a marker value
+            // shows whether the library overwrote it).
+            Box::into_raw(Box::new(ibv_pd { context: ptr::dangling_mut(), handle: 77 }))
+        })
+    }
+
+    unsafe extern "C" fn fake_dealloc_pd(pd: *mut ibv_pd) -> c_int {
+        S.with(|s| {
+            let mut s = s.borrow_mut();
+            s.dealloc_calls.push(pd);
+            if s.dealloc_ret == 0 {
+                // SAFETY: created by fake_alloc_pd.
+                drop(unsafe { Box::from_raw(pd) });
+            }
+            s.dealloc_ret
+        })
+    }
+
+    fn provider() -> FakeCtx {
+        S.with(|s| *s.borrow_mut() = Script::default());
+        let mut c = FakeCtx::new(0);
+        let mut ops = no_ops();
+        ops.alloc_pd = Some(fake_alloc_pd);
+        ops.dealloc_pd = Some(fake_dealloc_pd);
+        c.set_ops(&ops);
+        c
+    }
+
+    #[test]
+    fn alloc_sets_context_and_dealloc_dispatches() {
+        let mut c = provider();
+        let ctx = c.ctx();
+        // SAFETY: our live fake context.
+        let pd = unsafe { ibv_alloc_pd_v11(ctx) };
+        assert!(!pd.is_null());
+        // SAFETY: the fake provider's PD.
+        let p = unsafe { &*pd };
+        assert_eq!((p.context, p.handle), (ctx, 77));
+        S.with(|s| assert_eq!(s.borrow().alloc_calls, vec![ctx]));
+        // SAFETY: the PD just allocated.
+        assert_eq!(unsafe { ibv_dealloc_pd_v11(pd) }, 0);
+        S.with(|s| assert_eq!(s.borrow().dealloc_calls, vec![pd]));
+    }
+
+    #[test]
+    fn provider_errors_pass_through() {
+        let mut c = provider();
+        S.with(|s| s.borrow_mut().fail_alloc = Some(libc::ENOMEM));
+        set_errno(0);
+        // SAFETY: our live fake context.
+        assert!(unsafe { ibv_alloc_pd_v11(c.ctx()) }.is_null());
+        assert_eq!(errno(), libc::ENOMEM);
+
+        S.with(|s| *s.borrow_mut() = Script { dealloc_ret: libc::EBUSY, ..Default::default() });
+        // SAFETY: our live fake context.
+        let pd = unsafe { ibv_alloc_pd_v11(c.ctx()) };
+        // SAFETY: the PD just allocated; the provider keeps it on EBUSY.
+        assert_eq!(unsafe { ibv_dealloc_pd_v11(pd) }, libc::EBUSY);
+        S.with(|s| s.borrow_mut().dealloc_ret = 0);
+        // SAFETY: still live.
+        assert_eq!(unsafe { ibv_dealloc_pd_v11(pd) }, 0);
+    }
+
+    #[test]
+    fn unimplemented_ops_are_eopnotsupp() {
+        let mut c = FakeCtx::new(0);
+        set_errno(0);
+        // SAFETY: our live fake context with the dummy ops only.
+        assert!(unsafe { ibv_alloc_pd_v11(c.ctx()) }.is_null());
+        assert_eq!(errno(), libc::EOPNOTSUPP);
+        let mut pd = ibv_pd { context: c.ctx(), handle: 0 };
+        // SAFETY: a PD on that context.
+        assert_eq!(unsafe { ibv_dealloc_pd_v11(&mut pd) }, libc::EOPNOTSUPP);
+    }
+
+    #[test]
+    fn null_arguments_are_einval() {
+        set_errno(0);
+        // SAFETY: NULL is rejected before use.
+        assert!(unsafe { ibv_alloc_pd_v11(ptr::null_mut()) }.is_null());
+        assert_eq!(errno(), libc::EINVAL);
+        // SAFETY: as above.
+        assert_eq!(unsafe { ibv_dealloc_pd_v11(ptr::null_mut()) }, libc::EINVAL);
+        let mut pd = ibv_pd { context: ptr::null_mut(), handle: 0 };
+        // SAFETY: a PD without a context is rejected before use.
+        assert_eq!(unsafe { ibv_dealloc_pd_v11(&mut pd) }, libc::EINVAL);
+    }
+}
