@@ -354,12 +354,20 @@ fn scenarios() -> Vec<Scenario> {
         .run(&["ibv_devinfo", "-d", "rxe0", "-i", "1"])
         .run(&["ibv_devinfo", "-v"])
         .run(&["ibv_devinfo", "-i", "0"])
-        .run(&["ibv_rc_pingpong", "-d", "rxe0"])
-        .run(&["ibv_rc_pingpong", "-d", "nosuch0"])
-        .run(&["ibv_ud_pingpong"])
         .run(&["probe", "listnull", "open", "free"])
         .debian_says("open [0] rxe0: NULL")
         .run(&["probe", "list", "list", "same", "v10", "free"]),
+    );
+    // The pingpong tools import the object verbs (ibv_modify_qp, ...) of
+    // issue 3; listed in PENDING until that lands.
+    v.push(
+        Scenario::new("03c-pingpong-tools", |t| {
+            t.frame();
+            t.rxe(0, "rxe0");
+        })
+        .run(&["ibv_rc_pingpong", "-d", "rxe0"])
+        .run(&["ibv_rc_pingpong", "-d", "nosuch0"])
+        .run(&["ibv_ud_pingpong"]),
     );
     v.push(
         Scenario::new("03b-one-rxe-realistic-symlinks", |t| {
@@ -740,7 +748,10 @@ fn scenarios() -> Vec<Scenario> {
         ("fills-buffer", Some("0000:0000:0000:0000:0000\n")),
         ("23-bytes", Some("0000:0000:0000:0001:000\n")),
         ("uppercase", Some("ABCD:EF01:2345:6789\n")),
-        ("empty", Some("")),
+        // Not "empty" (a zero-byte node_guid file): upstream then parses its
+        // uninitialised stack buffer, so its answer depends on what an earlier
+        // call left there (seen: 0 on one run, the previous device's GUID on
+        // the next). Ours reads no GUID (0).
     ];
     let guids: Vec<(String, Option<String>)> =
         guids.iter().map(|(a, b)| (a.to_string(), b.map(str::to_string))).collect();
@@ -1618,7 +1629,17 @@ fn fake_sysfs_debian_vs_ours() {
     // FAKESYS_VERBOSE=1 prints Debian's outcome of every run (to review what
     // the scenarios exercise; use with --nocapture).
     let verbose = std::env::var_os("FAKESYS_VERBOSE").is_some();
+    // Scenarios whose programs need symbols a later issue adds; run them
+    // with FAKESYS_PENDING=1.
+    const PENDING: &[(&str, &str)] = &[("03c-pingpong-tools", "issue 3: ibv_modify_qp and the other object verbs")];
+    let run_pending = std::env::var_os("FAKESYS_PENDING").is_some();
     for (idx, sc) in all.iter().enumerate() {
+        if let Some((_, why)) = PENDING.iter().find(|(n, _)| *n == sc.name) {
+            if !run_pending {
+                println!("PENDING {} ({why})", sc.name);
+                continue;
+            }
+        }
         let mut sc_diffs = Vec::new();
         for run in &sc.runs {
             runs += 1;
