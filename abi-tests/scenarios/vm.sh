@@ -19,6 +19,10 @@ compare ibv_devinfo_l 'ibv_devinfo -l'
 compare ibv_devinfo_unknown_device 'ibv_devinfo -d mlx5_0'
 compare ibv_devinfo_bad_port 'ibv_devinfo -d rxe0 -i 2'
 
+# Verbs ibv_devinfo does not reach: P_Key and extended GID queries, the async
+# event fd, the IBVERBS_1.0 open/close, PD/MR/CQ through the provider.
+compare query_probe 'abi-tests/vm-progs/run-c-probe query_probe'
+
 # Proof that the "ours" runs really use our libibverbs.so.1, which loads
 # Debian's C provider for rxe and serves its IBVERBS_PRIVATE_34 calls.
 loaded loads_ours_and_rxe_provider --ours libibverbs.so.1 \
