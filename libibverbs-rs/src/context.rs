@@ -458,3 +458,185 @@ export_versioned! {
     }
 }
 symver!(default ibv_ack_async_event, "IBVERBS_1.1", ibv_ack_async_event_v11);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pd::fake::{no_ops, FakeCtx};
+
+    #[test]
+    fn init_cq_takes_a_channel_reference() {
+        let mut f = FakeCtx::new(0);
+        let ctx = f.ctx();
+        // SAFETY: all-zero CQ and channel are valid plain data.
+        let mut cq: ibv_cq = unsafe { std::mem::zeroed() };
+        let mut ch: ibv_comp_channel = unsafe { std::mem::zeroed() };
+        ch.refcnt = 3;
+        cq.comp_events_completed = 7;
+        cq.async_events_completed = 9;
+        let marker = 0x1234usize as *mut c_void;
+        // SAFETY: live context, local objects.
+        unsafe { verbs_init_cq(&mut cq, ctx, &mut ch, marker) };
+        assert_eq!(ch.refcnt, 4);
+        assert_eq!(cq.context, ctx);
+        assert_eq!(cq.channel, &mut ch as *mut ibv_comp_channel);
+        assert_eq!(cq.cq_context, marker);
+        assert_eq!((cq.comp_events_completed, cq.async_events_completed), (0, 0));
+        // Without a channel nothing is counted.
+        // SAFETY: as above.
+        unsafe { verbs_init_cq(&mut cq, ctx, ptr::null_mut(), ptr::null_mut()) };
+        assert_eq!(ch.refcnt, 4);
+        assert!(cq.channel.is_null());
+    }
+
+    #[test]
+    fn ack_counts_per_object_type() {
+        // SAFETY: all-zero objects; their mutex/cond are initialised below.
+        let (mut cq, mut qp, mut srq, mut wq): (ibv_cq, ibv_qp, ibv_srq, ibv_wq) =
+            unsafe { (std::mem::zeroed(), std::mem::zeroed(), std::mem::zeroed(), std::mem::zeroed()) };
+        // SAFETY: initialising the objects' own mutex and condition in place.
+        unsafe {
+            libc::pthread_mutex_init(&mut cq.mutex, ptr::null());
+            libc::pthread_cond_init(&mut cq.cond, ptr::null());
+            libc::pthread_mutex_init(&mut qp.mutex, ptr::null());
+            libc::pthread_cond_init(&mut qp.cond, ptr::null());
+            libc::pthread_mutex_init(&mut srq.mutex, ptr::null());
+            libc::pthread_cond_init(&mut srq.cond, ptr::null());
+            libc::pthread_mutex_init(&mut wq.mutex, ptr::null());
+            libc::pthread_cond_init(&mut wq.cond, ptr::null());
+        }
+        // SAFETY: all-zero is a valid event.
+        let mut ev: ibv_async_event = unsafe { std::mem::zeroed() };
+        let mut ack = |t: ibv_event_type, set: &dyn Fn(&mut ibv_async_event)| {
+            ev.event_type = t;
+            set(&mut ev);
+            // SAFETY: the element is a live local object.
+            unsafe { ibv_ack_async_event_v11(&mut ev) };
+        };
+        let (pcq, pqp, psrq, pwq) = (&mut cq as *mut _, &mut qp as *mut _, &mut srq as *mut _, &mut wq as *mut _);
+        ack(IBV_EVENT_CQ_ERR, &|e| e.element.cq = pcq);
+        for t in [IBV_EVENT_QP_FATAL, IBV_EVENT_COMM_EST, IBV_EVENT_QP_LAST_WQE_REACHED] {
+            ack(t, &|e| e.element.qp = pqp);
+        }
+        ack(IBV_EVENT_SRQ_LIMIT_REACHED, &|e| e.element.srq = psrq);
+        ack(IBV_EVENT_SRQ_ERR, &|e| e.element.srq = psrq);
+        ack(IBV_EVENT_WQ_FATAL, &|e| e.element.wq = pwq);
+        // Port and device events touch no object.
+        ack(IBV_EVENT_PORT_ACTIVE, &|e| e.element.port_num = 1);
+        assert_eq!(cq.async_events_completed, 1);
+        assert_eq!(cq.comp_events_completed, 0);
+        assert_eq!(qp.events_completed, 3);
+        assert_eq!(srq.events_completed, 2);
+        assert_eq!(wq.events_completed, 1);
+    }
+
+    unsafe extern "C" fn prov_poll_cq(_: *mut ibv_cq, _: c_int, _: *mut ibv_wc) -> c_int {
+        42
+    }
+    unsafe extern "C" fn prov_alloc_pd(_: *mut ibv_context) -> *mut ibv_pd {
+        ptr::null_mut()
+    }
+    unsafe extern "C" fn prov_create_flow(_: *mut ibv_qp, _: *mut ibv_flow_attr) -> *mut ibv_flow {
+        ptr::null_mut()
+    }
+
+    #[test]
+    fn set_ops_fills_public_and_compat_slots() {
+        let mut f = FakeCtx::new(0);
+        let ctx = f.ctx();
+        // After init every slot holds a dummy op.
+        // SAFETY: live context.
+        let poll = unsafe { (*ctx).ops.poll_cq.unwrap() };
+        // SAFETY: the dummy takes no action on its arguments.
+        assert_eq!(unsafe { poll(ptr::null_mut(), 0, ptr::null_mut()) }, libc::EOPNOTSUPP);
+        let mut ops = no_ops();
+        ops.poll_cq = Some(prov_poll_cq);
+        ops.alloc_pd = Some(prov_alloc_pd);
+        ops.create_flow = Some(prov_create_flow);
+        f.set_ops(&ops);
+        // SAFETY: live context.
+        let c = unsafe { &*ctx };
+        assert_eq!(c.ops.poll_cq.map(|f| f as usize), Some(prov_poll_cq as usize));
+        assert_eq!(c.ops._compat_alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as usize));
+        assert_eq!(ops_of(ctx).alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as usize));
+        // SAFETY: the containing verbs context.
+        let v = unsafe { &*verbs_ctx(ctx) };
+        assert_eq!(v.ibv_create_flow.map(|f| f as usize), Some(prov_create_flow as usize));
+        // A second call with NULL entries keeps what is there.
+        f.set_ops(&no_ops());
+        assert_eq!(ops_of(ctx).alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as usize));
+    }
+
+    /// A provider's alloc_context, as rxe does it: wrap a verbs_context in a
+    /// larger structure through _verbs_init_and_alloc_context.
+    #[repr(C)]
+    struct ProvCtx {
+        before: [u64; 3],
+        vctx: verbs_context,
+        after: u64,
+    }
+    static SEEN_PRIVATE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    unsafe extern "C" fn prov_free_context(ctx: *mut ibv_context) {
+        let v = verbs_ctx(ctx);
+        // SAFETY: our provider's context: release as a provider does.
+        unsafe {
+            verbs_uninit_context(v);
+            libc::free(v.cast::<u8>().sub(offset_of!(ProvCtx, vctx)).cast());
+        }
+    }
+    unsafe extern "C" fn prov_alloc_context(dev: *mut ibv_device, fd: c_int, private: *mut c_void) -> *mut verbs_context {
+        SEEN_PRIVATE.store(private as usize, std::sync::atomic::Ordering::Relaxed);
+        // SAFETY: exactly what providers pass.
+        let p = unsafe {
+            _verbs_init_and_alloc_context(dev, fd, std::mem::size_of::<ProvCtx>(), offset_of!(ProvCtx, vctx) as *mut verbs_context, 0)
+        }
+        .cast::<ProvCtx>();
+        if p.is_null() {
+            return ptr::null_mut();
+        }
+        let mut ops = no_ops();
+        ops.free_context = Some(prov_free_context);
+        // SAFETY: the new provider context.
+        unsafe {
+            verbs_set_ops(&mut (*p).vctx, &ops);
+            &mut (*p).vctx
+        }
+    }
+
+    #[test]
+    fn open_device_through_a_provider() {
+        // SAFETY: all-zero ops table and device are valid.
+        let mut dops: verbs_device_ops = unsafe { std::mem::zeroed() };
+        dops.alloc_context = Some(prov_alloc_context);
+        let mut dev: Box<verbs_device> = unsafe { Box::new_zeroed().assume_init() };
+        dev.ops = &dops;
+        dev.refcount = 1.into();
+        let d = &mut dev.device as *mut ibv_device;
+        let marker = 0x5150usize as *mut c_void;
+        // No sysfs record: no char device to open, no async fd to allocate.
+        // SAFETY: a live device with a provider.
+        let ctx = unsafe { verbs_open_device(d, marker) };
+        assert!(!ctx.is_null());
+        assert_eq!(SEEN_PRIVATE.load(std::sync::atomic::Ordering::Relaxed), 0x5150);
+        assert_eq!(dev.refcount.load(std::sync::atomic::Ordering::Relaxed), 2);
+        // SAFETY: the context just opened.
+        let c = unsafe { &*ctx };
+        assert_eq!(c.device, d);
+        assert_eq!(c.cmd_fd, -1);
+        assert_eq!(c.abi_compat, __VERBS_ABI_IS_EXTENDED);
+        // SAFETY: containing verbs context.
+        let v = unsafe { &*verbs_ctx(ctx) };
+        assert_eq!(v.sz, std::mem::size_of::<verbs_context>());
+        // The library's own entry points for the inline verbs.h functions.
+        assert_eq!(v.query_port.map(|f| f as usize), Some(crate::query::lib_query_port as usize));
+        assert!(v.create_cq_ex.is_some());
+        // SAFETY: close once.
+        assert_eq!(unsafe { ibv_close_device_v11(ctx) }, 0);
+        assert_eq!(dev.refcount.load(std::sync::atomic::Ordering::Relaxed), 1);
+        // NULL device: EINVAL, no crash.
+        // SAFETY: NULL is checked.
+        assert!(unsafe { verbs_open_device(ptr::null_mut(), ptr::null_mut()) }.is_null());
+        assert_eq!(crate::ffi::errno(), libc::EINVAL);
+    }
+}
