@@ -556,15 +556,15 @@ mod tests {
         f.set_ops(&ops);
         // SAFETY: live context.
         let c = unsafe { &*ctx };
-        assert_eq!(c.ops.poll_cq.map(|f| f as usize), Some(prov_poll_cq as usize));
-        assert_eq!(c.ops._compat_alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as usize));
-        assert_eq!(ops_of(ctx).alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as usize));
+        assert_eq!(c.ops.poll_cq.map(|f| f as usize), Some(prov_poll_cq as *const () as usize));
+        assert_eq!(c.ops._compat_alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as *const () as usize));
+        assert_eq!(ops_of(ctx).alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as *const () as usize));
         // SAFETY: the containing verbs context.
         let v = unsafe { &*verbs_ctx(ctx) };
-        assert_eq!(v.ibv_create_flow.map(|f| f as usize), Some(prov_create_flow as usize));
+        assert_eq!(v.ibv_create_flow.map(|f| f as usize), Some(prov_create_flow as *const () as usize));
         // A second call with NULL entries keeps what is there.
         f.set_ops(&no_ops());
-        assert_eq!(ops_of(ctx).alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as usize));
+        assert_eq!(ops_of(ctx).alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as *const () as usize));
     }
 
     /// A provider's alloc_context, as rxe does it: wrap a verbs_context in a
@@ -629,7 +629,7 @@ mod tests {
         let v = unsafe { &*verbs_ctx(ctx) };
         assert_eq!(v.sz, std::mem::size_of::<verbs_context>());
         // The library's own entry points for the inline verbs.h functions.
-        assert_eq!(v.query_port.map(|f| f as usize), Some(crate::query::lib_query_port as usize));
+        assert_eq!(v.query_port.map(|f| f as usize), Some(crate::query::lib_query_port as *const () as usize));
         assert!(v.create_cq_ex.is_some());
         // SAFETY: close once.
         assert_eq!(unsafe { ibv_close_device_v11(ctx) }, 0);
