@@ -8,8 +8,9 @@
 # Needs root (apt-get) only when something is missing.
 set -euo pipefail
 
+# valgrind: the threaded stress scenario runs under memcheck.
 vm_pkgs=(qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-utils
-         rdmacm-utils perftest ibverbs-providers)
+         rdmacm-utils perftest ibverbs-providers valgrind)
 # libibverbs-dev/librdmacm-dev: the reference headers and libraries we compare
 # against; binutils: readelf for the symbol tests; gcc: Rust's linker driver
 # and the C shim.
