@@ -7,18 +7,21 @@
 #
 #   abi-tests/bench/verbs-bench.sh [--reps N] [--out DIR]
 #
-#   --reps N    repetitions per library and test (default 5)
+#   --reps N    repetitions per library and test (default 10)
 #   --out DIR   results (default target/bench): DIR/bench.txt (the report),
-#               DIR/raw/ (every run's output), DIR/console.txt
+#               DIR/raw/ (every run's output, raw/figures.tsv), DIR/console.txt,
+#               DIR/host-load.txt
 # Environment: RDMA_OURS_LIB_DIR (default target/release) holds our
 # libibverbs.so.1; BENCH_BW_ARGS (default "-s 65536 -n 5000") and
-# BENCH_LAT_ARGS (default "-s 2 -n 5000") are extra perftest arguments;
+# BENCH_LAT_ARGS (default "-s 2 -n 20000") are extra perftest arguments;
 # RDMA_VM_ACCEL=kvm uses KVM when the machine has it.
 #
 # Both processes of a pair are pinned, server to CPU 0 and client to CPU 1 of
 # the VM's two. Under software emulation (TCG) the absolute figures are far
 # below real hardware and noisy, and the machine's other load shows in them:
-# compare the ratios, and repeat when the spread is large.
+# compare the ratios, and repeat when the spread is large. Three ratios are
+# printed: of the medians, of the best runs (least disturbed by other load)
+# and the median of the per-repetition ratios (both libraries back to back).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,10 +29,10 @@ repo=$(cd "$here/../.." && pwd)
 
 # ---- inside the VM ---------------------------------------------------------------
 if [[ ${1:-} = --in-vm ]]; then
-  reps=${BENCH_REPS:-5}
+  reps=${BENCH_REPS:-10}
   ours=${RDMA_OURS_LIB_DIR:?}
   bw_args=${BENCH_BW_ARGS:--s 65536 -n 5000}
-  lat_args=${BENCH_LAT_ARGS:--s 2 -n 5000}
+  lat_args=${BENCH_LAT_ARGS:--s 2 -n 20000}
   raw=$VM_OUT/raw
   rm -rf "$raw"; mkdir -p "$raw"
   report=$VM_OUT/bench.txt
@@ -68,7 +71,7 @@ if [[ ${1:-} = --in-vm ]]; then
         if (v ~ /^[0-9]+(\.[0-9]+)?$/ && v + 0 > 0) print v }' "$2"
   }
 
-  declare -A vals=()
+  : > "$raw/figures.tsv"
   say "verbs-bench: $reps repetitions; ib_write_bw $bw_args; ib_send_lat $lat_args"
   say "ours: $ours/libibverbs.so.1"
   say "kernel $(uname -r), $(nproc) CPUs, accel ${RDMA_VM_ACCEL_NAME:-tcg}"
@@ -93,40 +96,67 @@ if [[ ${1:-} = --in-vm ]]; then
           say "$(printf '%-4s %-12s %-9s %12s' "$r" "$tool" "$lib" FAILED) (see $p.*)"
           continue
         fi
-        vals[$tool.$lib]+=" $v"
+        echo "$tool $lib $r $v" >> "$raw/figures.tsv"
         say "$(printf '%-4s %-12s %-9s %12s' "$r" "$tool" "$lib" "$v")"
       done
     done
   done
 
-  # stats VALUES: "median min max" of a list of numbers.
-  stats() {
-    tr ' ' '\n' <<< "$1" | grep . | sort -g | awk '{ a[NR] = $1 } END {
-      if (NR == 0) { print "- - -"; exit }
-      m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-      printf "%.2f %.2f %.2f\n", m, a[1], a[NR] }'
-  }
+  # Per test: each library's median, best and worst, and three ratios ours /
+  # Debian's: of the medians, of the best runs (the least disturbed by the
+  # machine's other load) and the median of the per-repetition ratios (each
+  # repetition runs both libraries back to back).
   say ""
-  say "$(printf '%-12s %-9s %10s %10s %10s  %s' test library median min max unit)"
-  for tool in ib_write_bw ib_send_lat; do
-    [[ $tool = ib_write_bw ]] && unit="MB/s (BW average, higher is better)" \
-      || unit="usec (t_typical, lower is better)"
-    for lib in upstream ours; do
-      read -r med lo hi <<< "$(stats "${vals[$tool.$lib]:-}")"
-      declare "med_${tool}_$lib=$med"
-      say "$(printf '%-12s %-9s %10s %10s %10s  %s' "$tool" "$lib" "$med" "$lo" "$hi" "$unit")"
-    done
-  done
-  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "-" }'; }
-  say ""
-  say "ratios of the medians, ours / Debian's:"
-  say "  ib_write_bw bandwidth: $(ratio "$med_ib_write_bw_ours" "$med_ib_write_bw_upstream") (1.000 = same; below 1 = ours slower)"
-  say "  ib_send_lat latency:   $(ratio "$med_ib_send_lat_ours" "$med_ib_send_lat_upstream") (1.000 = same; above 1 = ours slower)"
+  awk '
+    { v[$1, $2, $3] = $4; n[$1, $2]++; reps[$3] = 1; tools[$1] = 1 }
+    function sort_list(list, k,   i, j, t) {
+      for (i = 2; i <= k; i++)
+        for (j = i; j > 1 && list[j - 1] > list[j]; j--) { t = list[j]; list[j] = list[j - 1]; list[j - 1] = t }
+    }
+    function median(list, k) {
+      if (k == 0) return -1
+      return (k % 2) ? list[(k + 1) / 2] : (list[k / 2] + list[k / 2 + 1]) / 2
+    }
+    function summary(tool, lib, higher,   k, r, list) {
+      k = 0
+      for (r in reps) if ((tool, lib, r) in v) list[++k] = v[tool, lib, r]
+      sort_list(list, k)
+      med[lib] = median(list, k)
+      best[lib] = higher ? list[k] : list[1]
+      worst[lib] = higher ? list[1] : list[k]
+      printf "%-12s %-9s %10.2f %10.2f %10.2f %5d\n", tool, lib, med[lib], best[lib], worst[lib], k
+    }
+    function ratio(a, b) { return (a > 0 && b > 0) ? sprintf("%.3f", a / b) : "-" }
+    END {
+      printf "%-12s %-9s %10s %10s %10s %5s\n", "test", "library", "median", "best", "worst", "runs"
+      split("ib_write_bw ib_send_lat", order, " ")
+      for (t = 1; t <= 2; t++) {
+        tool = order[t]
+        higher = (tool == "ib_write_bw")
+        summary(tool, "upstream", higher)
+        summary(tool, "ours", higher)
+        k = 0
+        for (r in reps)
+          if ((tool, "ours", r) in v && (tool, "upstream", r) in v && v[tool, "upstream", r] > 0)
+            pr[++k] = v[tool, "ours", r] / v[tool, "upstream", r]
+        sort_list(pr, k)
+        line[t] = sprintf("  %-12s medians %s, best runs %s, per-repetition (median) %s", tool,
+                          ratio(med["ours"], med["upstream"]), ratio(best["ours"], best["upstream"]),
+                          k ? sprintf("%.3f", median(pr, k)) : "-")
+        delete pr
+      }
+      print ""
+      print "units: ib_write_bw MB/s (BW average; higher is better), ib_send_lat usec (t_typical; lower is better)"
+      print ""
+      print "ratios ours / Debian'"'"'s (1.000 = same; ib_write_bw below 1 or ib_send_lat above 1 = ours slower):"
+      print line[1]
+      print line[2]
+    }' "$raw/figures.tsv" | tee -a "$report"
   exit 0
 fi
 
 # ---- on the host: boot the VM and run the above inside ----------------------------
-reps=5; out=$repo/target/bench
+reps=10; out=$repo/target/bench
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --reps) reps=$2; shift 2 ;;
@@ -149,4 +179,10 @@ envs=(--env "BENCH_REPS=$reps" --env "RDMA_OURS_LIB_DIR=$ours"
       --env "RDMA_VM_ACCEL_NAME=${RDMA_VM_ACCEL:-tcg}")
 [[ -z ${BENCH_BW_ARGS:-} ]] || envs+=(--env "BENCH_BW_ARGS=$BENCH_BW_ARGS")
 [[ -z ${BENCH_LAT_ARGS:-} ]] || envs+=(--env "BENCH_LAT_ARGS=$BENCH_LAT_ARGS")
-exec "$repo/abi-tests/vm/vm-run" --timeout 3600 --out "$out" "${envs[@]}" "$here/verbs-bench.sh" --in-vm
+# The VM's figures depend on what else the host runs: say how busy it was.
+echo "verbs-bench: host load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)" | tee "$out/host-load.txt"
+rc=0
+"$repo/abi-tests/vm/vm-run" --timeout 3600 --out "$out" "${envs[@]}" "$here/verbs-bench.sh" --in-vm || rc=$?
+echo "verbs-bench: host load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/host-load.txt"
+echo "verbs-bench: report in $out/bench.txt"
+exit "$rc"
