@@ -20,6 +20,7 @@ pub mod cq;
 pub mod device;
 pub mod dummy_ops;
 pub mod fork;
+pub mod import;
 pub mod init;
 pub mod loader;
 pub mod log;

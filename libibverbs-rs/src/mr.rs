@@ -1,5 +1,5 @@
-//! Memory regions: ibv_reg_mr (and its _iova/_iova2 forms) and ibv_dereg_mr
-//! (verbs.c).
+//! Memory regions: ibv_reg_mr (and its _iova/_iova2 forms), ibv_reg_dmabuf_mr,
+//! ibv_rereg_mr and ibv_dereg_mr (verbs.c).
 //!
 //! Registration brackets the provider call with the fork-safety hooks: the
 //! range is marked "don't copy on fork" first and unmarked again if the
@@ -88,10 +88,117 @@ pub unsafe fn dereg_mr(mr: *mut ibv_mr) -> c_int {
     ret
 }
 
+/// Upstream's ibv_rereg_mr: 0, or one of the IBV_REREG_MR_ERR_* codes with
+/// errno set.
+///
+/// Changing the translation moves the fork protection: the new range is
+/// marked "don't copy on fork" before the provider runs, the old range is
+/// released once the provider succeeded, and the new range again if it
+/// failed. Each of those steps has its own error code.
+///
+/// # Safety
+/// `mr` is a live MR, allocated by its provider as a verbs_mr, whose context
+/// is set; `pd` is NULL or a live PD.
+pub unsafe fn rereg_mr(mr: *mut ibv_mr, flags: c_int, pd: *mut ibv_pd, addr: *mut c_void, length: usize,
+                       access: c_int) -> c_int {
+    let vmr = mr.cast::<verbs_mr>();
+    let bad_input = || {
+        set_errno(libc::EINVAL);
+        IBV_REREG_MR_ERR_INPUT
+    };
+    // Null, imported and dma-buf MRs cannot be re-registered.
+    // SAFETY: every MR a provider hands out is the head of a verbs_mr.
+    if unsafe { (*vmr).mr_type } != IBV_MR_TYPE_MR {
+        return bad_input();
+    }
+    // C compares the int against the complement of the enum's int value: a
+    // negative flags word has unknown bits too.
+    let bits = flags as c_uint;
+    if bits & !IBV_REREG_MR_FLAGS_SUPPORTED != 0 {
+        return bad_input();
+    }
+    let translate = bits & IBV_REREG_MR_CHANGE_TRANSLATION != 0;
+    if translate && (length == 0 || addr.is_null()) {
+        return bad_input();
+    }
+    if access != 0 && bits & IBV_REREG_MR_CHANGE_ACCESS == 0 {
+        return bad_input();
+    }
+    if translate && dontfork_range(addr, length) != 0 {
+        return IBV_REREG_MR_ERR_DONT_FORK_NEW;
+    }
+    // SAFETY: the caller's live MR.
+    let (context, old_addr, old_len) = unsafe { ((*mr).context, (*mr).addr, (*mr).length) };
+    let ret = match ops_of(context).rereg_mr {
+        // SAFETY: provider op on its own MR with the caller's arguments.
+        Some(f) => unsafe { f(vmr, flags, pd, addr, length, access) },
+        None => {
+            set_errno(libc::EOPNOTSUPP);
+            IBV_REREG_MR_ERR_INPUT
+        }
+    };
+    if ret != 0 {
+        // Whatever the provider returned, the caller learns "the command
+        // failed" (errno is the provider's unless the undo fails too).
+        if translate && dofork_range(addr, length) != 0 {
+            return IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW;
+        }
+        return IBV_REREG_MR_ERR_CMD;
+    }
+    // SAFETY: the caller's live MR, updated by its provider.
+    let m = unsafe { &mut *mr };
+    if bits & IBV_REREG_MR_CHANGE_PD != 0 {
+        m.pd = pd;
+    }
+    if translate {
+        m.addr = addr;
+        m.length = length;
+        if dofork_range(old_addr, old_len) != 0 {
+            return IBV_REREG_MR_ERR_DO_FORK_OLD;
+        }
+    }
+    0
+}
+
+/// Upstream's ibv_reg_dmabuf_mr: the provider registers `length` bytes at
+/// `offset` of the dma-buf `fd`; the MR's `addr` records the offset. No
+/// fork protection: the memory is not the process's. NULL with errno set on
+/// failure.
+///
+/// # Safety
+/// `pd` is a live PD whose context is set.
+pub unsafe fn reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int,
+                            access: c_int) -> *mut ibv_mr {
+    // SAFETY: the caller's live PD.
+    let context = unsafe { (*pd).context };
+    let Some(f) = ops_of(context).reg_dmabuf_mr else {
+        set_errno(libc::EOPNOTSUPP);
+        return ptr::null_mut();
+    };
+    // SAFETY: provider op with the caller's arguments.
+    let mr = unsafe { f(pd, offset, length, iova, fd, access) };
+    if mr.is_null() {
+        return mr;
+    }
+    // SAFETY: the provider's new MR.
+    let m = unsafe { &mut *mr };
+    m.context = context;
+    m.pd = pd;
+    m.addr = offset as usize as *mut c_void;
+    m.length = length;
+    mr
+}
+
 /// Checks of a PD argument where upstream would crash.
 fn pd_usable(pd: *mut ibv_pd) -> bool {
     // SAFETY: short-circuit: each pointer is read only once checked non-NULL.
     !pd.is_null() && unsafe { !(*pd).context.is_null() && !(*(*pd).context).device.is_null() }
+}
+
+/// A PD argument a verb may dispatch through (its context is set).
+pub(crate) fn pd_has_context(pd: *mut ibv_pd) -> bool {
+    // SAFETY: short-circuit: the PD is read only once checked non-NULL.
+    !pd.is_null() && unsafe { !(*pd).context.is_null() }
 }
 
 export! {
@@ -141,6 +248,30 @@ export_versioned! {
     }
 }
 symver!(default ibv_dereg_mr, "IBVERBS_1.1", ibv_dereg_mr_v11);
+
+export! {
+    /// ibv_rereg_mr@@IBVERBS_1.1: 0 or an IBV_REREG_MR_ERR_* code.
+    fn ibv_rereg_mr(mr: *mut ibv_mr, flags: c_int, pd: *mut ibv_pd, addr: *mut c_void, length: usize,
+                    access: c_int) -> c_int, on_panic = IBV_REREG_MR_ERR_INPUT;
+    {
+        ensure!(!mr.is_null(), libc::EINVAL, IBV_REREG_MR_ERR_INPUT);
+        // SAFETY: checked non-NULL; the caller's MR.
+        ensure!(!unsafe { (*mr).context }.is_null(), libc::EINVAL, IBV_REREG_MR_ERR_INPUT);
+        // SAFETY: the caller's MR, with its context set.
+        unsafe { rereg_mr(mr, flags, pd, addr, length, access) }
+    }
+}
+
+export! {
+    /// ibv_reg_dmabuf_mr@@IBVERBS_1.12
+    fn ibv_reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int, access: c_int)
+        -> *mut ibv_mr, on_panic = ptr::null_mut();
+    {
+        ensure!(pd_has_context(pd), libc::EINVAL, ptr::null_mut());
+        // SAFETY: the caller's PD, with its context set.
+        unsafe { reg_dmabuf_mr(pd, offset, length, iova, fd, access) }
+    }
+}
 
 #[cfg(test)]
 pub(crate) mod tests {
