@@ -23,6 +23,10 @@ compare ibv_devinfo_bad_port 'ibv_devinfo -d rxe0 -i 2'
 # event fd, the IBVERBS_1.0 open/close, PD/MR/CQ through the provider.
 compare query_probe 'abi-tests/vm-progs/run-c-probe query_probe'
 
+# Object verbs around PDs and MRs: rereg (fork marks), dma-buf, imports, and
+# the verbs.h inline verbs (TD, XRCD, WQ, flows, counters, DM, ...).
+compare objects_probe 'abi-tests/vm-progs/run-c-probe objects_probe'
+
 # Proof that the "ours" runs really use our libibverbs.so.1, which loads
 # Debian's C provider for rxe and serves its IBVERBS_PRIVATE_34 calls.
 loaded loads_ours_and_rxe_provider --ours libibverbs.so.1 \
