@@ -472,3 +472,14 @@ export_versioned! {
     }
 }
 symver!(compat ibv_close_device, "IBVERBS_1.0", ibv_close_device_v10);
+
+export_versioned! {
+    /// ibv_register_driver@IBVERBS_1.1 (compat only): the driver interface
+    /// became private in rdma-core 13; old usnic providers still call this to
+    /// register, and upstream keeps it as a function that does nothing.
+    fn ibv_register_driver_v11(name: *const c_char, init_func: *mut c_void) -> (), on_panic = ();
+    {
+        let _ = (name, init_func);
+    }
+}
+symver!(compat ibv_register_driver, "IBVERBS_1.1", ibv_register_driver_v11);
