@@ -1,14 +1,259 @@
-//! Queue pairs: ibv_qp_to_qp_ex (verbs.c).
+//! Queue pairs (verbs.c): ibv_create_qp, ibv_query_qp, ibv_modify_qp,
+//! ibv_destroy_qp, ibv_qp_to_qp_ex, ibv_query_ece / ibv_set_ece,
+//! ibv_query_qp_data_in_order, and the marshalling helper
+//! ibv_copy_qp_attr_from_kern (marshall.c).
+//!
+//! In rdma-core 44 the library's create_qp does no setup of its own: the
+//! provider fills the QP (for the kernel-backed providers, ibv_cmd_create_qp*
+//! sets context, PD, CQs, SRQ, type, state and the event counters, cmd/qp.rs).
+//! ibv_create_qp_ex, ibv_open_qp and friends are inline functions in verbs.h
+//! that call ibv_create_qp or the verbs_context slots verbs_set_ops fills.
 //!
 //! Every provider QP is the head of a `struct verbs_qp`; a QP created through
 //! ibv_create_qp_ex with the extended send API has VERBS_QP_EX in its
 //! comp_mask and an ibv_qp_ex sharing its start.
 
+use std::ffi::c_int;
 use std::ptr;
 
 use crate::abi::driver::*;
+use crate::abi::kern::{ib_uverbs_ah_attr, ib_uverbs_qp_attr};
 use crate::abi::verbs::*;
-use crate::{ensure, export};
+use crate::context::ops_of;
+use crate::ffi::set_errno;
+use crate::{ensure, export, export_versioned, symver};
+
+/// Whether a QP pointer and its context can be used.
+fn usable(qp: *mut ibv_qp) -> bool {
+    // SAFETY: dereferenced only when non-NULL; the caller's QP.
+    !qp.is_null() && !unsafe { (*qp).context }.is_null()
+}
+
+/// Upstream's ibv_create_qp: the provider's QP, or NULL with its errno.
+///
+/// # Safety
+/// `pd` is a live PD with its context set; `attr` is the caller's.
+pub unsafe fn create_qp(pd: *mut ibv_pd, attr: *mut ibv_qp_init_attr) -> *mut ibv_qp {
+    // SAFETY: the caller's PD.
+    let Some(f) = ops_of(unsafe { (*pd).context }).create_qp else {
+        set_errno(libc::EOPNOTSUPP);
+        return ptr::null_mut();
+    };
+    // SAFETY: provider op with the caller's arguments.
+    unsafe { f(pd, attr) }
+}
+
+/// Upstream's ibv_query_qp: on success with IBV_QP_STATE in the mask, the
+/// reported state becomes `qp->state`.
+///
+/// # Safety
+/// Live QP (context set); `attr` and `init_attr` writable.
+pub unsafe fn query_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int, init_attr: *mut ibv_qp_init_attr) -> c_int {
+    // SAFETY: the caller's QP.
+    let Some(f) = ops_of(unsafe { (*qp).context }).query_qp else { return libc::EOPNOTSUPP };
+    // SAFETY: provider op with the caller's arguments.
+    let ret = unsafe { f(qp, attr, attr_mask, init_attr) };
+    if ret != 0 {
+        return ret;
+    }
+    if attr_mask as u32 & IBV_QP_STATE != 0 {
+        // SAFETY: the caller's QP and attributes.
+        unsafe { (*qp).state = (*attr).qp_state };
+    }
+    0
+}
+
+/// Upstream's ibv_modify_qp: as query, a successful transition with
+/// IBV_QP_STATE in the mask is recorded in `qp->state`.
+///
+/// # Safety
+/// Live QP (context set); `attr` readable.
+pub unsafe fn modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int) -> c_int {
+    // SAFETY: the caller's QP.
+    let Some(f) = ops_of(unsafe { (*qp).context }).modify_qp else { return libc::EOPNOTSUPP };
+    // SAFETY: provider op with the caller's arguments.
+    let ret = unsafe { f(qp, attr, attr_mask) };
+    if ret != 0 {
+        return ret;
+    }
+    if attr_mask as u32 & IBV_QP_STATE != 0 {
+        // SAFETY: the caller's QP and attributes.
+        unsafe { (*qp).state = (*attr).qp_state };
+    }
+    0
+}
+
+/// Upstream's ibv_destroy_qp: the provider's result.
+///
+/// # Safety
+/// Live QP (context set).
+pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> c_int {
+    // SAFETY: the caller's QP.
+    let Some(f) = ops_of(unsafe { (*qp).context }).destroy_qp else { return libc::EOPNOTSUPP };
+    // SAFETY: provider op on its own QP.
+    unsafe { f(qp) }
+}
+
+export_versioned! {
+    /// ibv_create_qp@@IBVERBS_1.1
+    fn ibv_create_qp_v11(pd: *mut ibv_pd, qp_init_attr: *mut ibv_qp_init_attr) -> *mut ibv_qp,
+        on_panic = ptr::null_mut();
+    {
+        // SAFETY: dereferenced only when non-NULL.
+        ensure!(!pd.is_null() && !unsafe { (*pd).context }.is_null() && !qp_init_attr.is_null(),
+                libc::EINVAL, ptr::null_mut());
+        // SAFETY: checked above.
+        unsafe { create_qp(pd, qp_init_attr) }
+    }
+}
+symver!(default ibv_create_qp, "IBVERBS_1.1", ibv_create_qp_v11);
+
+export_versioned! {
+    /// ibv_query_qp@@IBVERBS_1.1: 0 or an errno value.
+    fn ibv_query_qp_v11(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int,
+                        init_attr: *mut ibv_qp_init_attr) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(usable(qp) && !attr.is_null() && !init_attr.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: checked above.
+        unsafe { query_qp(qp, attr, attr_mask, init_attr) }
+    }
+}
+symver!(default ibv_query_qp, "IBVERBS_1.1", ibv_query_qp_v11);
+
+export_versioned! {
+    /// ibv_modify_qp@@IBVERBS_1.1: 0 or an errno value.
+    fn ibv_modify_qp_v11(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int) -> c_int,
+        on_panic = libc::EIO;
+    {
+        ensure!(usable(qp) && !attr.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: checked above.
+        unsafe { modify_qp(qp, attr, attr_mask) }
+    }
+}
+symver!(default ibv_modify_qp, "IBVERBS_1.1", ibv_modify_qp_v11);
+
+export_versioned! {
+    /// ibv_destroy_qp@@IBVERBS_1.1: 0 or an errno value.
+    fn ibv_destroy_qp_v11(qp: *mut ibv_qp) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(usable(qp), libc::EINVAL, libc::EINVAL);
+        // SAFETY: checked above.
+        unsafe { destroy_qp(qp) }
+    }
+}
+symver!(default ibv_destroy_qp, "IBVERBS_1.1", ibv_destroy_qp_v11);
+
+export! {
+    /// ibv_set_ece@@IBVERBS_1.10: EOPNOTSUPP (returned and in errno) for a
+    /// zero vendor id, otherwise the provider's result.
+    fn ibv_set_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!ece.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: checked non-NULL; the caller's ECE.
+        if unsafe { (*ece).vendor_id } == 0 {
+            set_errno(libc::EOPNOTSUPP);
+            return libc::EOPNOTSUPP;
+        }
+        ensure!(usable(qp), libc::EINVAL, libc::EINVAL);
+        // SAFETY: checked above.
+        let Some(f) = ops_of(unsafe { (*qp).context }).set_ece else { return libc::EOPNOTSUPP };
+        // SAFETY: provider op with the caller's arguments.
+        unsafe { f(qp, ece) }
+    }
+}
+
+export! {
+    /// ibv_query_ece@@IBVERBS_1.10: the provider's result.
+    fn ibv_query_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(usable(qp) && !ece.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: checked above.
+        let Some(f) = ops_of(unsafe { (*qp).context }).query_ece else { return libc::EOPNOTSUPP };
+        // SAFETY: provider op with the caller's arguments.
+        unsafe { f(qp, ece) }
+    }
+}
+
+export! {
+    /// ibv_query_qp_data_in_order@@IBVERBS_1.14: the provider's
+    /// IBV_QUERY_QP_DATA_IN_ORDER_* flags on x86 (upstream asks providers
+    /// only there), 0 (no guarantee) elsewhere. The result has no error
+    /// value: a NULL QP gives 0 with errno EINVAL.
+    fn ibv_query_qp_data_in_order(qp: *mut ibv_qp, op: ibv_wr_opcode, flags: u32) -> c_int, on_panic = 0;
+    {
+        if !cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+            return 0;
+        }
+        ensure!(usable(qp), libc::EINVAL, 0);
+        // SAFETY: checked above.
+        let Some(f) = ops_of(unsafe { (*qp).context }).query_qp_data_in_order else { return 0 };
+        // SAFETY: provider op with the caller's arguments.
+        unsafe { f(qp, op, flags) }
+    }
+}
+
+/// Upstream's ibv_copy_ah_attr_from_kern, field by field (the kernel's
+/// reserved byte is not copied).
+pub fn copy_ah_attr_from_kern(dst: &mut ibv_ah_attr, src: &ib_uverbs_ah_attr) {
+    dst.grh.dgid.raw = src.grh.dgid;
+    dst.grh.flow_label = src.grh.flow_label;
+    dst.grh.sgid_index = src.grh.sgid_index;
+    dst.grh.hop_limit = src.grh.hop_limit;
+    dst.grh.traffic_class = src.grh.traffic_class;
+    dst.dlid = src.dlid;
+    dst.sl = src.sl;
+    dst.src_path_bits = src.src_path_bits;
+    dst.static_rate = src.static_rate;
+    dst.is_global = src.is_global;
+    dst.port_num = src.port_num;
+}
+
+/// Upstream's ibv_copy_qp_attr_from_kern: every field but `qp_state` and
+/// `rate_limit` (which upstream leaves as they were).
+pub fn copy_qp_attr_from_kern(dst: &mut ibv_qp_attr, src: &ib_uverbs_qp_attr) {
+    dst.cur_qp_state = src.cur_qp_state;
+    dst.path_mtu = src.path_mtu;
+    dst.path_mig_state = src.path_mig_state;
+    dst.qkey = src.qkey;
+    dst.rq_psn = src.rq_psn;
+    dst.sq_psn = src.sq_psn;
+    dst.dest_qp_num = src.dest_qp_num;
+    dst.qp_access_flags = src.qp_access_flags;
+    dst.cap.max_send_wr = src.max_send_wr;
+    dst.cap.max_recv_wr = src.max_recv_wr;
+    dst.cap.max_send_sge = src.max_send_sge;
+    dst.cap.max_recv_sge = src.max_recv_sge;
+    dst.cap.max_inline_data = src.max_inline_data;
+    copy_ah_attr_from_kern(&mut dst.ah_attr, &src.ah_attr);
+    copy_ah_attr_from_kern(&mut dst.alt_ah_attr, &src.alt_ah_attr);
+    dst.pkey_index = src.pkey_index;
+    dst.alt_pkey_index = src.alt_pkey_index;
+    dst.en_sqd_async_notify = src.en_sqd_async_notify;
+    dst.sq_draining = src.sq_draining;
+    dst.max_rd_atomic = src.max_rd_atomic;
+    dst.max_dest_rd_atomic = src.max_dest_rd_atomic;
+    dst.min_rnr_timer = src.min_rnr_timer;
+    dst.port_num = src.port_num;
+    dst.timeout = src.timeout;
+    dst.retry_cnt = src.retry_cnt;
+    dst.rnr_retry = src.rnr_retry;
+    dst.alt_port_num = src.alt_port_num;
+    dst.alt_timeout = src.alt_timeout;
+}
+
+export! {
+    /// ibv_copy_qp_attr_from_kern@@IBVERBS_1.0 (private to rdma-core's
+    /// libraries, kept for them).
+    fn ibv_copy_qp_attr_from_kern(dst: *mut ibv_qp_attr, src: *mut ib_uverbs_qp_attr) -> (), on_panic = ();
+    {
+        ensure!(!dst.is_null() && !src.is_null(), libc::EINVAL, ());
+        // SAFETY: checked non-NULL; the caller's kernel-format attributes,
+        // copied first.
+        let s = unsafe { *src };
+        // SAFETY: as above.
+        copy_qp_attr_from_kern(unsafe { &mut *dst }, &s)
+    }
+}
 
 /// Upstream's ibv_qp_to_qp_ex: the extended QP, or NULL (errno untouched,
 /// as upstream) for a QP that was not created extended.
