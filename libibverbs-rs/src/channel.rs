@@ -178,6 +178,13 @@ mod tests {
         (fds[0], fds[1])
     }
 
+    /// A fake context whose commands travel by write().
+    fn write_ctx() -> FakeCtx {
+        let mut c = FakeCtx::new(0);
+        crate::context::priv_of(c.ctx()).cmd.use_ioctl_write = false;
+        c
+    }
+
     fn fd_open(fd: c_int) -> bool {
         // SAFETY: F_GETFD only inspects the descriptor table.
         unsafe { libc::fcntl(fd, libc::F_GETFD) != -1 }
@@ -185,7 +192,7 @@ mod tests {
 
     #[test]
     fn create_sends_the_command_and_destroy_closes_the_fd() {
-        let mut c = FakeCtx::new(0);
+        let mut c = write_ctx();
         let ctx = c.ctx();
         let (r, w) = pipe();
         // The kernel answers with the read end as the event fd.
@@ -213,7 +220,7 @@ mod tests {
 
     #[test]
     fn create_failure_is_null_with_errno() {
-        let mut c = FakeCtx::new(0);
+        let mut c = write_ctx();
         let ctx = c.ctx();
         let k = FakeKernel::new().on_write(|_| libc::EMFILE);
         set_errno(0);
