@@ -371,3 +371,351 @@ export! {
         d.packet_life_time_selector = s.packet_life_time_selector;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::kern::*;
+    use crate::cmd::testkit::{with_kernel, FakeKernel};
+    use crate::ffi::errno;
+    use crate::pd::fake::{no_ops, FakeCtx};
+
+    fn gid(s: &str) -> ibv_gid {
+        let a: std::net::Ipv6Addr = s.parse().unwrap();
+        ibv_gid { raw: a.octets() }
+    }
+
+    /// Port 1's GID table as the kernel reports it: (GID, ibv_gid_type), an
+    /// empty slot (ENODATA), then the end of the table (EINVAL).
+    fn table() -> Vec<Option<(ibv_gid, u32)>> {
+        vec![
+            Some((gid("fe80::1"), IBV_GID_TYPE_ROCE_V1)),
+            Some((gid("fe80::1"), IBV_GID_TYPE_ROCE_V2)),
+            None,
+            Some((gid("::ffff:10.0.2.15"), IBV_GID_TYPE_ROCE_V1)),
+            Some((gid("::ffff:10.0.2.15"), IBV_GID_TYPE_ROCE_V2)),
+            Some((gid("fe80::2"), IBV_GID_TYPE_IB)),
+        ]
+    }
+
+    fn kernel() -> FakeKernel {
+        let t = table();
+        FakeKernel::new().on_ioctl(move |c| {
+            assert_eq!((c.object_id(), c.method_id()), (UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY));
+            let port = c.attr(UVERBS_ATTR_QUERY_GID_ENTRY_PORT).unwrap().data;
+            let idx = c.attr(UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX).unwrap().data as usize;
+            if port != 1 || idx >= t.len() {
+                return libc::EINVAL;
+            }
+            let Some((g, ty)) = t[idx] else { return libc::ENODATA };
+            let e = ibv_gid_entry { gid: g, gid_index: idx as u32, port_num: 1, gid_type: ty, ndev_ifindex: 2 };
+            c.write_out_val(UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, e);
+            0
+        })
+    }
+
+    fn zeroed<T>() -> T {
+        // SAFETY: plain C structs valid when all-zero.
+        unsafe { std::mem::zeroed() }
+    }
+
+    fn wc(flags: u32) -> ibv_wc {
+        let mut w: ibv_wc = zeroed();
+        w.slid = 0x1234;
+        w.sl = 5;
+        w.dlid_path_bits = 3;
+        w.wc_flags = flags;
+        w
+    }
+
+    /// The 40 bytes in front of a RoCE v2 / IPv4 payload: 20 unused bytes,
+    /// then the IPv4 header with a valid checksum (unless `bad_sum`).
+    fn ipv4_grh(first: u8, saddr: [u8; 4], daddr: [u8; 4], tos: u8, ttl: u8, bad_sum: bool) -> ibv_grh {
+        let mut b = [0u8; 40];
+        b[0] = first;
+        let h = &mut b[20..];
+        h[0] = 0x45;
+        h[1] = tos;
+        h[2..4].copy_from_slice(&60u16.to_be_bytes());
+        h[8] = ttl;
+        h[9] = 17;
+        h[12..16].copy_from_slice(&saddr);
+        h[16..20].copy_from_slice(&daddr);
+        // The real (RFC 791) checksum, computed independently of ah.rs.
+        let mut sum: u32 = h.chunks(2).map(|w| u16::from_be_bytes([w[0], w[1]]) as u32).sum();
+        while sum > 0xffff {
+            sum = (sum & 0xffff) + (sum >> 16);
+        }
+        let mut c = !(sum as u16);
+        if bad_sum {
+            c ^= 1;
+        }
+        h[10..12].copy_from_slice(&c.to_be_bytes());
+        // SAFETY: 40 plain bytes into the 40-byte GRH.
+        unsafe { std::mem::transmute(b) }
+    }
+
+    fn ipv6_grh(tclass: u8, flow: u32, next_hdr: u8, hop: u8, sgid: &str, dgid: &str) -> ibv_grh {
+        ibv_grh {
+            version_tclass_flow: (6u32 << 28 | (tclass as u32) << 20 | flow).to_be(),
+            paylen: 0,
+            next_hdr,
+            hop_limit: hop,
+            sgid: gid(sgid),
+            dgid: gid(dgid),
+        }
+    }
+
+    fn run(c: &mut FakeCtx, w: &ibv_wc, g: &ibv_grh) -> (c_int, c_int, ibv_ah_attr) {
+        let ctx = c.ctx();
+        let mut a: ibv_ah_attr = zeroed();
+        // Garbage that init must clear.
+        a.static_rate = 9;
+        let (mut w, mut g) = (*w, *g);
+        set_errno(0);
+        // SAFETY: our locals and live context.
+        let (r, _) = with_kernel(kernel(), || unsafe { ibv_init_ah_from_wc(ctx, 1, &mut w, &mut g, &mut a) });
+        (r, errno(), a)
+    }
+
+    fn raw(g: &ibv_gid) -> [u8; 16] {
+        // SAFETY: the byte view of a GID.
+        unsafe { g.raw }
+    }
+
+    #[test]
+    fn ib_without_grh_uses_the_lid_only() {
+        let mut c = FakeCtx::new(0);
+        // The flow label is taken even without a GRH (as upstream).
+        let g = ipv6_grh(0x12, 0xabcde, 0x1b, 9, "fe80::9", "fe80::1");
+        let (r, _, a) = run(&mut c, &wc(0), &g);
+        assert_eq!(r, 0);
+        assert_eq!((a.dlid, a.sl, a.src_path_bits, a.port_num, a.is_global, a.static_rate), (0x1234, 5, 3, 1, 0, 0));
+        assert_eq!((a.grh.flow_label, a.grh.sgid_index, a.grh.hop_limit, a.grh.traffic_class), (0xabcde, 0, 0, 0));
+        assert_eq!(raw(&a.grh.dgid), [0; 16]);
+    }
+
+    #[test]
+    fn ib_or_roce_v1_grh() {
+        let mut c = FakeCtx::new(0);
+        // Sent to fe80::1: the IB/RoCE v1 entry is index 0.
+        let g = ipv6_grh(0x12, 0xabcde, 0x1b, 9, "fe80::9", "fe80::1");
+        let (r, _, a) = run(&mut c, &wc(IBV_WC_GRH), &g);
+        assert_eq!(r, 0);
+        assert_eq!(a.is_global, 1);
+        assert_eq!(raw(&a.grh.dgid), raw(&gid("fe80::9")));
+        assert_eq!((a.grh.flow_label, a.grh.sgid_index, a.grh.hop_limit, a.grh.traffic_class), (0xabcde, 0, 9, 0x12));
+        assert_eq!((a.dlid, a.sl, a.src_path_bits, a.port_num), (0x1234, 5, 3, 1));
+        // An IB GID type counts as IB/RoCE v1 too (index 5), found past the empty slot.
+        let g = ipv6_grh(0, 0, 0x1b, 1, "fe80::9", "fe80::2");
+        let (r, _, a) = run(&mut c, &wc(IBV_WC_GRH), &g);
+        assert_eq!((r, a.grh.sgid_index), (0, 5));
+    }
+
+    #[test]
+    fn roce_v2_ipv6() {
+        let mut c = FakeCtx::new(0);
+        let g = ipv6_grh(0x80, 0x12345, 17, 64, "fe80::7", "fe80::1");
+        let (r, _, a) = run(&mut c, &wc(IBV_WC_GRH), &g);
+        assert_eq!(r, 0);
+        assert_eq!(raw(&a.grh.dgid), raw(&gid("fe80::7")));
+        assert_eq!((a.grh.flow_label, a.grh.sgid_index, a.grh.hop_limit, a.grh.traffic_class), (0x12345, 1, 64, 0x80));
+        // Not in the table: -1 with the end-of-table query's errno; dgid was
+        // already set, as upstream.
+        let g = ipv6_grh(0, 0, 17, 64, "fe80::7", "fe80::99");
+        let (r, e, a) = run(&mut c, &wc(IBV_WC_GRH), &g);
+        assert_eq!((r, e), (-1, libc::EINVAL));
+        assert_eq!(raw(&a.grh.dgid), raw(&gid("fe80::7")));
+        // Multicast destination: EINVAL before any lookup.
+        let g = ipv6_grh(0, 0, 17, 64, "fe80::7", "ff02::1");
+        let (r, e, _) = run(&mut c, &wc(IBV_WC_GRH), &g);
+        assert_eq!((r, e), (-1, libc::EINVAL));
+        // Neither UDP nor the IB next header.
+        let g = ipv6_grh(0, 0, 6, 64, "fe80::7", "fe80::1");
+        let (r, e, _) = run(&mut c, &wc(IBV_WC_GRH), &g);
+        assert_eq!((r, e), (-1, libc::EPROTONOSUPPORT));
+    }
+
+    #[test]
+    fn roce_v2_ipv4() {
+        let mut c = FakeCtx::new(0);
+        // IPv4 header with 20 zero bytes before it (version nibble 0).
+        let g = ipv4_grh(0, [10, 0, 2, 99], [10, 0, 2, 15], 0x28, 61, false);
+        let (r, _, a) = run(&mut c, &wc(IBV_WC_GRH), &g);
+        assert_eq!(r, 0);
+        assert_eq!(raw(&a.grh.dgid), raw(&gid("::ffff:10.0.2.99")));
+        // Index 4: the RoCE v2 entry of ::ffff:10.0.2.15, not the v1 one at 3.
+        assert_eq!((a.grh.sgid_index, a.grh.hop_limit, a.grh.traffic_class, a.grh.flow_label), (4, 61, 0x28, 0));
+        assert_eq!((a.is_global, a.dlid, a.port_num), (1, 0x1234, 1));
+
+        // First nibble 6 but a valid IPv4 checksum: still IPv4.
+        let g = ipv4_grh(0x60, [10, 0, 2, 99], [10, 0, 2, 15], 0x28, 61, false);
+        let (r, _, a) = run(&mut c, &wc(IBV_WC_GRH), &g);
+        assert_eq!((r, a.grh.sgid_index, a.grh.hop_limit), (0, 4, 61));
+        assert_eq!(a.grh.flow_label, 0);
+        // With a bad checksum it is read as IPv6: next header byte 0 is
+        // neither UDP nor IB.
+        let g = ipv4_grh(0x60, [10, 0, 2, 99], [10, 0, 2, 15], 0x28, 61, true);
+        let (r, e, _) = run(&mut c, &wc(IBV_WC_GRH), &g);
+        assert_eq!((r, e), (-1, libc::EPROTONOSUPPORT));
+        // Multicast destination.
+        let g = ipv4_grh(0, [10, 0, 2, 99], [224, 0, 0, 1], 0, 1, false);
+        let (r, e, _) = run(&mut c, &wc(IBV_WC_GRH), &g);
+        assert_eq!((r, e), (-1, libc::EINVAL));
+        // Unknown destination: the lookup runs off the table.
+        let g = ipv4_grh(0, [10, 0, 2, 99], [10, 0, 2, 16], 0, 1, false);
+        let (r, e, _) = run(&mut c, &wc(IBV_WC_GRH), &g);
+        assert_eq!((r, e), (-1, libc::EINVAL));
+        // Neither version: EPROTONOSUPPORT.
+        let mut g = ipv4_grh(0x50, [10, 0, 2, 99], [10, 0, 2, 15], 0, 1, false);
+        // SAFETY: viewing the GRH as its 40 bytes.
+        let b: &mut [u8; 40] = unsafe { &mut *(&mut g as *mut ibv_grh).cast() };
+        b[20] = 0x55;
+        let (r, e, _) = run(&mut c, &wc(IBV_WC_GRH), &g);
+        assert_eq!((r, e), (-1, libc::EPROTONOSUPPORT));
+    }
+
+    #[test]
+    fn upstream_checksum_matches_rfc791_on_valid_headers() {
+        for (s, d, tos, ttl) in [([10, 0, 2, 99], [10, 0, 2, 15], 0x28, 61), ([192, 168, 255, 1], [1, 2, 3, 4], 0xff, 255)] {
+            let g = ipv4_grh(0x60, s, d, tos, ttl, false);
+            assert_eq!(grh_header_version(&grh_bytes(&g)), 4);
+            let g = ipv4_grh(0x60, s, d, tos, ttl, true);
+            assert_eq!(grh_header_version(&grh_bytes(&g)), 6);
+        }
+    }
+
+    thread_local! {
+        static AH_ATTRS: std::cell::RefCell<Vec<(u16, u8, u8)>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    unsafe extern "C" fn p_create_ah(_pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
+        // SAFETY: the caller's attributes.
+        let a = unsafe { *attr };
+        AH_ATTRS.with(|v| v.borrow_mut().push((a.dlid, a.is_global, a.grh.sgid_index)));
+        Box::into_raw(Box::new(ibv_ah { context: ptr::dangling_mut(), pd: ptr::dangling_mut(), handle: 3 }))
+    }
+    unsafe extern "C" fn p_destroy_ah(ah: *mut ibv_ah) -> c_int {
+        // SAFETY: created by p_create_ah.
+        drop(unsafe { Box::from_raw(ah) });
+        0
+    }
+
+    #[test]
+    fn create_ah_and_create_ah_from_wc() {
+        let mut c = FakeCtx::new(0);
+        let mut ops = no_ops();
+        ops.create_ah = Some(p_create_ah);
+        ops.destroy_ah = Some(p_destroy_ah);
+        c.set_ops(&ops);
+        let ctx = c.ctx();
+        let mut pd = ibv_pd { context: ctx, handle: 1 };
+        let mut w = wc(IBV_WC_GRH);
+        let mut g = ipv6_grh(0, 0, 17, 64, "fe80::7", "fe80::1");
+        // SAFETY: our locals and live context.
+        let (ah, _) = with_kernel(kernel(), || unsafe { ibv_create_ah_from_wc(&mut pd, &mut w, &mut g, 1) });
+        assert!(!ah.is_null());
+        // SAFETY: the provider's AH.
+        let a = unsafe { *ah };
+        assert_eq!((a.context, a.pd, a.handle), (ctx, &mut pd as *mut ibv_pd, 3));
+        AH_ATTRS.with(|v| assert_eq!(*v.borrow(), vec![(0x1234, 1, 1)]));
+        // SAFETY: live AH.
+        assert_eq!(unsafe { ibv_destroy_ah_v11(ah) }, 0);
+        // A failed init creates nothing.
+        let mut g = ipv6_grh(0, 0, 17, 64, "fe80::7", "ff02::1");
+        // SAFETY: as above.
+        let (ah, _) = with_kernel(kernel(), || unsafe { ibv_create_ah_from_wc(&mut pd, &mut w, &mut g, 1) });
+        assert!(ah.is_null());
+        assert_eq!(errno(), libc::EINVAL);
+        AH_ATTRS.with(|v| assert_eq!(v.borrow().len(), 1));
+        // Dummy ops, NULLs.
+        let mut d = FakeCtx::new(0);
+        let mut pd2 = ibv_pd { context: d.ctx(), handle: 1 };
+        let mut attr: ibv_ah_attr = zeroed();
+        // SAFETY: the dummy ops do not touch their arguments; NULLs are
+        // rejected before use.
+        unsafe {
+            set_errno(0);
+            assert!(ibv_create_ah_v11(&mut pd2, &mut attr).is_null());
+            assert_eq!(errno(), libc::EOPNOTSUPP);
+            let mut ah = ibv_ah { context: d.ctx(), pd: &mut pd2, handle: 0 };
+            assert_eq!(ibv_destroy_ah_v11(&mut ah), libc::EOPNOTSUPP);
+            set_errno(0);
+            assert!(ibv_create_ah_v11(ptr::null_mut(), &mut attr).is_null());
+            assert_eq!(errno(), libc::EINVAL);
+            assert!(ibv_create_ah_v11(&mut pd2, ptr::null_mut()).is_null());
+            assert_eq!(ibv_destroy_ah_v11(ptr::null_mut()), libc::EINVAL);
+            assert_eq!(ibv_init_ah_from_wc(ctx, 1, ptr::null_mut(), &mut g, &mut attr), -1);
+            assert_eq!(ibv_init_ah_from_wc(ctx, 1, &mut w, ptr::null_mut(), &mut attr), -1);
+            assert_eq!(ibv_init_ah_from_wc(ctx, 1, &mut w, &mut g, ptr::null_mut()), -1);
+            assert!(ibv_create_ah_from_wc(ptr::null_mut(), &mut w, &mut g, 1).is_null());
+            // No context is needed without a GRH, as upstream.
+            let mut w0 = wc(0);
+            assert_eq!(ibv_init_ah_from_wc(ptr::null_mut(), 1, &mut w0, &mut g, &mut attr), 0);
+            // With one it is: EINVAL instead of a crash.
+            let mut g6 = ipv6_grh(0, 0, 17, 64, "fe80::7", "fe80::1");
+            set_errno(0);
+            assert_eq!(ibv_init_ah_from_wc(ptr::null_mut(), 1, &mut w, &mut g6, &mut attr), -1);
+            assert_eq!(errno(), libc::EINVAL);
+        }
+    }
+
+    #[test]
+    fn path_record_round_trip_and_ah_attr_copy() {
+        let mut k: ib_user_path_rec = zeroed();
+        k.dgid = [1; 16];
+        k.sgid = [2; 16];
+        k.dlid = 0x1234u16.to_be();
+        k.slid = 0x5678u16.to_be();
+        k.raw_traffic = 1;
+        k.flow_label = 0xabcdeu32.to_be();
+        k.reversible = 1;
+        k.mtu = 4;
+        k.pkey = 0xffffu16.to_be();
+        k.hop_limit = 64;
+        k.traffic_class = 0x20;
+        k.numb_path = 1;
+        k.sl = 3;
+        k.mtu_selector = 2;
+        k.rate_selector = 2;
+        k.rate = 6;
+        k.packet_life_time_selector = 2;
+        k.packet_life_time = 18;
+        k.preference = 7;
+        let mut p: ibv_sa_path_rec = zeroed();
+        // SAFETY: our locals.
+        unsafe { ibv_copy_path_rec_from_kern(&mut p, &mut k) };
+        assert_eq!((raw(&p.dgid), raw(&p.sgid)), ([1; 16], [2; 16]));
+        assert_eq!((u16::from_be(p.dlid), u16::from_be(p.slid), u32::from_be(p.flow_label)), (0x1234, 0x5678, 0xabcde));
+        assert_eq!((p.raw_traffic, p.reversible, p.mtu, p.pkey, p.hop_limit, p.traffic_class), (1, 1, 4, 0xffff, 64, 0x20));
+        assert_eq!((p.numb_path, p.sl, p.mtu_selector, p.rate_selector, p.rate), (1, 3, 2, 2, 6));
+        assert_eq!((p.packet_life_time_selector, p.packet_life_time, p.preference), (2, 18, 7));
+        let mut back: ib_user_path_rec = zeroed();
+        // SAFETY: our locals.
+        unsafe { ibv_copy_path_rec_to_kern(&mut back, &mut p) };
+        assert_eq!(bytes(&back), bytes(&k));
+
+        let mut ka = ib_uverbs_ah_attr { dlid: 7, sl: 1, src_path_bits: 2, static_rate: 3, is_global: 1, port_num: 1, reserved: 0xee, ..Default::default() };
+        ka.grh.dgid = [5; 16];
+        ka.grh.flow_label = 0x777;
+        ka.grh.sgid_index = 2;
+        ka.grh.hop_limit = 8;
+        ka.grh.traffic_class = 9;
+        let mut a: ibv_ah_attr = zeroed();
+        // SAFETY: our locals.
+        unsafe { ibv_copy_ah_attr_from_kern(&mut a, &mut ka) };
+        assert_eq!(raw(&a.grh.dgid), [5; 16]);
+        assert_eq!((a.grh.flow_label, a.grh.sgid_index, a.grh.hop_limit, a.grh.traffic_class), (0x777, 2, 8, 9));
+        assert_eq!((a.dlid, a.sl, a.src_path_bits, a.static_rate, a.is_global, a.port_num), (7, 1, 2, 3, 1, 1));
+        // SAFETY: NULLs are rejected.
+        unsafe {
+            ibv_copy_path_rec_from_kern(ptr::null_mut(), &mut k);
+            ibv_copy_path_rec_to_kern(&mut back, ptr::null_mut());
+            ibv_copy_ah_attr_from_kern(ptr::null_mut(), &mut ka);
+        }
+    }
+
+    fn bytes<T>(v: &T) -> Vec<u8> {
+        // SAFETY: viewing a plain struct as its bytes (no padding in ib_user_path_rec).
+        unsafe { std::slice::from_raw_parts((v as *const T).cast::<u8>(), std::mem::size_of::<T>()) }.to_vec()
+    }
+}
