@@ -1134,3 +1134,368 @@ export_versioned! {
     }
 }
 symver!(compat ibv_detach_mcast, "IBVERBS_1.0", ibv_detach_mcast_v10);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::driver::verbs_mr;
+    use crate::ffi::{errno, set_errno};
+    use crate::pd::fake::{no_ops, FakeCtx};
+    use std::cell::RefCell;
+
+    #[derive(Default)]
+    struct Script {
+        /// Real objects the provider made and freed, by address.
+        made: Vec<usize>,
+        freed: Vec<usize>,
+        /// The attributes create_qp saw.
+        qp_attr: Option<(usize, usize, usize, usize, u32)>,
+        /// The send list post_send saw: (wr_id, opcode, ud.ah, remote_qpn).
+        sends: Vec<(u64, u32, usize, u32)>,
+        /// post_send fails at this index of the list.
+        send_fail_at: Option<usize>,
+    }
+
+    thread_local! {
+        static S: RefCell<Script> = RefCell::new(Script::default());
+    }
+
+    fn made<T>(b: Box<T>) -> *mut T {
+        let p = Box::into_raw(b);
+        S.with(|s| s.borrow_mut().made.push(p as usize));
+        p
+    }
+
+    fn freed<T>(p: *mut T) -> c_int {
+        S.with(|s| s.borrow_mut().freed.push(p as usize));
+        // SAFETY: made by `made` from a Box of this type.
+        drop(unsafe { Box::from_raw(p) });
+        0
+    }
+
+    fn zeroed<T>() -> Box<T> {
+        // SAFETY: all the C structures used here are valid all-zero.
+        unsafe { Box::<T>::new_zeroed().assume_init() }
+    }
+
+    unsafe extern "C" fn f_alloc_pd(_c: *mut ibv_context) -> *mut ibv_pd {
+        made(zeroed::<ibv_pd>())
+    }
+    unsafe extern "C" fn f_dealloc_pd(pd: *mut ibv_pd) -> c_int {
+        freed(pd)
+    }
+    unsafe extern "C" fn f_reg_mr(_pd: *mut ibv_pd, _a: *mut c_void, _l: usize, _i: u64, _acc: c_int) -> *mut ibv_mr {
+        let mut m = zeroed::<verbs_mr>();
+        m.ibv_mr.lkey = 0x1111;
+        m.ibv_mr.rkey = 0x2222;
+        made(m).cast()
+    }
+    unsafe extern "C" fn f_dereg_mr(m: *mut verbs_mr) -> c_int {
+        freed(m)
+    }
+    unsafe extern "C" fn f_create_cq(_c: *mut ibv_context, cqe: c_int, _ch: *mut ibv_comp_channel, _v: c_int) -> *mut ibv_cq {
+        let mut cq = zeroed::<ibv_cq>();
+        cq.cqe = cqe;
+        made(cq)
+    }
+    unsafe extern "C" fn f_destroy_cq(cq: *mut ibv_cq) -> c_int {
+        freed(cq)
+    }
+    unsafe extern "C" fn f_create_srq(pd: *mut ibv_pd, _a: *mut ibv_srq_init_attr) -> *mut ibv_srq {
+        let mut srq = zeroed::<ibv_srq>();
+        // Set by the provider (through ibv_cmd_create_srq) upstream.
+        // SAFETY: the library's live PD.
+        srq.context = unsafe { (*pd).context };
+        made(srq)
+    }
+    unsafe extern "C" fn f_destroy_srq(srq: *mut ibv_srq) -> c_int {
+        freed(srq)
+    }
+    unsafe extern "C" fn f_create_qp(pd: *mut ibv_pd, a: *mut ibv_qp_init_attr) -> *mut ibv_qp {
+        // SAFETY: the library's translated attributes.
+        let a = unsafe { &mut *a };
+        S.with(|s| {
+            s.borrow_mut().qp_attr =
+                Some((a.qp_context as usize, a.send_cq as usize, a.recv_cq as usize, a.srq as usize, a.qp_type))
+        });
+        // The provider grants more than asked.
+        a.cap.max_send_wr += 1;
+        let mut qp = zeroed::<ibv_qp>();
+        qp.qp_num = 0x77;
+        // Set by the provider (through ibv_cmd_create_qp) upstream.
+        // SAFETY: the library's live PD.
+        qp.context = unsafe { (*pd).context };
+        qp.qp_type = a.qp_type;
+        made(qp)
+    }
+    unsafe extern "C" fn f_destroy_qp(qp: *mut ibv_qp) -> c_int {
+        freed(qp)
+    }
+    unsafe extern "C" fn f_create_ah(_pd: *mut ibv_pd, _a: *mut ibv_ah_attr) -> *mut ibv_ah {
+        made(zeroed::<ibv_ah>())
+    }
+    unsafe extern "C" fn f_destroy_ah(ah: *mut ibv_ah) -> c_int {
+        freed(ah)
+    }
+    unsafe extern "C" fn f_post_send(_qp: *mut ibv_qp, wr: *mut ibv_send_wr, bad: *mut *mut ibv_send_wr) -> c_int {
+        let fail_at = S.with(|s| s.borrow().send_fail_at);
+        let mut w = wr;
+        let mut i = 0;
+        while !w.is_null() {
+            // SAFETY: the library's converted list.
+            let r = unsafe { &*w };
+            // SAFETY: reading the ud member, as a UD provider would.
+            let (ah, qpn) = unsafe { (r.wr.ud.ah as usize, r.wr.ud.remote_qpn) };
+            S.with(|s| s.borrow_mut().sends.push((r.wr_id, r.opcode, ah, qpn)));
+            if fail_at == Some(i) {
+                // SAFETY: the library's out-parameter.
+                unsafe { *bad = w };
+                return libc::ENOMEM;
+            }
+            w = r.next;
+            i += 1;
+        }
+        0
+    }
+
+    struct Env {
+        fake: FakeCtx,
+        ctx10: Box<ibv_context_1_0>,
+    }
+
+    fn env() -> Env {
+        S.with(|s| *s.borrow_mut() = Script::default());
+        let mut fake = FakeCtx::new(0);
+        let mut ops = no_ops();
+        ops.alloc_pd = Some(f_alloc_pd);
+        ops.dealloc_pd = Some(f_dealloc_pd);
+        ops.reg_mr = Some(f_reg_mr);
+        ops.dereg_mr = Some(f_dereg_mr);
+        ops.create_cq = Some(f_create_cq);
+        ops.destroy_cq = Some(f_destroy_cq);
+        ops.create_srq = Some(f_create_srq);
+        ops.destroy_srq = Some(f_destroy_srq);
+        ops.create_qp = Some(f_create_qp);
+        ops.destroy_qp = Some(f_destroy_qp);
+        ops.create_ah = Some(f_create_ah);
+        ops.destroy_ah = Some(f_destroy_ah);
+        ops.post_send = Some(f_post_send);
+        fake.set_ops(&ops);
+        let mut ctx10 = zeroed::<ibv_context_1_0>();
+        ctx10.real_context = fake.ctx();
+        ctx10.ops.post_send = Some(post_send_1_0);
+        Env { fake, ctx10 }
+    }
+
+    fn made_count() -> usize {
+        S.with(|s| s.borrow().made.len())
+    }
+
+    fn all_freed() -> bool {
+        S.with(|s| {
+            let s = s.borrow();
+            let mut a = s.made.clone();
+            let mut b = s.freed.clone();
+            a.sort();
+            b.sort();
+            a == b
+        })
+    }
+
+    #[test]
+    fn objects_wrap_their_real_ones_and_are_destroyed_through_them() {
+        let mut e = env();
+        let c10: *mut ibv_context_1_0 = &mut *e.ctx10;
+        let real_ctx = e.fake.ctx();
+        // SAFETY: the 1.0 verbs on our wrappers, torn down in reverse order.
+        unsafe {
+            let pd = ibv_alloc_pd_v10(c10);
+            assert!(!pd.is_null());
+            assert_eq!((*pd).context, c10);
+            assert_eq!((*(*pd).real_pd).context, real_ctx);
+
+            let mut buf = [0u8; 64];
+            let mr = ibv_reg_mr_v10(pd, buf.as_mut_ptr().cast(), 64, 0);
+            assert!(!mr.is_null());
+            assert_eq!(((*mr).context, (*mr).pd), (c10, pd));
+            assert_eq!(((*mr).lkey, (*mr).rkey), (0x1111, 0x2222));
+            assert_eq!((*(*mr).real_mr).pd, (*pd).real_pd);
+
+            let user = 0x5150 as *mut c_void;
+            let cq = ibv_create_cq_v10(c10, 16, user, ptr::null_mut(), 0);
+            assert!(!cq.is_null());
+            assert_eq!(((*cq).context, (*cq).cq_context, (*cq).cqe), (c10, user, 16));
+            // The real CQ points back at its 1.0 wrapper.
+            assert_eq!((*(*cq).real_cq).cq_context, cq.cast());
+
+            let mut sattr: ibv_srq_init_attr = std::mem::zeroed();
+            sattr.srq_context = 0x5151 as *mut c_void;
+            let srq = ibv_create_srq_v10(pd, &mut sattr);
+            assert!(!srq.is_null());
+            assert_eq!(((*srq).context, (*srq).pd, (*srq).srq_context), (c10, pd, sattr.srq_context));
+            assert_eq!((*(*srq).real_srq).srq_context, srq.cast());
+
+            let mut qattr = ibv_qp_init_attr_1_0 {
+                qp_context: 0x5152 as *mut c_void,
+                send_cq: cq,
+                recv_cq: cq,
+                srq,
+                cap: ibv_qp_cap { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 },
+                qp_type: IBV_QPT_UD,
+                sq_sig_all: 1,
+            };
+            let qp = ibv_create_qp_v10(pd, &mut qattr);
+            assert!(!qp.is_null());
+            // The provider saw the real objects.
+            let seen = S.with(|s| s.borrow().qp_attr).unwrap();
+            assert_eq!(seen, (0x5152, (*cq).real_cq as usize, (*cq).real_cq as usize, (*srq).real_srq as usize, IBV_QPT_UD));
+            // The granted capabilities come back to the caller.
+            assert_eq!(qattr.cap.max_send_wr, 5);
+            let q = &*qp;
+            assert_eq!((q.context, q.pd, q.send_cq, q.recv_cq, q.srq), (c10, pd, cq, cq, srq));
+            assert_eq!((q.qp_num, q.qp_type, q.qp_context), (0x77, IBV_QPT_UD, qattr.qp_context));
+            assert_eq!((*q.real_qp).qp_context, qp.cast());
+
+            let mut aattr: ibv_ah_attr = std::mem::zeroed();
+            let ah = ibv_create_ah_v10(pd, &mut aattr);
+            assert!(!ah.is_null());
+            assert_eq!(((*ah).context, (*ah).pd), (c10, pd));
+            assert_eq!((*(*ah).real_ah).pd, (*pd).real_pd);
+
+            assert_eq!(made_count(), 6);
+            assert_eq!(ibv_destroy_ah_v10(ah), 0);
+            assert_eq!(ibv_destroy_qp_v10(qp), 0);
+            assert_eq!(ibv_destroy_srq_v10(srq), 0);
+            assert_eq!(ibv_destroy_cq_v10(cq), 0);
+            assert_eq!(ibv_dereg_mr_v10(mr), 0);
+            assert_eq!(ibv_dealloc_pd_v10(pd), 0);
+        }
+        assert!(all_freed());
+    }
+
+    #[test]
+    fn null_arguments_are_einval_in_each_convention() {
+        let mut e = env();
+        let c10: *mut ibv_context_1_0 = &mut *e.ctx10;
+        // SAFETY: NULL arguments are refused before any use.
+        unsafe {
+            set_errno(0);
+            assert!(ibv_alloc_pd_v10(ptr::null_mut()).is_null());
+            assert_eq!(errno(), libc::EINVAL);
+            assert_eq!(ibv_dealloc_pd_v10(ptr::null_mut()), libc::EINVAL);
+            assert_eq!(ibv_destroy_qp_v10(ptr::null_mut()), libc::EINVAL);
+            assert_eq!(ibv_modify_qp_v10(ptr::null_mut(), ptr::null_mut(), 0), libc::EINVAL);
+            assert_eq!(ibv_query_gid_v10(ptr::null_mut(), 1, 0, ptr::null_mut()), -1);
+            assert_eq!(ibv_query_pkey_v10(ptr::null_mut(), 1, 0, ptr::null_mut()), -1);
+            assert_eq!(ibv_get_async_event_v10(c10, ptr::null_mut()), -1);
+            let mut cq: *mut ibv_cq_1_0 = ptr::null_mut();
+            assert_eq!(ibv_get_cq_event_v10(ptr::null_mut(), &mut cq, ptr::null_mut()), -1);
+            // A QP without CQs: upstream dereferences them.
+            let pd = ibv_alloc_pd_v10(c10);
+            let mut qattr: ibv_qp_init_attr_1_0 = std::mem::zeroed();
+            set_errno(0);
+            assert!(ibv_create_qp_v10(pd, &mut qattr).is_null());
+            assert_eq!(errno(), libc::EINVAL);
+            // The failed create left no wrapper or real QP behind.
+            assert_eq!(made_count(), 1);
+            assert_eq!(ibv_dealloc_pd_v10(pd), 0);
+        }
+        assert!(all_freed());
+    }
+
+    #[test]
+    fn async_events_carry_the_1_0_wrappers_and_are_acked_with_the_real_objects() {
+        let mut cq: ibv_cq = unsafe { std::mem::zeroed() };
+        let mut qp: ibv_qp = unsafe { std::mem::zeroed() };
+        let mut srq: ibv_srq = unsafe { std::mem::zeroed() };
+        let mut cq10: Box<ibv_cq_1_0> = zeroed();
+        let mut qp10: Box<ibv_qp_1_0> = zeroed();
+        let mut srq10: Box<ibv_srq_1_0> = zeroed();
+        cq10.real_cq = &mut cq;
+        qp10.real_qp = &mut qp;
+        srq10.real_srq = &mut srq;
+        cq.cq_context = (&mut *cq10 as *mut ibv_cq_1_0).cast();
+        qp.qp_context = (&mut *qp10 as *mut ibv_qp_1_0).cast();
+        srq.srq_context = (&mut *srq10 as *mut ibv_srq_1_0).cast();
+
+        let cases: [(ibv_event_type, usize, usize); 6] = [
+            (IBV_EVENT_CQ_ERR, &mut cq as *mut _ as usize, &mut *cq10 as *mut _ as usize),
+            (IBV_EVENT_QP_FATAL, &mut qp as *mut _ as usize, &mut *qp10 as *mut _ as usize),
+            (IBV_EVENT_QP_LAST_WQE_REACHED, &mut qp as *mut _ as usize, &mut *qp10 as *mut _ as usize),
+            (IBV_EVENT_COMM_EST, &mut qp as *mut _ as usize, &mut *qp10 as *mut _ as usize),
+            (IBV_EVENT_SRQ_LIMIT_REACHED, &mut srq as *mut _ as usize, &mut *srq10 as *mut _ as usize),
+            (IBV_EVENT_SRQ_ERR, &mut srq as *mut _ as usize, &mut *srq10 as *mut _ as usize),
+        ];
+        for (t, real, wrapper) in cases {
+            let mut ev = ibv_async_event { element: ibv_async_event_element { cq: real as *mut ibv_cq }, event_type: t };
+            // SAFETY: the element is one of the live objects above.
+            unsafe { event_to_1_0(&mut ev) };
+            // SAFETY: reading the pointer member written above.
+            assert_eq!(unsafe { ev.element.cq } as usize, wrapper, "event {t}");
+            // SAFETY: the element is the wrapper now.
+            let back = unsafe { event_from_1_0(&ev) };
+            // SAFETY: as above.
+            assert_eq!(unsafe { back.element.cq } as usize, real, "event {t}");
+            assert_eq!(back.event_type, t);
+        }
+        // Port events are left alone.
+        let mut ev = ibv_async_event { element: ibv_async_event_element { port_num: 1 }, event_type: IBV_EVENT_PORT_ACTIVE };
+        // SAFETY: a port event touches no object.
+        unsafe { event_to_1_0(&mut ev) };
+        // SAFETY: the member written above.
+        assert_eq!(unsafe { ev.element.port_num }, 1);
+    }
+
+    #[test]
+    fn post_send_converts_ud_requests_and_maps_bad_wr() {
+        let mut e = env();
+        let c10: *mut ibv_context_1_0 = &mut *e.ctx10;
+        // SAFETY: the 1.0 verbs on our wrappers; lists live on this stack.
+        unsafe {
+            let pd = ibv_alloc_pd_v10(c10);
+            let cq = ibv_create_cq_v10(c10, 4, ptr::null_mut(), ptr::null_mut(), 0);
+            let mut qattr: ibv_qp_init_attr_1_0 = std::mem::zeroed();
+            qattr.send_cq = cq;
+            qattr.recv_cq = cq;
+            qattr.qp_type = IBV_QPT_UD;
+            let qp = ibv_create_qp_v10(pd, &mut qattr);
+            let mut aattr: ibv_ah_attr = std::mem::zeroed();
+            let ah = ibv_create_ah_v10(pd, &mut aattr);
+            let real_ah = (*ah).real_ah as usize;
+
+            let mut sge = ibv_sge { addr: 0x1000, length: 8, lkey: 3 };
+            let sgp: *mut ibv_sge = &mut sge;
+            let mk = |id: u64| ibv_send_wr_1_0 {
+                next: ptr::null_mut(),
+                wr_id: id,
+                sg_list: sgp,
+                num_sge: 1,
+                opcode: IBV_WR_SEND,
+                send_flags: 0,
+                imm_data: 0,
+                wr: ibv_send_wr_1_0_wr { ud: ibv_send_wr_1_0_ud { ah, remote_qpn: 0x40 + id as u32, remote_qkey: 9 } },
+            };
+            let mut w = [mk(1), mk(2), mk(3)];
+            w[0].next = &mut w[1];
+            w[1].next = &mut w[2];
+            let post = (*c10).ops.post_send.unwrap();
+            let mut bad: *mut ibv_send_wr_1_0 = ptr::null_mut();
+            assert_eq!(post(qp, &mut w[0], &mut bad), 0);
+            let sends = S.with(|s| std::mem::take(&mut s.borrow_mut().sends));
+            assert_eq!(sends, vec![(1, IBV_WR_SEND, real_ah, 0x41), (2, IBV_WR_SEND, real_ah, 0x42),
+                                   (3, IBV_WR_SEND, real_ah, 0x43)]);
+            assert!(bad.is_null());
+
+            // The provider refuses the second request: bad_wr names the caller's.
+            S.with(|s| s.borrow_mut().send_fail_at = Some(1));
+            assert_eq!(post(qp, &mut w[0], &mut bad), libc::ENOMEM);
+            assert_eq!(bad, &mut w[1] as *mut _);
+
+            assert_eq!(ibv_destroy_ah_v10(ah), 0);
+            assert_eq!(ibv_destroy_qp_v10(qp), 0);
+            assert_eq!(ibv_destroy_cq_v10(cq), 0);
+            assert_eq!(ibv_dealloc_pd_v10(pd), 0);
+        }
+        assert!(all_freed());
+    }
+}
