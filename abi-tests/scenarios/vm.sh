@@ -48,3 +48,7 @@ pair ibv_ud_pingpong --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
 # before main() returns: a race in rping itself.
 pair rping --pending "issue 4" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
+
+# The IBVERBS_1.0 interface end to end: 1.0 PD/MR/CQ/QPs, the 1.0 modify and
+# query verbs, and an RC loopback send/recv through the 1.0 context's ops.
+compare compat10_probe 'abi-tests/vm-progs/run-c-probe compat10_probe'
