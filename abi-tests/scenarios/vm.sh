@@ -23,6 +23,14 @@ compare ibv_devinfo_bad_port 'ibv_devinfo -d rxe0 -i 2'
 # event fd, the IBVERBS_1.0 open/close, PD/MR/CQ through the provider.
 compare query_probe 'abi-tests/vm-progs/run-c-probe query_probe'
 
+# Object verbs around PDs and MRs: rereg (fork marks), dma-buf, imports, and
+# the verbs.h inline verbs (TD, XRCD, WQ, flows, counters, DM, ...).
+compare objects_probe 'abi-tests/vm-progs/run-c-probe objects_probe'
+
+# ibv_init_ah_from_wc / ibv_create_ah_from_wc on hand-made IB, RoCE v1 and
+# RoCE v2 (IPv4, IPv6) headers against rxe0's real GID table.
+compare ah_from_wc 'abi-tests/vm-progs/run-c-probe ah_from_wc'
+
 # ---- bad input and threads (issue 3) ------------------------------------------
 # Over 200 invalid-argument cases, one line each (ret and errno); see the top
 # of abi-tests/vm-progs/bad_input.c and docs/bad-input.md.
@@ -45,7 +53,7 @@ loaded loads_ours_and_rxe_provider --ours libibverbs.so.1 \
 # Values that change from run to run: queue pair numbers, packet sequence
 # numbers, timings.
 PINGPONG_FILTER='s/QPN 0x[0-9a-f]*/QPN <n>/g; s/PSN 0x[0-9a-f]*/PSN <n>/g; s/ in [0-9.]* seconds = [0-9.]* [a-zA-Z/]*/ in <t> seconds = <rate>/'
-pair ibv_rc_pingpong --pending "issue 3" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+pair ibv_rc_pingpong --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_rc_pingpong -d rxe0 -g 1' 'ibv_rc_pingpong -d rxe0 -g 1 10.0.2.15'
 # -e: sleep on completion events (completion channel, req_notify, get/ack_cq_event)
 pair ibv_rc_pingpong_e --pending "issue 3" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
@@ -62,7 +70,7 @@ compare ibv_rc_pingpong_t_server --pending "issue 3" 'ibv_rc_pingpong -d rxe0 -g
 compare ibv_rc_pingpong_t_client --pending "issue 3" 'ibv_rc_pingpong -d rxe0 -g 1 -t 10.0.2.15'
 pair ibv_uc_pingpong --pending "issue 3" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_uc_pingpong -d rxe0 -g 1' 'ibv_uc_pingpong -d rxe0 -g 1 10.0.2.15'
-pair ibv_ud_pingpong --pending "issue 3" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+pair ibv_ud_pingpong --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_ud_pingpong -d rxe0 -g 1' 'ibv_ud_pingpong -d rxe0 -g 1 10.0.2.15'
 pair ibv_srq_pingpong_q4 --pending "issue 3" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_srq_pingpong -d rxe0 -g 1 -q 4' 'ibv_srq_pingpong -d rxe0 -g 1 -q 4 10.0.2.15'
@@ -100,3 +108,7 @@ pair ib_read_lat --pending "issue 3" --ready 'tcp_listening 18515' --filter "$PE
 # before main() returns: a race in rping itself.
 pair rping --pending "issue 4" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
+
+# The IBVERBS_1.0 interface end to end: 1.0 PD/MR/CQ/QPs, the 1.0 modify and
+# query verbs, and an RC loopback send/recv through the 1.0 context's ops.
+compare compat10_probe 'abi-tests/vm-progs/run-c-probe compat10_probe'

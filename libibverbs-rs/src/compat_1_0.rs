@@ -2,9 +2,11 @@
 //! `@IBVERBS_1.0` versions of the entry points, which take and return the old
 //! 1.0 structures. Each 1.0 object wraps the real one (`real_*`).
 //!
-//! Implemented so far: the device list, device name/GUID, open/close (with the
-//! 1.0 context's data-path wrappers). The remaining 1.0 object functions come
-//! with the complete ABI issue.
+//! Every 1.0 object is a small wrapper allocated here around the real object
+//! made by the 1.1 entry point; the real CQ/QP/SRQ's user-context pointer is
+//! set to its 1.0 wrapper, so that completion and asynchronous events can be
+//! handed back as 1.0 objects. Wrappers are zero-filled (upstream leaves the
+//! fields it does not set uninitialised).
 
 use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
@@ -40,7 +42,7 @@ pub struct ibv_cq_1_0 {
 pub struct ibv_srq_1_0 {
     pub context: *mut ibv_context_1_0,
     pub srq_context: *mut c_void,
-    pub pd: *mut c_void,
+    pub pd: *mut ibv_pd_1_0,
     pub handle: u32,
     pub mutex: libc::pthread_mutex_t,
     pub cond: libc::pthread_cond_t,
@@ -53,7 +55,7 @@ pub struct ibv_srq_1_0 {
 pub struct ibv_qp_1_0 {
     pub context: *mut ibv_context_1_0,
     pub qp_context: *mut c_void,
-    pub pd: *mut c_void,
+    pub pd: *mut ibv_pd_1_0,
     pub send_cq: *mut ibv_cq_1_0,
     pub recv_cq: *mut ibv_cq_1_0,
     pub srq: *mut ibv_srq_1_0,
@@ -71,9 +73,41 @@ pub struct ibv_qp_1_0 {
 #[repr(C)]
 pub struct ibv_ah_1_0 {
     pub context: *mut ibv_context_1_0,
-    pub pd: *mut c_void,
+    pub pd: *mut ibv_pd_1_0,
     pub handle: u32,
     pub real_ah: *mut ibv_ah,
+}
+
+/// struct ibv_pd_1_0
+#[repr(C)]
+pub struct ibv_pd_1_0 {
+    pub context: *mut ibv_context_1_0,
+    pub handle: u32,
+    pub real_pd: *mut ibv_pd,
+}
+
+/// struct ibv_mr_1_0
+#[repr(C)]
+pub struct ibv_mr_1_0 {
+    pub context: *mut ibv_context_1_0,
+    pub pd: *mut ibv_pd_1_0,
+    pub handle: u32,
+    pub lkey: u32,
+    pub rkey: u32,
+    pub real_mr: *mut ibv_mr,
+}
+
+/// struct ibv_qp_init_attr_1_0: today's with 1.0 CQ/SRQ pointers.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ibv_qp_init_attr_1_0 {
+    pub qp_context: *mut c_void,
+    pub send_cq: *mut ibv_cq_1_0,
+    pub recv_cq: *mut ibv_cq_1_0,
+    pub srq: *mut ibv_srq_1_0,
+    pub cap: ibv_qp_cap,
+    pub qp_type: ibv_qp_type,
+    pub sq_sig_all: c_int,
 }
 
 /// struct ibv_recv_wr_1_0 (`next` came first in 1.0).
@@ -172,6 +206,19 @@ const _: () = assert!(std::mem::offset_of!(ibv_send_wr_1_0, wr) == 40);
 const _: () = assert!(std::mem::offset_of!(ibv_cq_1_0, real_cq) == 120);
 const _: () = assert!(std::mem::offset_of!(ibv_qp_1_0, real_qp) == 160);
 const _: () = assert!(std::mem::offset_of!(ibv_srq_1_0, real_srq) == 128);
+const _: () = assert!(std::mem::size_of::<ibv_pd_1_0>() == 24);
+const _: () = assert!(std::mem::offset_of!(ibv_pd_1_0, real_pd) == 16);
+const _: () = assert!(std::mem::size_of::<ibv_mr_1_0>() == 40);
+const _: () = assert!(std::mem::offset_of!(ibv_mr_1_0, handle) == 16);
+const _: () = assert!(std::mem::offset_of!(ibv_mr_1_0, lkey) == 20);
+const _: () = assert!(std::mem::offset_of!(ibv_mr_1_0, rkey) == 24);
+const _: () = assert!(std::mem::offset_of!(ibv_mr_1_0, real_mr) == 32);
+const _: () = assert!(std::mem::size_of::<ibv_qp_init_attr_1_0>() == 64);
+const _: () = assert!(std::mem::offset_of!(ibv_qp_init_attr_1_0, cap) == 32);
+const _: () = assert!(std::mem::offset_of!(ibv_qp_init_attr_1_0, qp_type) == 52);
+const _: () = assert!(std::mem::offset_of!(ibv_qp_init_attr_1_0, sq_sig_all) == 56);
+const _: () = assert!(std::mem::size_of::<ibv_ah_1_0>() == 32);
+const _: () = assert!(std::mem::offset_of!(ibv_ah_1_0, real_ah) == 24);
 
 unsafe extern "C" fn poll_cq_1_0(cq: *mut ibv_cq_1_0, n: c_int, wc: *mut ibv_wc) -> c_int {
     // SAFETY: a 1.0 CQ always points at its 1.0 context and real CQ.
@@ -472,3 +519,983 @@ export_versioned! {
     }
 }
 symver!(compat ibv_close_device, "IBVERBS_1.0", ibv_close_device_v10);
+
+export_versioned! {
+    /// ibv_register_driver@IBVERBS_1.1 (compat only): the driver interface
+    /// became private in rdma-core 13; old usnic providers still call this to
+    /// register, and upstream keeps it as a function that does nothing.
+    fn ibv_register_driver_v11(name: *const c_char, init_func: *mut c_void) -> (), on_panic = ();
+    {
+        let _ = (name, init_func);
+    }
+}
+symver!(compat ibv_register_driver, "IBVERBS_1.1", ibv_register_driver_v11);
+
+// ---------------------------------------------------------------------------
+// The 1.0 object verbs. Each calls the 1.1 entry point for the real work.
+// ---------------------------------------------------------------------------
+
+/// A zero-filled 1.0 wrapper from the C heap (freed with `libc::free` by the
+/// matching destroy), or NULL with errno ENOMEM.
+fn alloc_wrapper<T>() -> *mut T {
+    // SAFETY: plain allocation; every 1.0 wrapper is valid all-zero.
+    let p = unsafe { libc::calloc(1, std::mem::size_of::<T>()) }.cast::<T>();
+    if p.is_null() {
+        crate::ffi::set_errno(libc::ENOMEM);
+    }
+    p
+}
+
+/// Frees a wrapper from `alloc_wrapper`, keeping the caller's errno (the
+/// real verb's error must survive).
+fn free_wrapper<T>(p: *mut T) {
+    let e = crate::ffi::errno();
+    // SAFETY: allocated by alloc_wrapper and not handed out.
+    unsafe { libc::free(p.cast()) };
+    crate::ffi::set_errno(e);
+}
+
+/// The class of object an asynchronous event names.
+enum EventObject {
+    Cq,
+    Qp,
+    Srq,
+    Other,
+}
+
+fn event_object(t: ibv_event_type) -> EventObject {
+    match t {
+        IBV_EVENT_CQ_ERR => EventObject::Cq,
+        IBV_EVENT_QP_FATAL | IBV_EVENT_QP_REQ_ERR | IBV_EVENT_QP_ACCESS_ERR | IBV_EVENT_COMM_EST
+        | IBV_EVENT_SQ_DRAINED | IBV_EVENT_PATH_MIG | IBV_EVENT_PATH_MIG_ERR
+        | IBV_EVENT_QP_LAST_WQE_REACHED => EventObject::Qp,
+        IBV_EVENT_SRQ_ERR | IBV_EVENT_SRQ_LIMIT_REACHED => EventObject::Srq,
+        _ => EventObject::Other,
+    }
+}
+
+/// Replaces the real object of an event by its 1.0 wrapper (kept in the real
+/// object's user-context pointer by the 1.0 create verbs).
+///
+/// # Safety
+/// The element, when non-NULL for the event's class, is a live object.
+unsafe fn event_to_1_0(event: &mut ibv_async_event) {
+    // SAFETY: the union member matching the event type; objects per caller.
+    unsafe {
+        match event_object(event.event_type) {
+            EventObject::Cq if !event.element.cq.is_null() => {
+                event.element.cq = (*event.element.cq).cq_context.cast();
+            }
+            EventObject::Qp if !event.element.qp.is_null() => {
+                event.element.qp = (*event.element.qp).qp_context.cast();
+            }
+            EventObject::Srq if !event.element.srq.is_null() => {
+                event.element.srq = (*event.element.srq).srq_context.cast();
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The event as the real library knows it: the 1.0 wrapper an event carries
+/// replaced by the real object it wraps.
+///
+/// # Safety
+/// The element, when non-NULL for the event's class, is a live 1.0 wrapper.
+unsafe fn event_from_1_0(event: &ibv_async_event) -> ibv_async_event {
+    let mut real = ibv_async_event { element: event.element, event_type: event.event_type };
+    // SAFETY: the union member matching the event type; wrappers per caller.
+    unsafe {
+        match event_object(event.event_type) {
+            EventObject::Cq if !event.element.cq.is_null() => {
+                real.element.cq = (*event.element.cq.cast::<ibv_cq_1_0>()).real_cq;
+            }
+            EventObject::Qp if !event.element.qp.is_null() => {
+                real.element.qp = (*event.element.qp.cast::<ibv_qp_1_0>()).real_qp;
+            }
+            EventObject::Srq if !event.element.srq.is_null() => {
+                real.element.srq = (*event.element.srq.cast::<ibv_srq_1_0>()).real_srq;
+            }
+            _ => {}
+        }
+    }
+    real
+}
+
+export_versioned! {
+    /// ibv_get_async_event@IBVERBS_1.0: the element is the 1.0 wrapper.
+    fn ibv_get_async_event_v10(context: *mut ibv_context_1_0, event: *mut ibv_async_event) -> c_int, on_panic = -1;
+    {
+        ensure!(!context.is_null() && !event.is_null(), libc::EINVAL, -1);
+        // SAFETY: a 1.0 context and the caller's event buffer.
+        let ret = unsafe { crate::context::ibv_get_async_event_v11((*context).real_context, event) };
+        if ret != 0 {
+            return ret;
+        }
+        // SAFETY: the event just read names a live object of this context.
+        unsafe { event_to_1_0(&mut *event) };
+        0
+    }
+}
+symver!(compat ibv_get_async_event, "IBVERBS_1.0", ibv_get_async_event_v10);
+
+export_versioned! {
+    /// ibv_ack_async_event@IBVERBS_1.0
+    fn ibv_ack_async_event_v10(event: *mut ibv_async_event) -> (), on_panic = ();
+    {
+        ensure!(!event.is_null(), libc::EINVAL, ());
+        // SAFETY: an event from ibv_get_async_event@1.0.
+        let mut real = unsafe { event_from_1_0(&*event) };
+        // SAFETY: a local event naming the real object.
+        unsafe { crate::context::ibv_ack_async_event_v11(&mut real) }
+    }
+}
+symver!(compat ibv_ack_async_event, "IBVERBS_1.0", ibv_ack_async_event_v10);
+
+/// The real context of a 1.0 context, or NULL.
+fn real_ctx(context: *mut ibv_context_1_0) -> *mut ibv_context {
+    if context.is_null() {
+        return ptr::null_mut();
+    }
+    // SAFETY: the caller's 1.0 context (non-NULL).
+    unsafe { (*context).real_context }
+}
+
+export_versioned! {
+    /// ibv_query_device@IBVERBS_1.0: 0 or an errno value.
+    fn ibv_query_device_v10(context: *mut ibv_context_1_0, device_attr: *mut ibv_device_attr) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!context.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: forwarding to the 1.1 verb, which checks its arguments.
+        unsafe { crate::query::ibv_query_device_v11(real_ctx(context), device_attr) }
+    }
+}
+symver!(compat ibv_query_device, "IBVERBS_1.0", ibv_query_device_v10);
+
+export_versioned! {
+    /// ibv_query_port@IBVERBS_1.0: the full, current ibv_port_attr (as
+    /// upstream's compat code, built with today's header, fills it).
+    fn ibv_query_port_v10(context: *mut ibv_context_1_0, port_num: u8, port_attr: *mut ibv_port_attr) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!context.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: forwarding; lib_query_port checks its arguments.
+        unsafe { crate::query::lib_query_port(real_ctx(context), port_num, port_attr, std::mem::size_of::<ibv_port_attr>()) }
+    }
+}
+symver!(compat ibv_query_port, "IBVERBS_1.0", ibv_query_port_v10);
+
+export_versioned! {
+    /// ibv_query_gid@IBVERBS_1.0: 0 or -1.
+    fn ibv_query_gid_v10(context: *mut ibv_context_1_0, port_num: u8, index: c_int, gid: *mut ibv_gid) -> c_int, on_panic = -1;
+    {
+        ensure!(!context.is_null(), libc::EINVAL, -1);
+        // SAFETY: forwarding to the 1.1 verb, which checks its arguments.
+        unsafe { crate::query::ibv_query_gid_v11(real_ctx(context), port_num, index, gid) }
+    }
+}
+symver!(compat ibv_query_gid, "IBVERBS_1.0", ibv_query_gid_v10);
+
+export_versioned! {
+    /// ibv_query_pkey@IBVERBS_1.0: 0 or -1.
+    fn ibv_query_pkey_v10(context: *mut ibv_context_1_0, port_num: u8, index: c_int, pkey: *mut u16) -> c_int, on_panic = -1;
+    {
+        ensure!(!context.is_null(), libc::EINVAL, -1);
+        // SAFETY: forwarding to the 1.1 verb, which checks its arguments.
+        unsafe { crate::query::ibv_query_pkey_v11(real_ctx(context), port_num, index, pkey) }
+    }
+}
+symver!(compat ibv_query_pkey, "IBVERBS_1.0", ibv_query_pkey_v10);
+
+export_versioned! {
+    /// ibv_alloc_pd@IBVERBS_1.0
+    fn ibv_alloc_pd_v10(context: *mut ibv_context_1_0) -> *mut ibv_pd_1_0, on_panic = ptr::null_mut();
+    {
+        ensure!(!context.is_null(), libc::EINVAL, ptr::null_mut());
+        let pd = alloc_wrapper::<ibv_pd_1_0>();
+        if pd.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: the 1.1 verb on the real context.
+        let real = unsafe { crate::pd::ibv_alloc_pd_v11(real_ctx(context)) };
+        if real.is_null() {
+            free_wrapper(pd);
+            return ptr::null_mut();
+        }
+        // SAFETY: our fresh wrapper.
+        unsafe {
+            (*pd).context = context;
+            (*pd).real_pd = real;
+        }
+        pd
+    }
+}
+symver!(compat ibv_alloc_pd, "IBVERBS_1.0", ibv_alloc_pd_v10);
+
+export_versioned! {
+    /// ibv_dealloc_pd@IBVERBS_1.0: 0 or an errno value; the wrapper is freed
+    /// only on success.
+    fn ibv_dealloc_pd_v10(pd: *mut ibv_pd_1_0) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!pd.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: a wrapper from ibv_alloc_pd@1.0.
+        let ret = unsafe { crate::pd::ibv_dealloc_pd_v11((*pd).real_pd) };
+        if ret == 0 {
+            free_wrapper(pd);
+        }
+        ret
+    }
+}
+symver!(compat ibv_dealloc_pd, "IBVERBS_1.0", ibv_dealloc_pd_v10);
+
+export_versioned! {
+    /// ibv_reg_mr@IBVERBS_1.0
+    fn ibv_reg_mr_v10(pd: *mut ibv_pd_1_0, addr: *mut c_void, length: usize, access: c_int) -> *mut ibv_mr_1_0,
+        on_panic = ptr::null_mut();
+    {
+        ensure!(!pd.is_null(), libc::EINVAL, ptr::null_mut());
+        let mr = alloc_wrapper::<ibv_mr_1_0>();
+        if mr.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: the 1.1 verb on the wrapped PD.
+        let real = unsafe { crate::mr::ibv_reg_mr_v11((*pd).real_pd, addr, length, access) };
+        if real.is_null() {
+            free_wrapper(mr);
+            return ptr::null_mut();
+        }
+        // SAFETY: our fresh wrapper, the caller's PD wrapper and the live MR.
+        unsafe {
+            let m = &mut *mr;
+            m.context = (*pd).context;
+            m.pd = pd;
+            m.lkey = (*real).lkey;
+            m.rkey = (*real).rkey;
+            m.real_mr = real;
+        }
+        mr
+    }
+}
+symver!(compat ibv_reg_mr, "IBVERBS_1.0", ibv_reg_mr_v10);
+
+export_versioned! {
+    /// ibv_dereg_mr@IBVERBS_1.0: 0 or an errno value.
+    fn ibv_dereg_mr_v10(mr: *mut ibv_mr_1_0) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!mr.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: a wrapper from ibv_reg_mr@1.0.
+        let ret = unsafe { crate::mr::ibv_dereg_mr_v11((*mr).real_mr) };
+        if ret == 0 {
+            free_wrapper(mr);
+        }
+        ret
+    }
+}
+symver!(compat ibv_dereg_mr, "IBVERBS_1.0", ibv_dereg_mr_v10);
+
+export_versioned! {
+    /// ibv_create_cq@IBVERBS_1.0: the real CQ's cq_context points at the 1.0
+    /// wrapper (completion and async events hand the wrapper back).
+    fn ibv_create_cq_v10(context: *mut ibv_context_1_0, cqe: c_int, cq_context: *mut c_void,
+                         channel: *mut ibv_comp_channel, comp_vector: c_int) -> *mut ibv_cq_1_0,
+        on_panic = ptr::null_mut();
+    {
+        ensure!(!context.is_null(), libc::EINVAL, ptr::null_mut());
+        let cq = alloc_wrapper::<ibv_cq_1_0>();
+        if cq.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: the 1.1 verb on the real context.
+        let real = unsafe { crate::cq::ibv_create_cq_v11(real_ctx(context), cqe, cq_context, channel, comp_vector) };
+        if real.is_null() {
+            free_wrapper(cq);
+            return ptr::null_mut();
+        }
+        // SAFETY: our fresh wrapper and the live CQ.
+        unsafe {
+            let c = &mut *cq;
+            c.context = context;
+            c.cq_context = cq_context;
+            c.cqe = cqe;
+            c.real_cq = real;
+            (*real).cq_context = cq.cast();
+        }
+        cq
+    }
+}
+symver!(compat ibv_create_cq, "IBVERBS_1.0", ibv_create_cq_v10);
+
+export_versioned! {
+    /// ibv_resize_cq@IBVERBS_1.0: 0 or an errno value.
+    fn ibv_resize_cq_v10(cq: *mut ibv_cq_1_0, cqe: c_int) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!cq.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: a wrapper from ibv_create_cq@1.0.
+        unsafe { crate::cq::ibv_resize_cq_v11((*cq).real_cq, cqe) }
+    }
+}
+symver!(compat ibv_resize_cq, "IBVERBS_1.0", ibv_resize_cq_v10);
+
+export_versioned! {
+    /// ibv_destroy_cq@IBVERBS_1.0: 0 or an errno value.
+    fn ibv_destroy_cq_v10(cq: *mut ibv_cq_1_0) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!cq.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: a wrapper from ibv_create_cq@1.0.
+        let ret = unsafe { crate::cq::ibv_destroy_cq_v11((*cq).real_cq) };
+        if ret == 0 {
+            free_wrapper(cq);
+        }
+        ret
+    }
+}
+symver!(compat ibv_destroy_cq, "IBVERBS_1.0", ibv_destroy_cq_v10);
+
+export_versioned! {
+    /// ibv_get_cq_event@IBVERBS_1.0: 0 or -1; `*cq` is the 1.0 wrapper and
+    /// `*cq_context` the user's context given at creation.
+    fn ibv_get_cq_event_v10(channel: *mut ibv_comp_channel, cq: *mut *mut ibv_cq_1_0, cq_context: *mut *mut c_void)
+        -> c_int, on_panic = -1;
+    {
+        // Checked before reading, so that no event is consumed and lost.
+        ensure!(!channel.is_null() && !cq.is_null() && !cq_context.is_null(), libc::EINVAL, -1);
+        let mut real: *mut ibv_cq = ptr::null_mut();
+        let mut wrapper: *mut c_void = ptr::null_mut();
+        // SAFETY: the 1.1 verb with local out-parameters.
+        let ret = unsafe { crate::channel::ibv_get_cq_event_v11(channel, &mut real, &mut wrapper) };
+        if ret != 0 {
+            return ret;
+        }
+        let w = wrapper.cast::<ibv_cq_1_0>();
+        // SAFETY: the real CQ's cq_context is its 1.0 wrapper; the caller's
+        // out-parameters (checked non-NULL).
+        unsafe {
+            *cq = w;
+            *cq_context = if w.is_null() { ptr::null_mut() } else { (*w).cq_context };
+        }
+        0
+    }
+}
+symver!(compat ibv_get_cq_event, "IBVERBS_1.0", ibv_get_cq_event_v10);
+
+export_versioned! {
+    /// ibv_ack_cq_events@IBVERBS_1.0
+    fn ibv_ack_cq_events_v10(cq: *mut ibv_cq_1_0, nevents: std::ffi::c_uint) -> (), on_panic = ();
+    {
+        ensure!(!cq.is_null(), libc::EINVAL, ());
+        // SAFETY: a wrapper from ibv_create_cq@1.0.
+        unsafe { crate::channel::ibv_ack_cq_events_v11((*cq).real_cq, nevents) }
+    }
+}
+symver!(compat ibv_ack_cq_events, "IBVERBS_1.0", ibv_ack_cq_events_v10);
+
+export_versioned! {
+    /// ibv_create_srq@IBVERBS_1.0: the real SRQ's srq_context points at the
+    /// 1.0 wrapper.
+    fn ibv_create_srq_v10(pd: *mut ibv_pd_1_0, srq_init_attr: *mut ibv_srq_init_attr) -> *mut ibv_srq_1_0,
+        on_panic = ptr::null_mut();
+    {
+        ensure!(!pd.is_null() && !srq_init_attr.is_null(), libc::EINVAL, ptr::null_mut());
+        let srq = alloc_wrapper::<ibv_srq_1_0>();
+        if srq.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: the 1.1 verb on the wrapped PD.
+        let real = unsafe { crate::srq::ibv_create_srq_v11((*pd).real_pd, srq_init_attr) };
+        if real.is_null() {
+            free_wrapper(srq);
+            return ptr::null_mut();
+        }
+        // SAFETY: our fresh wrapper, the caller's PD wrapper and attributes,
+        // the live SRQ.
+        unsafe {
+            let s = &mut *srq;
+            s.context = (*pd).context;
+            s.srq_context = (*srq_init_attr).srq_context;
+            s.pd = pd;
+            s.real_srq = real;
+            (*real).srq_context = srq.cast();
+        }
+        srq
+    }
+}
+symver!(compat ibv_create_srq, "IBVERBS_1.0", ibv_create_srq_v10);
+
+export_versioned! {
+    /// ibv_modify_srq@IBVERBS_1.0: 0 or an errno value.
+    fn ibv_modify_srq_v10(srq: *mut ibv_srq_1_0, srq_attr: *mut ibv_srq_attr, srq_attr_mask: c_int) -> c_int,
+        on_panic = libc::EIO;
+    {
+        ensure!(!srq.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: a wrapper from ibv_create_srq@1.0.
+        unsafe { crate::srq::ibv_modify_srq_v11((*srq).real_srq, srq_attr, srq_attr_mask) }
+    }
+}
+symver!(compat ibv_modify_srq, "IBVERBS_1.0", ibv_modify_srq_v10);
+
+export_versioned! {
+    /// ibv_query_srq@IBVERBS_1.0: 0 or an errno value.
+    fn ibv_query_srq_v10(srq: *mut ibv_srq_1_0, srq_attr: *mut ibv_srq_attr) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!srq.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: a wrapper from ibv_create_srq@1.0.
+        unsafe { crate::srq::ibv_query_srq_v11((*srq).real_srq, srq_attr) }
+    }
+}
+symver!(compat ibv_query_srq, "IBVERBS_1.0", ibv_query_srq_v10);
+
+export_versioned! {
+    /// ibv_destroy_srq@IBVERBS_1.0: 0 or an errno value.
+    fn ibv_destroy_srq_v10(srq: *mut ibv_srq_1_0) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!srq.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: a wrapper from ibv_create_srq@1.0.
+        let ret = unsafe { crate::srq::ibv_destroy_srq_v11((*srq).real_srq) };
+        if ret == 0 {
+            free_wrapper(srq);
+        }
+        ret
+    }
+}
+symver!(compat ibv_destroy_srq, "IBVERBS_1.0", ibv_destroy_srq_v10);
+
+export_versioned! {
+    /// ibv_create_qp@IBVERBS_1.0: the 1.0 attributes translated to real
+    /// objects; the capabilities granted are written back; the real QP's
+    /// qp_context points at the 1.0 wrapper.
+    fn ibv_create_qp_v10(pd: *mut ibv_pd_1_0, qp_init_attr: *mut ibv_qp_init_attr_1_0) -> *mut ibv_qp_1_0,
+        on_panic = ptr::null_mut();
+    {
+        // SAFETY: dereferenced only when non-NULL.
+        ensure!(!pd.is_null() && !qp_init_attr.is_null()
+                    && !unsafe { (*qp_init_attr).send_cq }.is_null()
+                    && !unsafe { (*qp_init_attr).recv_cq }.is_null(),
+                libc::EINVAL, ptr::null_mut());
+        let qp = alloc_wrapper::<ibv_qp_1_0>();
+        if qp.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: the caller's attributes, whose CQ/SRQ pointers are 1.0 wrappers.
+        let a = unsafe { &mut *qp_init_attr };
+        // SAFETY: as above.
+        let mut real_attr = unsafe {
+            ibv_qp_init_attr {
+                qp_context: a.qp_context,
+                send_cq: (*a.send_cq).real_cq,
+                recv_cq: (*a.recv_cq).real_cq,
+                srq: if a.srq.is_null() { ptr::null_mut() } else { (*a.srq).real_srq },
+                cap: a.cap,
+                qp_type: a.qp_type,
+                sq_sig_all: a.sq_sig_all,
+            }
+        };
+        // SAFETY: the 1.1 verb on the wrapped PD with the translated attributes.
+        let real = unsafe { crate::qp::ibv_create_qp_v11((*pd).real_pd, &mut real_attr) };
+        if real.is_null() {
+            free_wrapper(qp);
+            return ptr::null_mut();
+        }
+        // SAFETY: our fresh wrapper, the caller's PD wrapper, the live QP.
+        unsafe {
+            let q = &mut *qp;
+            q.context = (*pd).context;
+            q.qp_context = a.qp_context;
+            q.pd = pd;
+            q.send_cq = a.send_cq;
+            q.recv_cq = a.recv_cq;
+            q.srq = a.srq;
+            q.qp_type = a.qp_type;
+            q.qp_num = (*real).qp_num;
+            q.real_qp = real;
+            (*real).qp_context = qp.cast();
+        }
+        a.cap = real_attr.cap;
+        qp
+    }
+}
+symver!(compat ibv_create_qp, "IBVERBS_1.0", ibv_create_qp_v10);
+
+export_versioned! {
+    /// ibv_query_qp@IBVERBS_1.0: 0 or an errno value; the initial attributes
+    /// name the 1.0 CQ/SRQ wrappers (NULL for none: upstream crashes on a QP
+    /// without SRQ).
+    fn ibv_query_qp_v10(qp: *mut ibv_qp_1_0, attr: *mut ibv_qp_attr, attr_mask: c_int,
+                        init_attr: *mut ibv_qp_init_attr_1_0) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!qp.is_null() && !init_attr.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: all-zero is a valid ibv_qp_init_attr.
+        let mut real_init: ibv_qp_init_attr = unsafe { std::mem::zeroed() };
+        // SAFETY: a wrapper from ibv_create_qp@1.0; the 1.1 verb checks the rest.
+        let ret = unsafe { crate::qp::ibv_query_qp_v11((*qp).real_qp, attr, attr_mask, &mut real_init) };
+        if ret != 0 {
+            return ret;
+        }
+        // SAFETY: the real CQs/SRQ (when set) carry their 1.0 wrappers in
+        // their user-context pointers; the caller's out-parameter.
+        unsafe {
+            let i = &mut *init_attr;
+            i.qp_context = (*qp).qp_context;
+            i.send_cq = if real_init.send_cq.is_null() { ptr::null_mut() } else { (*real_init.send_cq).cq_context.cast() };
+            i.recv_cq = if real_init.recv_cq.is_null() { ptr::null_mut() } else { (*real_init.recv_cq).cq_context.cast() };
+            i.srq = if real_init.srq.is_null() { ptr::null_mut() } else { (*real_init.srq).srq_context.cast() };
+            i.qp_type = real_init.qp_type;
+            i.cap = real_init.cap;
+            i.sq_sig_all = real_init.sq_sig_all;
+        }
+        0
+    }
+}
+symver!(compat ibv_query_qp, "IBVERBS_1.0", ibv_query_qp_v10);
+
+export_versioned! {
+    /// ibv_modify_qp@IBVERBS_1.0: 0 or an errno value.
+    fn ibv_modify_qp_v10(qp: *mut ibv_qp_1_0, attr: *mut ibv_qp_attr, attr_mask: c_int) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!qp.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: a wrapper from ibv_create_qp@1.0.
+        unsafe { crate::qp::ibv_modify_qp_v11((*qp).real_qp, attr, attr_mask) }
+    }
+}
+symver!(compat ibv_modify_qp, "IBVERBS_1.0", ibv_modify_qp_v10);
+
+export_versioned! {
+    /// ibv_destroy_qp@IBVERBS_1.0: 0 or an errno value.
+    fn ibv_destroy_qp_v10(qp: *mut ibv_qp_1_0) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!qp.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: a wrapper from ibv_create_qp@1.0.
+        let ret = unsafe { crate::qp::ibv_destroy_qp_v11((*qp).real_qp) };
+        if ret == 0 {
+            free_wrapper(qp);
+        }
+        ret
+    }
+}
+symver!(compat ibv_destroy_qp, "IBVERBS_1.0", ibv_destroy_qp_v10);
+
+export_versioned! {
+    /// ibv_create_ah@IBVERBS_1.0
+    fn ibv_create_ah_v10(pd: *mut ibv_pd_1_0, attr: *mut ibv_ah_attr) -> *mut ibv_ah_1_0, on_panic = ptr::null_mut();
+    {
+        ensure!(!pd.is_null(), libc::EINVAL, ptr::null_mut());
+        let ah = alloc_wrapper::<ibv_ah_1_0>();
+        if ah.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: the 1.1 verb on the wrapped PD.
+        let real = unsafe { crate::ah::ibv_create_ah_v11((*pd).real_pd, attr) };
+        if real.is_null() {
+            free_wrapper(ah);
+            return ptr::null_mut();
+        }
+        // SAFETY: our fresh wrapper and the caller's PD wrapper.
+        unsafe {
+            (*ah).context = (*pd).context;
+            (*ah).pd = pd;
+            (*ah).real_ah = real;
+        }
+        ah
+    }
+}
+symver!(compat ibv_create_ah, "IBVERBS_1.0", ibv_create_ah_v10);
+
+export_versioned! {
+    /// ibv_destroy_ah@IBVERBS_1.0: 0 or an errno value.
+    fn ibv_destroy_ah_v10(ah: *mut ibv_ah_1_0) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!ah.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: a wrapper from ibv_create_ah@1.0.
+        let ret = unsafe { crate::ah::ibv_destroy_ah_v11((*ah).real_ah) };
+        if ret == 0 {
+            free_wrapper(ah);
+        }
+        ret
+    }
+}
+symver!(compat ibv_destroy_ah, "IBVERBS_1.0", ibv_destroy_ah_v10);
+
+export_versioned! {
+    /// ibv_attach_mcast@IBVERBS_1.0: 0 or an errno value.
+    fn ibv_attach_mcast_v10(qp: *mut ibv_qp_1_0, gid: *const ibv_gid, lid: u16) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!qp.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: a wrapper from ibv_create_qp@1.0.
+        unsafe { crate::mcast::ibv_attach_mcast_v11((*qp).real_qp, gid, lid) }
+    }
+}
+symver!(compat ibv_attach_mcast, "IBVERBS_1.0", ibv_attach_mcast_v10);
+
+export_versioned! {
+    /// ibv_detach_mcast@IBVERBS_1.0: 0 or an errno value.
+    fn ibv_detach_mcast_v10(qp: *mut ibv_qp_1_0, gid: *const ibv_gid, lid: u16) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!qp.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: a wrapper from ibv_create_qp@1.0.
+        unsafe { crate::mcast::ibv_detach_mcast_v11((*qp).real_qp, gid, lid) }
+    }
+}
+symver!(compat ibv_detach_mcast, "IBVERBS_1.0", ibv_detach_mcast_v10);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::driver::verbs_mr;
+    use crate::ffi::{errno, set_errno};
+    use crate::pd::fake::{no_ops, FakeCtx};
+    use std::cell::RefCell;
+
+    #[derive(Default)]
+    struct Script {
+        /// Real objects the provider made and freed, by address.
+        made: Vec<usize>,
+        freed: Vec<usize>,
+        /// The attributes create_qp saw.
+        qp_attr: Option<(usize, usize, usize, usize, u32)>,
+        /// The send list post_send saw: (wr_id, opcode, ud.ah, remote_qpn).
+        sends: Vec<(u64, u32, usize, u32)>,
+        /// post_send fails at this index of the list.
+        send_fail_at: Option<usize>,
+    }
+
+    thread_local! {
+        static S: RefCell<Script> = RefCell::new(Script::default());
+    }
+
+    fn made<T>(b: Box<T>) -> *mut T {
+        let p = Box::into_raw(b);
+        S.with(|s| s.borrow_mut().made.push(p as usize));
+        p
+    }
+
+    fn freed<T>(p: *mut T) -> c_int {
+        S.with(|s| s.borrow_mut().freed.push(p as usize));
+        // SAFETY: made by `made` from a Box of this type.
+        drop(unsafe { Box::from_raw(p) });
+        0
+    }
+
+    fn zeroed<T>() -> Box<T> {
+        // SAFETY: all the C structures used here are valid all-zero.
+        unsafe { Box::<T>::new_zeroed().assume_init() }
+    }
+
+    unsafe extern "C" fn f_alloc_pd(_c: *mut ibv_context) -> *mut ibv_pd {
+        made(zeroed::<ibv_pd>())
+    }
+    unsafe extern "C" fn f_dealloc_pd(pd: *mut ibv_pd) -> c_int {
+        freed(pd)
+    }
+    unsafe extern "C" fn f_reg_mr(_pd: *mut ibv_pd, _a: *mut c_void, _l: usize, _i: u64, _acc: c_int) -> *mut ibv_mr {
+        let mut m = zeroed::<verbs_mr>();
+        m.ibv_mr.lkey = 0x1111;
+        m.ibv_mr.rkey = 0x2222;
+        made(m).cast()
+    }
+    unsafe extern "C" fn f_dereg_mr(m: *mut verbs_mr) -> c_int {
+        freed(m)
+    }
+    unsafe extern "C" fn f_create_cq(_c: *mut ibv_context, cqe: c_int, _ch: *mut ibv_comp_channel, _v: c_int) -> *mut ibv_cq {
+        let mut cq = zeroed::<ibv_cq>();
+        cq.cqe = cqe;
+        made(cq)
+    }
+    unsafe extern "C" fn f_destroy_cq(cq: *mut ibv_cq) -> c_int {
+        freed(cq)
+    }
+    unsafe extern "C" fn f_create_srq(pd: *mut ibv_pd, _a: *mut ibv_srq_init_attr) -> *mut ibv_srq {
+        let mut srq = zeroed::<ibv_srq>();
+        // Set by the provider (through ibv_cmd_create_srq) upstream.
+        // SAFETY: the library's live PD.
+        srq.context = unsafe { (*pd).context };
+        made(srq)
+    }
+    unsafe extern "C" fn f_destroy_srq(srq: *mut ibv_srq) -> c_int {
+        freed(srq)
+    }
+    unsafe extern "C" fn f_create_qp(pd: *mut ibv_pd, a: *mut ibv_qp_init_attr) -> *mut ibv_qp {
+        // SAFETY: the library's translated attributes.
+        let a = unsafe { &mut *a };
+        S.with(|s| {
+            s.borrow_mut().qp_attr =
+                Some((a.qp_context as usize, a.send_cq as usize, a.recv_cq as usize, a.srq as usize, a.qp_type))
+        });
+        // The provider grants more than asked.
+        a.cap.max_send_wr += 1;
+        let mut qp = zeroed::<ibv_qp>();
+        qp.qp_num = 0x77;
+        // Set by the provider (through ibv_cmd_create_qp) upstream.
+        // SAFETY: the library's live PD.
+        qp.context = unsafe { (*pd).context };
+        qp.qp_type = a.qp_type;
+        made(qp)
+    }
+    unsafe extern "C" fn f_destroy_qp(qp: *mut ibv_qp) -> c_int {
+        freed(qp)
+    }
+    unsafe extern "C" fn f_create_ah(_pd: *mut ibv_pd, _a: *mut ibv_ah_attr) -> *mut ibv_ah {
+        made(zeroed::<ibv_ah>())
+    }
+    unsafe extern "C" fn f_destroy_ah(ah: *mut ibv_ah) -> c_int {
+        freed(ah)
+    }
+    unsafe extern "C" fn f_post_send(_qp: *mut ibv_qp, wr: *mut ibv_send_wr, bad: *mut *mut ibv_send_wr) -> c_int {
+        let fail_at = S.with(|s| s.borrow().send_fail_at);
+        let mut w = wr;
+        let mut i = 0;
+        while !w.is_null() {
+            // SAFETY: the library's converted list.
+            let r = unsafe { &*w };
+            // SAFETY: reading the ud member, as a UD provider would.
+            let (ah, qpn) = unsafe { (r.wr.ud.ah as usize, r.wr.ud.remote_qpn) };
+            S.with(|s| s.borrow_mut().sends.push((r.wr_id, r.opcode, ah, qpn)));
+            if fail_at == Some(i) {
+                // SAFETY: the library's out-parameter.
+                unsafe { *bad = w };
+                return libc::ENOMEM;
+            }
+            w = r.next;
+            i += 1;
+        }
+        0
+    }
+
+    struct Env {
+        fake: FakeCtx,
+        ctx10: Box<ibv_context_1_0>,
+    }
+
+    fn env() -> Env {
+        S.with(|s| *s.borrow_mut() = Script::default());
+        let mut fake = FakeCtx::new(0);
+        let mut ops = no_ops();
+        ops.alloc_pd = Some(f_alloc_pd);
+        ops.dealloc_pd = Some(f_dealloc_pd);
+        ops.reg_mr = Some(f_reg_mr);
+        ops.dereg_mr = Some(f_dereg_mr);
+        ops.create_cq = Some(f_create_cq);
+        ops.destroy_cq = Some(f_destroy_cq);
+        ops.create_srq = Some(f_create_srq);
+        ops.destroy_srq = Some(f_destroy_srq);
+        ops.create_qp = Some(f_create_qp);
+        ops.destroy_qp = Some(f_destroy_qp);
+        ops.create_ah = Some(f_create_ah);
+        ops.destroy_ah = Some(f_destroy_ah);
+        ops.post_send = Some(f_post_send);
+        fake.set_ops(&ops);
+        let mut ctx10 = zeroed::<ibv_context_1_0>();
+        ctx10.real_context = fake.ctx();
+        ctx10.ops.post_send = Some(post_send_1_0);
+        Env { fake, ctx10 }
+    }
+
+    fn made_count() -> usize {
+        S.with(|s| s.borrow().made.len())
+    }
+
+    fn all_freed() -> bool {
+        S.with(|s| {
+            let s = s.borrow();
+            let mut a = s.made.clone();
+            let mut b = s.freed.clone();
+            a.sort();
+            b.sort();
+            a == b
+        })
+    }
+
+    #[test]
+    fn objects_wrap_their_real_ones_and_are_destroyed_through_them() {
+        let mut e = env();
+        let c10: *mut ibv_context_1_0 = &mut *e.ctx10;
+        let real_ctx = e.fake.ctx();
+        // SAFETY: the 1.0 verbs on our wrappers, torn down in reverse order.
+        unsafe {
+            let pd = ibv_alloc_pd_v10(c10);
+            assert!(!pd.is_null());
+            assert_eq!((*pd).context, c10);
+            assert_eq!((*(*pd).real_pd).context, real_ctx);
+
+            let mut buf = [0u8; 64];
+            let mr = ibv_reg_mr_v10(pd, buf.as_mut_ptr().cast(), 64, 0);
+            assert!(!mr.is_null());
+            assert_eq!(((*mr).context, (*mr).pd), (c10, pd));
+            assert_eq!(((*mr).lkey, (*mr).rkey), (0x1111, 0x2222));
+            assert_eq!((*(*mr).real_mr).pd, (*pd).real_pd);
+
+            let user = 0x5150 as *mut c_void;
+            let cq = ibv_create_cq_v10(c10, 16, user, ptr::null_mut(), 0);
+            assert!(!cq.is_null());
+            assert_eq!(((*cq).context, (*cq).cq_context, (*cq).cqe), (c10, user, 16));
+            // The real CQ points back at its 1.0 wrapper.
+            assert_eq!((*(*cq).real_cq).cq_context, cq.cast());
+
+            let mut sattr: ibv_srq_init_attr = std::mem::zeroed();
+            sattr.srq_context = 0x5151 as *mut c_void;
+            let srq = ibv_create_srq_v10(pd, &mut sattr);
+            assert!(!srq.is_null());
+            assert_eq!(((*srq).context, (*srq).pd, (*srq).srq_context), (c10, pd, sattr.srq_context));
+            assert_eq!((*(*srq).real_srq).srq_context, srq.cast());
+
+            let mut qattr = ibv_qp_init_attr_1_0 {
+                qp_context: 0x5152 as *mut c_void,
+                send_cq: cq,
+                recv_cq: cq,
+                srq,
+                cap: ibv_qp_cap { max_send_wr: 4, max_recv_wr: 4, max_send_sge: 1, max_recv_sge: 1, max_inline_data: 0 },
+                qp_type: IBV_QPT_UD,
+                sq_sig_all: 1,
+            };
+            let qp = ibv_create_qp_v10(pd, &mut qattr);
+            assert!(!qp.is_null());
+            // The provider saw the real objects.
+            let seen = S.with(|s| s.borrow().qp_attr).unwrap();
+            assert_eq!(seen, (0x5152, (*cq).real_cq as usize, (*cq).real_cq as usize, (*srq).real_srq as usize, IBV_QPT_UD));
+            // The granted capabilities come back to the caller.
+            assert_eq!(qattr.cap.max_send_wr, 5);
+            let q = &*qp;
+            assert_eq!((q.context, q.pd, q.send_cq, q.recv_cq, q.srq), (c10, pd, cq, cq, srq));
+            assert_eq!((q.qp_num, q.qp_type, q.qp_context), (0x77, IBV_QPT_UD, qattr.qp_context));
+            assert_eq!((*q.real_qp).qp_context, qp.cast());
+
+            let mut aattr: ibv_ah_attr = std::mem::zeroed();
+            let ah = ibv_create_ah_v10(pd, &mut aattr);
+            assert!(!ah.is_null());
+            assert_eq!(((*ah).context, (*ah).pd), (c10, pd));
+            assert_eq!((*(*ah).real_ah).pd, (*pd).real_pd);
+
+            assert_eq!(made_count(), 6);
+            assert_eq!(ibv_destroy_ah_v10(ah), 0);
+            assert_eq!(ibv_destroy_qp_v10(qp), 0);
+            assert_eq!(ibv_destroy_srq_v10(srq), 0);
+            assert_eq!(ibv_destroy_cq_v10(cq), 0);
+            assert_eq!(ibv_dereg_mr_v10(mr), 0);
+            assert_eq!(ibv_dealloc_pd_v10(pd), 0);
+        }
+        assert!(all_freed());
+    }
+
+    #[test]
+    fn null_arguments_are_einval_in_each_convention() {
+        let mut e = env();
+        let c10: *mut ibv_context_1_0 = &mut *e.ctx10;
+        // SAFETY: NULL arguments are refused before any use.
+        unsafe {
+            set_errno(0);
+            assert!(ibv_alloc_pd_v10(ptr::null_mut()).is_null());
+            assert_eq!(errno(), libc::EINVAL);
+            assert_eq!(ibv_dealloc_pd_v10(ptr::null_mut()), libc::EINVAL);
+            assert_eq!(ibv_destroy_qp_v10(ptr::null_mut()), libc::EINVAL);
+            assert_eq!(ibv_modify_qp_v10(ptr::null_mut(), ptr::null_mut(), 0), libc::EINVAL);
+            assert_eq!(ibv_query_gid_v10(ptr::null_mut(), 1, 0, ptr::null_mut()), -1);
+            assert_eq!(ibv_query_pkey_v10(ptr::null_mut(), 1, 0, ptr::null_mut()), -1);
+            assert_eq!(ibv_get_async_event_v10(c10, ptr::null_mut()), -1);
+            let mut cq: *mut ibv_cq_1_0 = ptr::null_mut();
+            assert_eq!(ibv_get_cq_event_v10(ptr::null_mut(), &mut cq, ptr::null_mut()), -1);
+            // A QP without CQs: upstream dereferences them.
+            let pd = ibv_alloc_pd_v10(c10);
+            let mut qattr: ibv_qp_init_attr_1_0 = std::mem::zeroed();
+            set_errno(0);
+            assert!(ibv_create_qp_v10(pd, &mut qattr).is_null());
+            assert_eq!(errno(), libc::EINVAL);
+            // The failed create left no wrapper or real QP behind.
+            assert_eq!(made_count(), 1);
+            assert_eq!(ibv_dealloc_pd_v10(pd), 0);
+        }
+        assert!(all_freed());
+    }
+
+    #[test]
+    fn async_events_carry_the_1_0_wrappers_and_are_acked_with_the_real_objects() {
+        let mut cq: ibv_cq = unsafe { std::mem::zeroed() };
+        let mut qp: ibv_qp = unsafe { std::mem::zeroed() };
+        let mut srq: ibv_srq = unsafe { std::mem::zeroed() };
+        let mut cq10: Box<ibv_cq_1_0> = zeroed();
+        let mut qp10: Box<ibv_qp_1_0> = zeroed();
+        let mut srq10: Box<ibv_srq_1_0> = zeroed();
+        cq10.real_cq = &mut cq;
+        qp10.real_qp = &mut qp;
+        srq10.real_srq = &mut srq;
+        cq.cq_context = (&mut *cq10 as *mut ibv_cq_1_0).cast();
+        qp.qp_context = (&mut *qp10 as *mut ibv_qp_1_0).cast();
+        srq.srq_context = (&mut *srq10 as *mut ibv_srq_1_0).cast();
+
+        let cases: [(ibv_event_type, usize, usize); 6] = [
+            (IBV_EVENT_CQ_ERR, &mut cq as *mut _ as usize, &mut *cq10 as *mut _ as usize),
+            (IBV_EVENT_QP_FATAL, &mut qp as *mut _ as usize, &mut *qp10 as *mut _ as usize),
+            (IBV_EVENT_QP_LAST_WQE_REACHED, &mut qp as *mut _ as usize, &mut *qp10 as *mut _ as usize),
+            (IBV_EVENT_COMM_EST, &mut qp as *mut _ as usize, &mut *qp10 as *mut _ as usize),
+            (IBV_EVENT_SRQ_LIMIT_REACHED, &mut srq as *mut _ as usize, &mut *srq10 as *mut _ as usize),
+            (IBV_EVENT_SRQ_ERR, &mut srq as *mut _ as usize, &mut *srq10 as *mut _ as usize),
+        ];
+        for (t, real, wrapper) in cases {
+            let mut ev = ibv_async_event { element: ibv_async_event_element { cq: real as *mut ibv_cq }, event_type: t };
+            // SAFETY: the element is one of the live objects above.
+            unsafe { event_to_1_0(&mut ev) };
+            // SAFETY: reading the pointer member written above.
+            assert_eq!(unsafe { ev.element.cq } as usize, wrapper, "event {t}");
+            // SAFETY: the element is the wrapper now.
+            let back = unsafe { event_from_1_0(&ev) };
+            // SAFETY: as above.
+            assert_eq!(unsafe { back.element.cq } as usize, real, "event {t}");
+            assert_eq!(back.event_type, t);
+        }
+        // Port events are left alone.
+        let mut ev = ibv_async_event { element: ibv_async_event_element { port_num: 1 }, event_type: IBV_EVENT_PORT_ACTIVE };
+        // SAFETY: a port event touches no object.
+        unsafe { event_to_1_0(&mut ev) };
+        // SAFETY: the member written above.
+        assert_eq!(unsafe { ev.element.port_num }, 1);
+    }
+
+    #[test]
+    fn post_send_converts_ud_requests_and_maps_bad_wr() {
+        let mut e = env();
+        let c10: *mut ibv_context_1_0 = &mut *e.ctx10;
+        // SAFETY: the 1.0 verbs on our wrappers; lists live on this stack.
+        unsafe {
+            let pd = ibv_alloc_pd_v10(c10);
+            let cq = ibv_create_cq_v10(c10, 4, ptr::null_mut(), ptr::null_mut(), 0);
+            let mut qattr: ibv_qp_init_attr_1_0 = std::mem::zeroed();
+            qattr.send_cq = cq;
+            qattr.recv_cq = cq;
+            qattr.qp_type = IBV_QPT_UD;
+            let qp = ibv_create_qp_v10(pd, &mut qattr);
+            let mut aattr: ibv_ah_attr = std::mem::zeroed();
+            let ah = ibv_create_ah_v10(pd, &mut aattr);
+            let real_ah = (*ah).real_ah as usize;
+
+            let mut sge = ibv_sge { addr: 0x1000, length: 8, lkey: 3 };
+            let sgp: *mut ibv_sge = &mut sge;
+            let mk = |id: u64| ibv_send_wr_1_0 {
+                next: ptr::null_mut(),
+                wr_id: id,
+                sg_list: sgp,
+                num_sge: 1,
+                opcode: IBV_WR_SEND,
+                send_flags: 0,
+                imm_data: 0,
+                wr: ibv_send_wr_1_0_wr { ud: ibv_send_wr_1_0_ud { ah, remote_qpn: 0x40 + id as u32, remote_qkey: 9 } },
+            };
+            let mut w = [mk(1), mk(2), mk(3)];
+            w[0].next = &mut w[1];
+            w[1].next = &mut w[2];
+            let post = (*c10).ops.post_send.unwrap();
+            let mut bad: *mut ibv_send_wr_1_0 = ptr::null_mut();
+            assert_eq!(post(qp, &mut w[0], &mut bad), 0);
+            let sends = S.with(|s| std::mem::take(&mut s.borrow_mut().sends));
+            assert_eq!(sends, vec![(1, IBV_WR_SEND, real_ah, 0x41), (2, IBV_WR_SEND, real_ah, 0x42),
+                                   (3, IBV_WR_SEND, real_ah, 0x43)]);
+            assert!(bad.is_null());
+
+            // The provider refuses the second request: bad_wr names the caller's.
+            S.with(|s| s.borrow_mut().send_fail_at = Some(1));
+            assert_eq!(post(qp, &mut w[0], &mut bad), libc::ENOMEM);
+            assert_eq!(bad, &mut w[1] as *mut _);
+
+            assert_eq!(ibv_destroy_ah_v10(ah), 0);
+            assert_eq!(ibv_destroy_qp_v10(qp), 0);
+            assert_eq!(ibv_destroy_cq_v10(cq), 0);
+            assert_eq!(ibv_dealloc_pd_v10(pd), 0);
+        }
+        assert!(all_freed());
+    }
+}

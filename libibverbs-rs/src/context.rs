@@ -258,7 +258,7 @@ unsafe extern "C" fn lib_create_cq_ex(context: *mut ibv_context, attr: *mut ibv_
 
 /// Upstream's set_lib_ops: entry points of the library that inline functions
 /// in verbs.h reach through the context.
-fn set_lib_ops(v: &mut verbs_context) {
+pub(crate) fn set_lib_ops(v: &mut verbs_context) {
     v.create_cq_ex = Some(lib_create_cq_ex);
     v.context.ops._compat_query_port = Some(crate::query::ibv_query_port_v11);
     v.query_port = Some(crate::query::lib_query_port);

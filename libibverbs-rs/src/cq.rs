@@ -1,4 +1,10 @@
-//! Completion queues: ibv_create_cq / ibv_destroy_cq (verbs.c).
+//! Completion queues: ibv_create_cq / ibv_resize_cq / ibv_destroy_cq
+//! (verbs.c).
+//!
+//! ibv_destroy_cq itself never waits for event acknowledgements: as upstream,
+//! that wait is in ibv_cmd_destroy_cq (cmd/cq.rs), which the provider's
+//! destroy_cq calls once the kernel has reported how many completion and
+//! async events it delivered for the CQ.
 //!
 //! A CQ bound to a completion channel holds one count on the channel's
 //! `refcnt` (taken by verbs_init_cq under the context mutex), so
@@ -73,6 +79,31 @@ export_versioned! {
 }
 symver!(default ibv_create_cq, "IBVERBS_1.1", ibv_create_cq_v11);
 
+/// Upstream's ibv_resize_cq: the provider's result (0 or an errno value).
+///
+/// # Safety
+/// `cq` is a live CQ whose context is set.
+pub unsafe fn resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
+    // SAFETY: the caller's live CQ.
+    let context = unsafe { (*cq).context };
+    let Some(f) = ops_of(context).resize_cq else { return libc::EOPNOTSUPP };
+    // SAFETY: provider op on its own CQ.
+    unsafe { f(cq, cqe) }
+}
+
+export_versioned! {
+    /// ibv_resize_cq@@IBVERBS_1.1: 0 or an errno value.
+    fn ibv_resize_cq_v11(cq: *mut ibv_cq, cqe: c_int) -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!cq.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: checked non-NULL; the caller's CQ.
+        ensure!(!unsafe { (*cq).context }.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: the caller's CQ with its context set.
+        unsafe { resize_cq(cq, cqe) }
+    }
+}
+symver!(default ibv_resize_cq, "IBVERBS_1.1", ibv_resize_cq_v11);
+
 export_versioned! {
     /// ibv_destroy_cq@@IBVERBS_1.1: 0 or an errno value.
     fn ibv_destroy_cq_v11(cq: *mut ibv_cq) -> c_int, on_panic = libc::EIO;
@@ -101,6 +132,7 @@ mod tests {
         /// create_cq(context, cqe, channel, comp_vector) calls.
         creates: Vec<(usize, c_int, usize, c_int)>,
         destroys: Vec<usize>,
+        resizes: Vec<(usize, c_int)>,
         create_fail: Option<c_int>,
         destroy_ret: c_int,
     }
@@ -146,12 +178,18 @@ mod tests {
         })
     }
 
+    unsafe extern "C" fn fake_resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
+        S.with(|s| s.borrow_mut().resizes.push((cq as usize, cqe)));
+        if cqe < 0 { libc::EINVAL } else { 0 }
+    }
+
     fn provider() -> FakeCtx {
         S.with(|s| *s.borrow_mut() = Script::default());
         let mut c = FakeCtx::new(0);
         let mut ops = no_ops();
         ops.create_cq = Some(fake_create_cq);
         ops.destroy_cq = Some(fake_destroy_cq);
+        ops.resize_cq = Some(fake_resize_cq);
         c.set_ops(&ops);
         c
     }
@@ -266,5 +304,105 @@ mod tests {
         // SAFETY: a channel without a context is rejected before the provider runs.
         assert_eq!(unsafe { ibv_destroy_cq_v11(&mut cq) }, libc::EINVAL);
         assert_eq!(ch.refcnt, 1);
+    }
+
+    #[test]
+    fn resize_dispatches() {
+        let mut c = provider();
+        // SAFETY: our live fake context.
+        let cq = unsafe { ibv_create_cq_v11(c.ctx(), 4, ptr::null_mut(), ptr::null_mut(), 0) };
+        // SAFETY: live CQ.
+        unsafe {
+            assert_eq!(ibv_resize_cq_v11(cq, 64), 0);
+            assert_eq!(ibv_resize_cq_v11(cq, -1), libc::EINVAL);
+        }
+        S.with(|s| assert_eq!(s.borrow().resizes, vec![(cq as usize, 64), (cq as usize, -1)]));
+        // SAFETY: live CQ.
+        assert_eq!(unsafe { ibv_destroy_cq_v11(cq) }, 0);
+        // Dummy op, NULL arguments.
+        let mut d = FakeCtx::new(0);
+        // SAFETY: all-zero is a valid CQ.
+        let mut q: ibv_cq = unsafe { std::mem::zeroed() };
+        // SAFETY: rejected before use.
+        assert_eq!(unsafe { ibv_resize_cq_v11(&mut q, 1) }, libc::EINVAL);
+        q.context = d.ctx();
+        // SAFETY: the dummy op does not touch the CQ.
+        assert_eq!(unsafe { ibv_resize_cq_v11(&mut q, 1) }, libc::EOPNOTSUPP);
+        // SAFETY: as above.
+        assert_eq!(unsafe { ibv_resize_cq_v11(ptr::null_mut(), 1) }, libc::EINVAL);
+    }
+
+    /// A provider whose destroy_cq is rxe's: ibv_cmd_destroy_cq, then free.
+    unsafe extern "C" fn cmd_destroy_cq(cq: *mut ibv_cq) -> c_int {
+        // SAFETY: the provider's live CQ.
+        let ret = unsafe { crate::cmd::cq::ibv_cmd_destroy_cq(cq) };
+        if ret == 0 {
+            // SAFETY: created by fake_create_cq.
+            drop(unsafe { Box::from_raw(cq) });
+        }
+        ret
+    }
+
+    struct SendPtr(*mut ibv_cq);
+    // SAFETY: the CQ stays alive until the destroy below has returned, and the
+    // acker only touches it through ibv_ack_cq_events / ibv_ack_async_event.
+    unsafe impl Send for SendPtr {}
+
+    /// ibv_destroy_cq returns only once a second thread has acked every
+    /// completion and async event the kernel reported, and waits exactly once
+    /// (in ibv_cmd_destroy_cq).
+    #[test]
+    fn destroy_waits_for_acks_from_another_thread() {
+        use crate::cmd::testkit::{with_kernel, FakeKernel};
+        use std::sync::atomic::{AtomicU32, Ordering};
+        use std::sync::Arc;
+        S.with(|s| *s.borrow_mut() = Script::default());
+        let mut c = FakeCtx::new(0);
+        let mut ops = no_ops();
+        ops.create_cq = Some(fake_create_cq);
+        ops.destroy_cq = Some(cmd_destroy_cq);
+        c.set_ops(&ops);
+        let ctx = c.ctx();
+        let mut ch = ibv_comp_channel { context: ctx, fd: -1, refcnt: 0 };
+        // SAFETY: our live context and channel.
+        let cq = unsafe { ibv_create_cq_v11(ctx, 1, ptr::null_mut(), &mut ch, 0) };
+        assert!(!cq.is_null());
+        let acks = Arc::new(AtomicU32::new(0));
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let p = SendPtr(cq);
+        let acker = {
+            let acks = acks.clone();
+            std::thread::spawn(move || {
+                let p = p;
+                rx.recv().unwrap();
+                // Two completion events in two acks, then the async event.
+                // SAFETY: the CQ lives until destroy returns, which needs these acks.
+                unsafe {
+                    acks.fetch_add(1, Ordering::SeqCst);
+                    crate::channel::ibv_ack_cq_events_v11(p.0, 1);
+                    acks.fetch_add(1, Ordering::SeqCst);
+                    crate::channel::ibv_ack_cq_events_v11(p.0, 1);
+                    let mut ev: ibv_async_event = std::mem::zeroed();
+                    ev.event_type = IBV_EVENT_CQ_ERR;
+                    ev.element.cq = p.0;
+                    acks.fetch_add(1, Ordering::SeqCst);
+                    crate::context::ibv_ack_async_event_v11(&mut ev);
+                }
+            })
+        };
+        let k = FakeKernel::new().on_ioctl(move |cmd| {
+            // UVERBS_OBJECT_CQ / UVERBS_METHOD_CQ_DESTROY: report 2 + 1 events.
+            assert_eq!((cmd.object_id(), cmd.method_id()), (3, 1));
+            cmd.write_out_val(1, crate::abi::kern::ib_uverbs_destroy_cq_resp { comp_events_reported: 2, async_events_reported: 1 });
+            tx.send(()).unwrap();
+            0
+        });
+        // SAFETY: live CQ.
+        let (ret, sent) = with_kernel(k, || unsafe { ibv_destroy_cq_v11(cq) });
+        assert_eq!(ret, 0);
+        assert_eq!(acks.load(Ordering::SeqCst), 3, "returned only after all three acks");
+        assert_eq!(sent.len(), 1);
+        acker.join().unwrap();
+        assert_eq!(ch.refcnt, 0);
     }
 }

@@ -12,7 +12,9 @@
 pub mod ffi;
 
 pub mod abi;
+pub mod ah;
 pub mod cdev;
+pub mod channel;
 pub mod cmd;
 pub mod compat_1_0;
 pub mod context;
@@ -20,15 +22,18 @@ pub mod cq;
 pub mod device;
 pub mod dummy_ops;
 pub mod fork;
+pub mod import;
 pub mod init;
 pub mod loader;
 pub mod log;
+pub mod mcast;
 pub mod mr;
 pub mod neigh;
 pub mod netlink;
 pub mod pd;
 pub mod qp;
 pub mod query;
+pub mod srq;
 pub mod strings;
 pub mod sysfs;
 pub mod util;

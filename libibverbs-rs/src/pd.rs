@@ -251,4 +251,56 @@ mod tests {
         // SAFETY: a PD without a context is rejected before use.
         assert_eq!(unsafe { ibv_dealloc_pd_v11(&mut pd) }, libc::EINVAL);
     }
+
+    unsafe extern "C" fn fake_alloc_td(_: *mut ibv_context, _: *mut ibv_td_init_attr) -> *mut ibv_td {
+        ptr::null_mut()
+    }
+
+    /// The verbs.h inline verbs (TD, parent domain, XRCD, WQ, indirection
+    /// table, flows, flow actions, counters, DM, null MR, advise MR) reach
+    /// the provider through the public verbs_context slots. As upstream,
+    /// every slot holds a dummy op (EOPNOTSUPP) until the provider sets its
+    /// own, and the context's size covers them all (verbs_get_ctx_op).
+    #[test]
+    fn inline_verb_slots_follow_the_provider() {
+        let mut c = FakeCtx::new(0);
+        let v = crate::context::verbs_ctx(c.ctx());
+        macro_rules! slots { ($v:expr) => {{
+            // SAFETY: our live verbs context.
+            let v = unsafe { &*$v };
+            [v.alloc_td.is_some(), v.dealloc_td.is_some(), v.alloc_parent_domain.is_some(),
+             v.open_xrcd.is_some(), v.close_xrcd.is_some(), v.create_wq.is_some(), v.modify_wq.is_some(),
+             v.destroy_wq.is_some(), v.create_rwq_ind_table.is_some(), v.destroy_rwq_ind_table.is_some(),
+             v.ibv_create_flow.is_some(), v.ibv_destroy_flow.is_some(), v.create_flow_action_esp.is_some(),
+             v.modify_flow_action_esp.is_some(), v.destroy_flow_action.is_some(), v.create_counters.is_some(),
+             v.destroy_counters.is_some(), v.attach_counters_point_flow.is_some(), v.read_counters.is_some(),
+             v.alloc_dm.is_some(), v.free_dm.is_some(), v.reg_dm_mr.is_some(), v.alloc_null_mr.is_some(),
+             v.advise_mr.is_some()]
+        }}}
+        assert_eq!(slots!(v), [true; 24]);
+        // SAFETY: as above.
+        assert_eq!(unsafe { (*v).sz }, std::mem::size_of::<crate::abi::verbs::verbs_context>());
+        // SAFETY: the dummy ops touch none of their arguments.
+        unsafe {
+            let vc = &*v;
+            set_errno(0);
+            assert!(vc.alloc_td.unwrap()(c.ctx(), ptr::null_mut()).is_null());
+            assert_eq!(errno(), libc::EOPNOTSUPP);
+            set_errno(0);
+            assert!(vc.alloc_null_mr.unwrap()(ptr::null_mut()).is_null());
+            assert_eq!(errno(), libc::EOPNOTSUPP);
+            assert_eq!(vc.dealloc_td.unwrap()(ptr::null_mut()), libc::EOPNOTSUPP);
+            assert_eq!(vc.destroy_wq.unwrap()(ptr::null_mut()), libc::EOPNOTSUPP);
+            assert_eq!(vc.close_xrcd.unwrap()(ptr::null_mut()), libc::EOPNOTSUPP);
+            assert_eq!(vc.free_dm.unwrap()(ptr::null_mut()), libc::EOPNOTSUPP);
+            assert_eq!(vc.destroy_counters.unwrap()(ptr::null_mut()), libc::EOPNOTSUPP);
+            assert_eq!(vc.ibv_destroy_flow.unwrap()(ptr::null_mut()), libc::EOPNOTSUPP);
+        }
+        let mut ops = no_ops();
+        ops.alloc_td = Some(fake_alloc_td);
+        c.set_ops(&ops);
+        // SAFETY: as above.
+        assert_eq!(unsafe { (*v).alloc_td }.map(|f| f as usize), Some(fake_alloc_td as *const () as usize));
+        assert_eq!(ops_of(c.ctx()).alloc_td.map(|f| f as usize), Some(fake_alloc_td as *const () as usize));
+    }
 }
