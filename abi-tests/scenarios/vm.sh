@@ -64,7 +64,7 @@ pair ibv_rc_pingpong_e --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER"
 pair ibv_rc_pingpong_s4096_n500 --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_rc_pingpong -d rxe0 -g 1 -s 4096 -n 500' 'ibv_rc_pingpong -d rxe0 -g 1 -s 4096 -n 500 10.0.2.15'
 # -N: the ibv_wr_* send API through ibv_qp_ex; -c: every received buffer is checked
-pair ibv_rc_pingpong_N_c --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+pair ibv_rc_pingpong_new_send_check --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_rc_pingpong -d rxe0 -g 1 -N -c' 'ibv_rc_pingpong -d rxe0 -g 1 -N -c 10.0.2.15'
 # -t: rxe has no completion timestamps (completion_timestamp_mask 0 in
 # ibv_query_device_ex), so upstream refuses before any connection is made,
