@@ -49,7 +49,9 @@ void ibv_copy_path_rec_to_kern(void *dst, void *src);
 
 /*
  * K_PTR, K_INT, K_VOID: the verb returns a pointer, an int, nothing.
- * K_ZERO: an integer whose error value is 0 (ibv_get_device_guid).
+ * K_ZERO: an integer verb with no error value, whose safe answer is 0
+ * (ibv_get_device_guid: no GUID; ibv_query_qp_data_in_order: no in-order
+ * guarantee); with errno EINVAL.
  * K_NAME: ibv_get_device_name(NULL), on which Debian's library does not
  * crash but returns the address of the name field of a device at address 0,
  * a pointer that crashes whoever reads it.
@@ -244,7 +246,7 @@ static const struct bad_case cases[] = {
 	C(qp_to_qp_ex_null, K_PTR),
 	C(query_ece_qp_null, K_INT),
 	C(set_ece_ece_null, K_INT),
-	C(query_qp_data_in_order_null, K_INT),
+	C(query_qp_data_in_order_null, K_ZERO),
 	C(create_srq_pd_null, K_PTR),
 	C(create_srq_attr_null, K_PTR),
 	C(modify_srq_attr_null, K_INT),
