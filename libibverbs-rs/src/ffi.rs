@@ -1,5 +1,8 @@
 //! The FFI edge: the one pattern every exported function follows.
 //!
+//! Shared by libibverbs-rs and librdmacm-rs (which includes this file by path,
+//! so both libraries use one copy); each crate defines `LIB_NAME`.
+//!
 //! Each export is written with [`export!`] (or [`export_versioned!`] for names
 //! that exist at two symbol versions). The macro produces an `extern "C"`
 //! function whose body
@@ -33,7 +36,7 @@ pub fn guard<R>(name: &'static str, on_panic: R, f: impl FnOnce() -> R) -> R {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(_) => {
-            eprintln!("libibverbs: internal error in {name}; returning an error (EIO)");
+            eprintln!("{}: internal error in {name}; returning an error (EIO)", crate::LIB_NAME);
             set_errno(libc::EIO);
             on_panic
         }

@@ -11,6 +11,9 @@
 
 pub mod ffi;
 
+/// Name used in our own diagnostics (see `ffi::guard`).
+pub const LIB_NAME: &str = "libibverbs";
+
 pub mod abi;
 pub mod ah;
 pub mod cdev;

@@ -1,0 +1,51 @@
+//! rdma_event_str: the fixed names of the CM event types.
+use core::ffi::{c_char, c_int};
+
+/// Names indexed by `enum rdma_cm_event_type` (rdma_cma.h), NUL-terminated.
+const NAMES: [&[u8]; 16] = [
+    b"RDMA_CM_EVENT_ADDR_RESOLVED\0",
+    b"RDMA_CM_EVENT_ADDR_ERROR\0",
+    b"RDMA_CM_EVENT_ROUTE_RESOLVED\0",
+    b"RDMA_CM_EVENT_ROUTE_ERROR\0",
+    b"RDMA_CM_EVENT_CONNECT_REQUEST\0",
+    b"RDMA_CM_EVENT_CONNECT_RESPONSE\0",
+    b"RDMA_CM_EVENT_CONNECT_ERROR\0",
+    b"RDMA_CM_EVENT_UNREACHABLE\0",
+    b"RDMA_CM_EVENT_REJECTED\0",
+    b"RDMA_CM_EVENT_ESTABLISHED\0",
+    b"RDMA_CM_EVENT_DISCONNECTED\0",
+    b"RDMA_CM_EVENT_DEVICE_REMOVAL\0",
+    b"RDMA_CM_EVENT_MULTICAST_JOIN\0",
+    b"RDMA_CM_EVENT_MULTICAST_ERROR\0",
+    b"RDMA_CM_EVENT_ADDR_CHANGE\0",
+    b"RDMA_CM_EVENT_TIMEWAIT_EXIT\0",
+];
+
+/// The name of an event type, or "UNKNOWN EVENT" for values outside the enum.
+pub fn event_name(event: c_int) -> &'static [u8] {
+    usize::try_from(event)
+        .ok()
+        .and_then(|i| NAMES.get(i).copied())
+        .unwrap_or(b"UNKNOWN EVENT\0")
+}
+
+crate::export! {
+    /// Returns a static string naming `event`.
+    fn rdma_event_str(event: c_int) -> *const c_char, on_panic = b"UNKNOWN EVENT\0".as_ptr().cast();
+    {
+        event_name(event).as_ptr().cast()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_enum_and_unknown_values_get_the_fallback() {
+        assert_eq!(event_name(0), b"RDMA_CM_EVENT_ADDR_RESOLVED\0");
+        assert_eq!(event_name(15), b"RDMA_CM_EVENT_TIMEWAIT_EXIT\0");
+        assert_eq!(event_name(16), b"UNKNOWN EVENT\0");
+        assert_eq!(event_name(-1), b"UNKNOWN EVENT\0");
+    }
+}
