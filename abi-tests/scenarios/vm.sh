@@ -33,11 +33,8 @@ compare ah_from_wc 'abi-tests/vm-progs/run-c-probe ah_from_wc'
 
 # ---- bad input and threads (issue 3) ------------------------------------------
 # Over 200 invalid-argument cases, one line each (ret and errno); see the top
-# of abi-tests/vm-progs/bad_input.c and docs/bad-input.md. Pending: ours still
-# refuses with EINVAL some NULL arguments that upstream never dereferences
-# (query_gid_ex/query_gid_table output, get_async_event/get_cq_event with
-# nothing pending, query_ece on rxe).
-compare bad_input --pending "issue 3" 'abi-tests/vm-progs/run-c-probe bad_input'
+# of abi-tests/vm-progs/bad_input.c and docs/bad-input.md.
+compare bad_input 'abi-tests/vm-progs/run-c-probe bad_input'
 # The inputs on which Debian's library crashes: each case must crash it (in a
 # child process) and must get a clear error (EINVAL) from ours.
 compare bad_input_crashes 'abi-tests/vm-progs/run-c-probe bad_input_crashes'

@@ -144,8 +144,11 @@ export_versioned! {
     fn ibv_get_cq_event_v11(channel: *mut ibv_comp_channel, cq: *mut *mut ibv_cq, cq_context: *mut *mut c_void)
         -> c_int, on_panic = -1;
     {
-        // Checked before reading, so that no event is consumed and lost.
-        ensure!(!channel.is_null() && !cq.is_null() && !cq_context.is_null(), libc::EINVAL, -1);
+        ensure!(!channel.is_null(), libc::EINVAL, -1);
+        if cq.is_null() || cq_context.is_null() {
+            // SAFETY: checked non-NULL; the caller's channel.
+            return crate::util::event_read_null_out(unsafe { (*channel).fd });
+        }
         // SAFETY: checked non-NULL; the caller's channel and out-pointers.
         unsafe { get_cq_event(channel, cq, cq_context) }
     }

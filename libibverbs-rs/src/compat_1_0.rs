@@ -626,8 +626,9 @@ export_versioned! {
     /// ibv_get_async_event@IBVERBS_1.0: the element is the 1.0 wrapper.
     fn ibv_get_async_event_v10(context: *mut ibv_context_1_0, event: *mut ibv_async_event) -> c_int, on_panic = -1;
     {
-        ensure!(!context.is_null() && !event.is_null(), libc::EINVAL, -1);
-        // SAFETY: a 1.0 context and the caller's event buffer.
+        ensure!(!context.is_null(), libc::EINVAL, -1);
+        // SAFETY: a 1.0 context and the caller's event buffer (a NULL one is
+        // handled by the 1.1 verb).
         let ret = unsafe { crate::context::ibv_get_async_event_v11((*context).real_context, event) };
         if ret != 0 {
             return ret;
@@ -856,8 +857,11 @@ export_versioned! {
     fn ibv_get_cq_event_v10(channel: *mut ibv_comp_channel, cq: *mut *mut ibv_cq_1_0, cq_context: *mut *mut c_void)
         -> c_int, on_panic = -1;
     {
-        // Checked before reading, so that no event is consumed and lost.
-        ensure!(!channel.is_null() && !cq.is_null() && !cq_context.is_null(), libc::EINVAL, -1);
+        ensure!(!channel.is_null(), libc::EINVAL, -1);
+        if cq.is_null() || cq_context.is_null() {
+            // SAFETY: checked non-NULL; the caller's channel.
+            return crate::util::event_read_null_out(unsafe { (*channel).fd });
+        }
         let mut real: *mut ibv_cq = ptr::null_mut();
         let mut wrapper: *mut c_void = ptr::null_mut();
         // SAFETY: the 1.1 verb with local out-parameters.

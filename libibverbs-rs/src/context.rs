@@ -443,7 +443,11 @@ export_versioned! {
     /// non-blocking) for the next asynchronous event.
     fn ibv_get_async_event_v11(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int, on_panic = -1;
     {
-        ensure!(!context.is_null() && !event.is_null(), libc::EINVAL, -1);
+        ensure!(!context.is_null(), libc::EINVAL, -1);
+        if event.is_null() {
+            // SAFETY: checked non-NULL; the caller's context.
+            return crate::util::event_read_null_out(unsafe { (*context).async_fd });
+        }
         get_async_event(context, event)
     }
 }

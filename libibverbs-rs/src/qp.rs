@@ -166,9 +166,26 @@ export! {
     /// ibv_query_ece@@IBVERBS_1.10: the provider's result.
     fn ibv_query_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int, on_panic = libc::EIO;
     {
-        ensure!(usable(qp) && !ece.is_null(), libc::EINVAL, libc::EINVAL);
+        ensure!(usable(qp), libc::EINVAL, libc::EINVAL);
         // SAFETY: checked above.
         let Some(f) = ops_of(unsafe { (*qp).context }).query_ece else { return libc::EOPNOTSUPP };
+        if ece.is_null() {
+            // Upstream hands the NULL to the op: the default op (rxe and every
+            // provider without ECE) fails with EOPNOTSUPP without touching it,
+            // a real op writes through it and crashes. Ours lets the op write
+            // into scratch space instead: its failure is returned as is, its
+            // success becomes EINVAL, since the caller has nowhere to receive
+            // the result. (Comparing `f` with the default op's address is not
+            // reliable: the compiler merges identical functions.)
+            let mut scratch = ibv_ece { vendor_id: 0, options: 0, comp_mask: 0 };
+            // SAFETY: provider op with the caller's QP and a local ECE.
+            let ret = unsafe { f(qp, &mut scratch) };
+            if ret == 0 {
+                set_errno(libc::EINVAL);
+                return libc::EINVAL;
+            }
+            return ret;
+        }
         // SAFETY: provider op with the caller's arguments.
         unsafe { f(qp, ece) }
     }
@@ -421,6 +438,18 @@ mod verb_tests {
     }
 
     #[test]
+    fn query_ece_with_null_output_gets_the_default_ops_eopnotsupp() {
+        let mut c = FakeCtx::new(0);
+        c.set_ops(&crate::dummy_ops::dummy_ops());
+        let mut qp: ibv_qp = zeroed();
+        qp.context = c.ctx();
+        set_errno(0);
+        // SAFETY: a QP of our fake context; NULL output on purpose.
+        assert_eq!(unsafe { ibv_query_ece(&mut qp, ptr::null_mut()) }, libc::EOPNOTSUPP);
+        assert_eq!(errno(), 0, "upstream leaves errno alone here");
+    }
+
+    #[test]
     fn verbs_dispatch_and_track_the_state() {
         let mut c = provider();
         let mut pd = ibv_pd { context: c.ctx(), handle: 1 };
@@ -458,6 +487,11 @@ mod verb_tests {
             assert_eq!(ibv_set_ece(qp, &mut ece), 0);
             assert_eq!(ibv_query_ece(qp, &mut ece), 0);
             assert_eq!(ece.options, 7);
+            // NULL output: the provider's op succeeds into scratch space,
+            // the caller gets EINVAL.
+            set_errno(0);
+            assert_eq!(ibv_query_ece(qp, ptr::null_mut()), libc::EINVAL);
+            assert_eq!(errno(), libc::EINVAL);
             // A zero vendor id never reaches the provider.
             ece.vendor_id = 0;
             set_errno(0);
@@ -479,6 +513,7 @@ mod verb_tests {
                     format!("query {q:x} {:#x} true", IBV_QP_CAP),
                     format!("query {q:x} {:#x} true", IBV_QP_STATE),
                     format!("set_ece {q:x} 0x2c9"),
+                    format!("query_ece {q:x}"),
                     format!("query_ece {q:x}"),
                     format!("in_order {q:x} {IBV_WR_RDMA_WRITE} 1"),
                     format!("destroy {q:x}"),

@@ -261,6 +261,9 @@ pub fn query_gid_ex(
             if flags != 0 {
                 return libc::EOPNOTSUPP;
             }
+            if entry.is_null() {
+                return libc::EINVAL;
+            }
             // SAFETY: the caller's entry buffer (at least a full ibv_gid_entry
             // on this path: checked by the callers).
             let e = unsafe { &mut *entry };
@@ -339,7 +342,9 @@ export! {
     fn _ibv_query_gid_ex(context: *mut ibv_context, port_num: u32, gid_index: u32, entry: *mut ibv_gid_entry,
                          flags: u32, entry_size: usize) -> c_int, on_panic = libc::EIO;
     {
-        ensure!(!context.is_null() && !entry.is_null(), libc::EINVAL, libc::EINVAL);
+        // A NULL entry goes to the kernel as is (EFAULT, as upstream); the
+        // sysfs fallback refuses it (query_gid_ex).
+        ensure!(!context.is_null(), libc::EINVAL, libc::EINVAL);
         query_gid_ex(context, port_num, gid_index, entry, flags, entry_size,
                      VERBS_QUERY_GID_ATTR_GID | VERBS_QUERY_GID_ATTR_TYPE | VERBS_QUERY_GID_ATTR_NDEV_IFINDEX)
     }
@@ -403,7 +408,9 @@ export! {
     fn _ibv_query_gid_table(context: *mut ibv_context, entries: *mut ibv_gid_entry, max_entries: usize,
                             flags: u32, entry_size: usize) -> isize, on_panic = -(libc::EIO as isize);
     {
-        ensure!(!context.is_null() && (!entries.is_null() || max_entries == 0), libc::EINVAL, -(libc::EINVAL as isize));
+        // A NULL array goes to the kernel as is (EFAULT, as upstream); only
+        // the sysfs fallback, which writes through it, refuses it.
+        ensure!(!context.is_null(), libc::EINVAL, -(libc::EINVAL as isize));
         let mut num: u64 = 0;
         // SAFETY: live context; the caller's array of max_entries entries.
         let ret = match unsafe { gid_table_ioctl(context, entries, max_entries, flags, entry_size, &mut num) } {
@@ -413,7 +420,7 @@ export! {
                 if flags != 0 {
                     return -(libc::EOPNOTSUPP as isize);
                 }
-                if entry_size < size_of::<ibv_gid_entry>() {
+                if entry_size < size_of::<ibv_gid_entry>() || (entries.is_null() && max_entries != 0) {
                     return -(libc::EINVAL as isize);
                 }
                 query_gid_table_fb(context, entries, max_entries, &mut num, entry_size)

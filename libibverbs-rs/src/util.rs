@@ -249,3 +249,79 @@ mod tests {
         assert_eq!(cstr_field(&f), b"");
     }
 }
+
+/// The result of an event read (ibv_get_async_event, ibv_get_cq_event) whose
+/// output pointer is NULL. Upstream reads the event first and only then
+/// writes through the pointer: with nothing pending on a non-blocking fd it
+/// fails cleanly with EAGAIN, otherwise it crashes (after consuming the
+/// event, or after blocking for one). We give the same EAGAIN in the first
+/// case and a clear EINVAL in the others, without consuming anything.
+/// Returns -1 with errno set.
+pub fn event_read_null_out(fd: core::ffi::c_int) -> core::ffi::c_int {
+    // SAFETY: F_GETFL only inspects the descriptor's flags.
+    let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if fl == -1 {
+        // A bad descriptor fails the read the same way upstream's does.
+        return -1;
+    }
+    if fl & libc::O_NONBLOCK != 0 {
+        let mut p = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        // SAFETY: one pollfd, zero timeout.
+        let n = unsafe { libc::poll(&mut p, 1, 0) };
+        if n == 0 {
+            crate::ffi::set_errno(libc::EAGAIN);
+            return -1;
+        }
+    }
+    crate::ffi::set_errno(libc::EINVAL);
+    -1
+}
+
+#[cfg(test)]
+mod event_null_out_tests {
+    use super::event_read_null_out;
+    use crate::ffi::{errno, set_errno};
+
+    fn pipe(nonblock: bool) -> [libc::c_int; 2] {
+        let mut fds = [0; 2];
+        let fl = if nonblock { libc::O_NONBLOCK } else { 0 };
+        // SAFETY: a two-int array for pipe2(2).
+        assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), fl) }, 0);
+        fds
+    }
+
+    #[test]
+    fn nothing_pending_on_a_nonblocking_fd_is_eagain_like_upstream() {
+        let [r, w] = pipe(true);
+        set_errno(0);
+        assert_eq!(event_read_null_out(r), -1);
+        assert_eq!(errno(), libc::EAGAIN);
+        // SAFETY: closing our own pipe.
+        unsafe { libc::close(r); libc::close(w) };
+    }
+
+    #[test]
+    fn a_pending_event_is_refused_and_left_in_place() {
+        let [r, w] = pipe(true);
+        // SAFETY: writing 4 bytes from a local array.
+        assert_eq!(unsafe { libc::write(w, [1u8, 2, 3, 4].as_ptr().cast(), 4) }, 4);
+        assert_eq!(event_read_null_out(r), -1);
+        assert_eq!(errno(), libc::EINVAL);
+        let mut buf = [0u8; 8];
+        // SAFETY: reading into a local buffer.
+        assert_eq!(unsafe { libc::read(r, buf.as_mut_ptr().cast(), 8) }, 4, "the event was not consumed");
+        // SAFETY: closing our own pipe.
+        unsafe { libc::close(r); libc::close(w) };
+    }
+
+    #[test]
+    fn a_blocking_fd_is_refused_without_blocking() {
+        let [r, w] = pipe(false);
+        assert_eq!(event_read_null_out(r), -1);
+        assert_eq!(errno(), libc::EINVAL);
+        // SAFETY: closing our own pipe.
+        unsafe { libc::close(r); libc::close(w) };
+        assert_eq!(event_read_null_out(r), -1);
+        assert_eq!(errno(), libc::EBADF);
+    }
+}
