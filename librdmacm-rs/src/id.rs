@@ -22,10 +22,12 @@ use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::abi::verbs::*;
 use crate::devices::CmaDevice;
-use crate::ffi::{errno, set_errno};
+use crate::ffi::set_errno;
+#[cfg(test)]
+use crate::ffi::errno;
 use crate::ucma::{uaddr, write_cmd_resp};
 use core::ffi::{c_int, c_void};
-use core::ptr::{self, addr_of, null_mut};
+use core::ptr::{addr_of, null_mut};
 use parking_lot::{Condvar, Mutex};
 use std::collections::HashMap;
 
@@ -345,10 +347,11 @@ pub fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
         }
         destroy_event_channel(p.id.channel);
     }
-    let (m, cv) = id.ev();
-    let mut g = m.lock();
     p.sync = sync;
     p.id.channel = channel;
+    // Events already delivered on the old channel must be acked first.
+    let (m, cv) = id.ev();
+    let mut g = m.lock();
     while g.events_completed < u64::from(resp.events_reported) {
         cv.wait(&mut g);
     }
@@ -779,16 +782,6 @@ crate::export! {
     {
         ret_int(ack_cm_event(event))
     }
-}
-
-/// errno, for callers that report a failed libibverbs call.
-pub fn last_errno() -> c_int {
-    errno()
-}
-
-/// Null-safe pointer equality helper used by the QP code.
-pub fn same<T>(a: *mut T, b: *mut T) -> bool {
-    ptr::eq(a, b)
 }
 
 #[cfg(test)]
