@@ -13,3 +13,7 @@ pub const LIB_NAME: &str = "librdmacm";
 
 pub mod abi;
 pub mod event_str;
+pub mod acm;
+pub mod addrinfo;
+pub mod addrinfo_types;
+pub mod cma;
