@@ -468,3 +468,342 @@ pub fn ib_resolve(chain: &mut Vec<AddrInfo>, hints: &Hints) {
         resolve_on(conn, chain, hints, crate::cma::af_ib_support());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::verbs::{IBV_QPT_RC, IBV_QPT_UD};
+    use crate::addrinfo::tests::hex;
+    use crate::addrinfo::{getaddrinfo_with, Hints};
+    use std::ffi::CString;
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixStream;
+
+    fn unhex(s: &str) -> Vec<u8> {
+        (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    }
+
+    fn sin(addr: [u8; 4], port: u16) -> Vec<u8> {
+        let mut b = vec![0u8; 16];
+        b[0..2].copy_from_slice(&(libc::AF_INET as u16).to_ne_bytes());
+        b[2..4].copy_from_slice(&port.to_be_bytes());
+        b[4..8].copy_from_slice(&addr);
+        b
+    }
+
+    fn sin6(addr: &str, port: u16) -> Vec<u8> {
+        let ip: std::net::Ipv6Addr = addr.parse().unwrap();
+        let mut b = vec![0u8; 28];
+        b[0..2].copy_from_slice(&(libc::AF_INET6 as u16).to_ne_bytes());
+        b[2..4].copy_from_slice(&port.to_be_bytes());
+        b[8..24].copy_from_slice(&ip.octets());
+        b
+    }
+
+    /// The path entry the C probe's fake ibacm sends for `seed`.
+    fn path_entry(seed: u8) -> Vec<u8> {
+        let mut e = vec![0u8; ACM_MSG_EP_LENGTH];
+        e[0..4].copy_from_slice(&0x2au32.to_ne_bytes());
+        e[4..6].copy_from_slice(&ACM_EP_INFO_PATH.to_ne_bytes());
+        e[6..8].copy_from_slice(&0x7777u16.to_ne_bytes());
+        let p = &mut e[EP_INFO..];
+        p[0..8].copy_from_slice(&(0x0106_0000u64 + u64::from(seed)).to_be_bytes());
+        p[PATH_DGID..PATH_DGID + 16].fill(0xd0 + seed);
+        p[PATH_SGID..PATH_SGID + 16].fill(0x50 + seed);
+        p[40..42].copy_from_slice(&(0x10 + u16::from(seed)).to_be_bytes());
+        p[42..44].copy_from_slice(&(0x20 + u16::from(seed)).to_be_bytes());
+        p[PATH_FLOW..PATH_FLOW + 4].copy_from_slice(&(0x1234_5640 + u32::from(seed)).to_be_bytes());
+        p[48] = seed;
+        p[PATH_PKEY..PATH_PKEY + 2].copy_from_slice(&0x8001u16.to_be_bytes());
+        p[54] = 0x84;
+        e
+    }
+
+    /// An endpoint entry carrying an address.
+    fn addr_entry(ty: u16, flags: u32, addr: &[u8]) -> Vec<u8> {
+        let mut e = vec![0u8; ACM_MSG_EP_LENGTH];
+        e[0..4].copy_from_slice(&flags.to_ne_bytes());
+        e[4..6].copy_from_slice(&ty.to_ne_bytes());
+        e[EP_INFO..EP_INFO + addr.len()].copy_from_slice(addr);
+        e
+    }
+
+    /// A reply: header with `status` and the given entries.
+    fn reply(status: u8, entries: &[Vec<u8>]) -> Vec<u8> {
+        let mut m = vec![0u8; ACM_MSG_HDR_LENGTH];
+        m[0] = ACM_VERSION;
+        m[1] = 0x81;
+        m[2] = status;
+        for e in entries {
+            m.extend_from_slice(e);
+        }
+        let len = m.len() as u16;
+        m[6..8].copy_from_slice(&len.to_ne_bytes());
+        m
+    }
+
+    /// Runs one ibacm exchange against a fake server on a socket pair: the
+    /// server records the request and answers `answer`.
+    fn with_fake_ibacm(
+        chain: &mut Vec<AddrInfo>,
+        hints: &Hints,
+        af_ib: bool,
+        answer: Vec<u8>,
+    ) -> Vec<u8> {
+        let (client, mut server) = UnixStream::pair().unwrap();
+        let t = std::thread::spawn(move || {
+            let mut req = vec![0u8; ACM_MSG_LENGTH];
+            let n = server.read(&mut req).unwrap();
+            req.truncate(n);
+            server.write_all(&answer).unwrap();
+            req
+        });
+        let conn = Mutex::new(OwnedFd::from(client));
+        resolve_on(&conn, chain, hints, af_ib);
+        t.join().unwrap()
+    }
+
+    fn resolved(node: &str, service: &str, h: Option<&Hints>) -> Vec<AddrInfo> {
+        let (n, s) = (CString::new(node).unwrap(), CString::new(service).unwrap());
+        getaddrinfo_with(Some(&n), Some(&s), h, &mut |_, _| {}).unwrap()
+    }
+
+    #[test]
+    fn port_file_numbers_parse_like_fscanf_hu() {
+        assert_eq!(parse_port(b"6125\n"), 6125);
+        assert_eq!(parse_port(b" \t\n+7x"), 7);
+        assert_eq!(parse_port(b"-1"), 65535);
+        assert_eq!(parse_port(b"70000"), (70000u32 % 65536) as u16);
+        assert_eq!(parse_port(b"99999999999999999999999"), 65535);
+        assert_eq!(parse_port(b"abc"), 0);
+        assert_eq!(parse_port(b"-"), 0);
+        assert_eq!(parse_port(b""), 0);
+        assert_eq!(read_server_port(Path::new("/nonexistent/ibacm.port")), 0);
+    }
+
+    #[test]
+    fn connects_over_tcp_when_the_port_file_names_a_port_else_unix() {
+        let dir = std::env::temp_dir().join(format!("acm-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let port_file = dir.join("ibacm.port");
+        let sock_path = dir.join("ibacm.sock");
+        let sock_c = CString::new(sock_path.to_str().unwrap()).unwrap();
+
+        // Nothing listening anywhere: no connection.
+        assert!(connect_ibacm(&port_file, &sock_c).is_none());
+
+        // The unix socket when there is no port file.
+        let ul = std::os::unix::net::UnixListener::bind(&sock_path).unwrap();
+        let fd = connect_ibacm(&port_file, &sock_c).expect("unix connect");
+        let (peer, _) = ul.accept().unwrap();
+        drop((fd, peer));
+
+        // A port file wins over the unix socket: TCP to 127.0.0.1:port.
+        let tl = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = tl.local_addr().unwrap().port();
+        std::fs::write(&port_file, format!("{port}\n")).unwrap();
+        let fd = connect_ibacm(&port_file, &sock_c).expect("tcp connect");
+        let (peer, from) = tl.accept().unwrap();
+        assert!(from.ip().is_loopback());
+        drop((fd, peer));
+
+        // A port file with 0 falls back to the unix socket.
+        std::fs::write(&port_file, "0\n").unwrap();
+        assert!(connect_ibacm(&port_file, &sock_c).is_some());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn requests_match_upstreams_bytes() {
+        // Expected bytes: what upstream sends for the same input (reference
+        // run of abi-tests/vm-progs/getaddrinfo_probe.c acm).
+        let pad = |s: &str, len: usize| format!("{s}{}", "0".repeat(len * 2 - s.len()));
+        let h = Hints { flags: RAI_NUMERICHOST, qp_type: IBV_QPT_UD as c_int, port_space: RDMA_PS_UDP as c_int, ..Default::default() };
+        let rai = &resolved("127.0.0.1", "7471", Some(&h))[0];
+        assert_eq!(hex(&build_request(rai, &h)), pad("0101000000005800000000000000000002000040020000007f000001", 88));
+
+        let h = Hints { flags: RAI_NOROUTE, ..Default::default() };
+        let rai = &resolved("::1", "7471", Some(&h))[0];
+        assert_eq!(
+            hex(&build_request(rai, &h)),
+            pad("01010000000058000000000000000000020000400300000000000000000000000000000000000001", 88)
+        );
+
+        // Source (IPv6 hint) and destination (IPv4), no NODELAY.
+        let mut h = Hints::default();
+        h.src = Some(sin6("fd00::1", 0));
+        h.src_len = 28;
+        let rai = &resolved("127.0.0.1", "7471", Some(&h))[0];
+        let want = format!(
+            "{}{}",
+            pad("010100000000a00000000000000000000100000003000000fd000000000000000000000000000001", 88),
+            pad("02000000020000007f000001", 72)
+        );
+        assert_eq!(hex(&build_request(rai, &h)), want);
+
+        // AF_IB destination with a path-data route hint: one path entry whose
+        // dgid is the address and whose other fields come from the hint.
+        let mut pd = vec![0u8; 72];
+        pd[0] = 0x12;
+        pd[8..16].copy_from_slice(&0xabcdefu64.to_be_bytes());
+        pd[8 + PATH_DGID..8 + PATH_DGID + 16].fill(0xaa);
+        pd[8 + PATH_SGID..8 + PATH_SGID + 16].fill(0xbb);
+        pd[8 + 40..8 + 42].copy_from_slice(&3u16.to_be_bytes());
+        pd[8 + PATH_PKEY..8 + PATH_PKEY + 2].copy_from_slice(&0xffffu16.to_be_bytes());
+        let mut h = Hints { flags: RAI_FAMILY | RAI_NUMERICHOST, family: AF_IB, port_space: RDMA_PS_IB as c_int, ..Default::default() };
+        h.route = Some(pd.clone());
+        h.route_len = 72;
+        let rai = &resolved("fe80::1:2:3:4", "99", Some(&h))[0];
+        let want = "0101000000005800000000000000000000000000100000000000000000abcdeffe800000000000000001000200030004bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb00030000000000000000ffff000000000000000000000000";
+        assert_eq!(hex(&build_request(rai, &h)), want);
+        // The same record given as a bare path record.
+        h.route = Some(pd[8..].to_vec());
+        h.route_len = 64;
+        assert_eq!(hex(&build_request(rai, &h)), want);
+        // Another length: an empty path entry with only the GID.
+        h.route = None;
+        h.route_len = 5;
+        let req = build_request(rai, &h);
+        assert_eq!(req.len(), 88);
+        assert_eq!(&req[EP_TYPE + 16..EP_TYPE + 18], &ACM_EP_INFO_PATH.to_ne_bytes());
+        assert!(req[EP_INFO + 16..EP_INFO + 16 + PATH_DGID].iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn a_reply_sets_source_and_route_and_without_af_ib_adds_no_entry() {
+        let mut chain = resolved("127.0.0.1", "7471", None);
+        let answer = reply(0, &[addr_entry(ACM_EP_INFO_ADDRESS_IP, ACM_EP_FLAG_SOURCE, &[10, 9, 8, 7]), path_entry(1), path_entry(2)]);
+        let req = with_fake_ibacm(&mut chain, &Hints::default(), false, answer.clone());
+        assert_eq!(req.len(), 88);
+        assert_eq!(chain.len(), 1);
+        assert_eq!(chain[0].src.as_deref(), Some(&sin([10, 9, 8, 7], 0)[..]));
+        // The route is the two path entries with their type word cleared.
+        let mut want = answer[ep(1)..ep(3)].to_vec();
+        want[EP_TYPE..EP_TYPE + 2].fill(0);
+        want[72 + EP_TYPE..72 + EP_TYPE + 2].fill(0);
+        assert_eq!(chain[0].route.as_deref(), Some(&want[..]));
+        assert_eq!(&want[..8], &unhex("2a00000000007777")[..]);
+    }
+
+    #[test]
+    fn route_is_counted_from_the_first_path_entry() {
+        // PATH, IP, PATH: upstream copies two consecutive entries from the
+        // first path on, i.e. the path and the address entry.
+        let mut chain = resolved("127.0.0.1", "7471", None);
+        let answer = reply(0, &[path_entry(0), addr_entry(ACM_EP_INFO_ADDRESS_IP, ACM_EP_FLAG_SOURCE, &[10, 9, 8, 7]), path_entry(2)]);
+        with_fake_ibacm(&mut chain, &Hints::default(), false, answer.clone());
+        let route = chain[0].route.as_ref().unwrap();
+        assert_eq!(route.len(), 144);
+        assert_eq!(&route[72..144], &answer[ep(1)..ep(2)]);
+
+        // An IPv6 source; a destination-only address and a name are ignored.
+        let mut chain = resolved("::1", "7471", None);
+        let answer = reply(0, &[
+            addr_entry(ACM_EP_INFO_ADDRESS_IP, ACM_EP_FLAG_DEST, &[10, 1, 1, 1]),
+            addr_entry(ACM_EP_INFO_NAME, ACM_EP_FLAG_SOURCE, b"host"),
+            addr_entry(ACM_EP_INFO_ADDRESS_IP6, ACM_EP_FLAG_SOURCE, &"fd00::77".parse::<std::net::Ipv6Addr>().unwrap().octets()),
+            path_entry(3),
+        ]);
+        with_fake_ibacm(&mut chain, &Hints::default(), false, answer);
+        assert_eq!(chain[0].src.as_deref(), Some(&sin6("fd00::77", 0)[..]));
+        assert_eq!(chain[0].route_len(), 72);
+
+        // A source the result already has is kept.
+        let mut chain = resolved("127.0.0.1", "7471", None);
+        chain[0].src = Some(sin6("fd00::1", 0));
+        let answer = reply(0, &[addr_entry(ACM_EP_INFO_ADDRESS_IP, ACM_EP_FLAG_SOURCE, &[10, 9, 8, 7]), path_entry(1)]);
+        let req = with_fake_ibacm(&mut chain, &Hints::default(), false, answer);
+        assert_eq!(req.len(), 160);
+        assert_eq!(chain[0].src.as_deref(), Some(&sin6("fd00::1", 0)[..]));
+    }
+
+    #[test]
+    fn unusable_replies_change_nothing_and_an_empty_one_gives_an_empty_route() {
+        let base = resolved("127.0.0.1", "7471", None);
+        let bad: Vec<Vec<u8>> = vec![
+            reply(3, &[path_entry(0)]),                    // error status
+            reply(0, &[path_entry(0)])[..50].to_vec(),     // shorter than its length
+            {
+                let mut m = reply(0, &[path_entry(0)]);    // length field says 16
+                m[6..8].copy_from_slice(&16u16.to_ne_bytes());
+                m
+            },
+            reply(0, &[])[..8].to_vec(),                   // shorter than a header
+        ];
+        for answer in bad {
+            let mut chain = base.clone();
+            with_fake_ibacm(&mut chain, &Hints::default(), true, answer);
+            assert_eq!(chain, base);
+        }
+        let mut chain = base.clone();
+        with_fake_ibacm(&mut chain, &Hints::default(), true, reply(0, &[]));
+        assert_eq!(chain.len(), 1);
+        assert_eq!(chain[0].route, Some(Vec::new()));
+
+        // A trailing partial entry is not read.
+        let mut answer = reply(0, &[path_entry(0)]);
+        answer.extend_from_slice(&[0x10; 20]);
+        let len = answer.len() as u16;
+        answer[6..8].copy_from_slice(&len.to_ne_bytes());
+        let mut chain = base.clone();
+        with_fake_ibacm(&mut chain, &Hints::default(), false, answer);
+        assert_eq!(chain[0].route_len(), 72);
+    }
+
+    #[test]
+    fn with_af_ib_support_an_af_ib_result_leads_the_chain() {
+        // Expected values from upstream with AF_IB support (reference run of
+        // getaddrinfo_probe acm-afib).
+        let mut chain = resolved("127.0.0.1", "7471", None);
+        let answer = reply(0, &[addr_entry(ACM_EP_INFO_ADDRESS_IP, ACM_EP_FLAG_SOURCE, &[10, 9, 8, 7]), path_entry(1), path_entry(2)]);
+        with_fake_ibacm(&mut chain, &Hints::default(), true, answer);
+        assert_eq!(chain.len(), 2);
+        let ib = &chain[0];
+        assert_eq!((ib.flags, ib.family, ib.qp_type, ib.port_space), (0, AF_IB, IBV_QPT_RC as c_int, RDMA_PS_TCP as c_int));
+        assert_eq!(hex(ib.src.as_ref().unwrap()), "1b00800100123456515151515151515151515151515151510000000001060000ffffffffffff00000000000000000000");
+        assert_eq!(hex(ib.dst.as_ref().unwrap()), "1b00800100123456d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d10000000001061d2fffffffffffffffff0000000000000000");
+        assert_eq!(hex(ib.connect.as_ref().unwrap()), "004000000000000000000000000000000a0908070000000000000000000000007f000001");
+        assert_eq!(ib.route, chain[1].route);
+        assert_eq!(chain[1].family, libc::AF_INET);
+
+        // IPv6 hints only (no node): a v4 source read as IPv6, ports in the sids.
+        let mut h = Hints { family: libc::AF_INET6, qp_type: IBV_QPT_RC as c_int, port_space: RDMA_PS_IB as c_int, ..Default::default() };
+        h.dst = Some(sin6("fd00::1", 4000));
+        h.dst_len = 28;
+        h.src = Some(sin([10, 0, 0, 5], 5000));
+        h.src_len = 16;
+        let mut chain = getaddrinfo_with(None, None, Some(&h), &mut |_, _| {}).unwrap();
+        with_fake_ibacm(&mut chain, &h, true, reply(0, &[path_entry(0)]));
+        let ib = &chain[0];
+        assert_eq!(hex(ib.src.as_ref().unwrap()), "1b008001001234565050505050505050505050505050505000000000013f1388ffffffffffffffff0000000000000000");
+        assert_eq!(hex(ib.dst.as_ref().unwrap()), "1b00800100123456d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d000000000013f0fa0ffffffffffffffff0000000000000000");
+        assert_eq!(hex(ib.connect.as_ref().unwrap()), "0060000000000000000000000000000000000000fd000000000000000000000000000001");
+
+        // An AF_IB result gets no connect header.
+        let h = Hints { flags: RAI_FAMILY | RAI_NUMERICHOST, family: AF_IB, port_space: RDMA_PS_IB as c_int, ..Default::default() };
+        let mut chain = resolved("fe80::1:2:3:4", "99", Some(&h));
+        with_fake_ibacm(&mut chain, &h, true, reply(0, &[path_entry(0), path_entry(1)]));
+        assert_eq!(chain.len(), 2);
+        assert_eq!(chain[0].connect, None);
+        assert_eq!(hex(chain[0].src.as_ref().unwrap()), "1b008001001234565050505050505050505050505050505000000000013f0000ffffffffffff00000000000000000000");
+        assert_eq!(hex(chain[0].dst.as_ref().unwrap()), "1b00800100123456d0d0d0d0d0d0d0d0d0d0d0d0d0d0d0d000000000013f0063ffffffffffffffff0000000000000000");
+    }
+
+    #[test]
+    fn no_af_ib_result_for_routeonly_no_route_or_a_missing_source() {
+        let answer = || reply(0, &[addr_entry(ACM_EP_INFO_ADDRESS_IP, ACM_EP_FLAG_SOURCE, &[10, 9, 8, 7]), path_entry(1)]);
+        let h = Hints { flags: RAI_ROUTEONLY, ..Default::default() };
+        let mut chain = resolved("127.0.0.1", "7471", Some(&h));
+        with_fake_ibacm(&mut chain, &h, true, answer());
+        assert_eq!((chain.len(), chain[0].route_len()), (1, 72));
+
+        let mut chain = resolved("127.0.0.1", "7471", None);
+        with_fake_ibacm(&mut chain, &Hints::default(), true, reply(0, &[addr_entry(ACM_EP_INFO_ADDRESS_IP, ACM_EP_FLAG_SOURCE, &[1, 2, 3, 4])]));
+        assert_eq!(chain.len(), 1);
+
+        // Upstream dereferences the missing source here; we add no entry.
+        let mut chain = resolved("127.0.0.1", "7471", None);
+        with_fake_ibacm(&mut chain, &Hints::default(), true, reply(0, &[path_entry(0)]));
+        assert_eq!((chain.len(), chain[0].family, chain[0].route_len()), (1, libc::AF_INET, 72));
+    }
+}

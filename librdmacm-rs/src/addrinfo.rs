@@ -319,8 +319,7 @@ pub fn sys_getaddrinfo(
 
 /// Builds the RDMA result from the first socket result.
 pub fn from_socket_result(h: &Hints, ai: &SysAi) -> AddrInfo {
-    let mut rai = AddrInfo::default();
-    rai.qp_type = if h.qp_type != 0 {
+    let qp_type = if h.qp_type != 0 {
         h.qp_type
     } else {
         match ai.socktype {
@@ -329,7 +328,7 @@ pub fn from_socket_result(h: &Hints, ai: &SysAi) -> AddrInfo {
             _ => 0,
         }
     };
-    rai.port_space = if h.port_space != 0 {
+    let port_space = if h.port_space != 0 {
         h.port_space
     } else {
         match ai.protocol {
@@ -340,11 +339,11 @@ pub fn from_socket_result(h: &Hints, ai: &SysAi) -> AddrInfo {
     };
     let to_ib = h.flags & RAI_FAMILY != 0 && h.family == AF_IB && h.flags & RAI_NUMERICHOST != 0;
     let (family, addr) = if to_ib {
-        (AF_IB, in6_to_ib(rai.port_space, &ai.addr))
+        (AF_IB, in6_to_ib(port_space, &ai.addr))
     } else {
         (ai.family, ai.addr.clone())
     };
-    rai.family = family;
+    let mut rai = AddrInfo { family, qp_type, port_space, ..Default::default() };
     if ai.flags & libc::AI_PASSIVE != 0 {
         rai.flags = RAI_PASSIVE;
         rai.src_canonname = ai.canonname.clone();
@@ -429,17 +428,18 @@ fn c_copy(bytes: &[u8]) -> Option<*mut c_void> {
     Some(p)
 }
 
-/// Copies one optional field; `Err` when malloc fails.
-fn c_field(v: Option<&[u8]>) -> Result<*mut c_void, ()> {
+/// Copies one optional field (NULL for None); None when malloc fails.
+fn c_field(v: Option<&[u8]>) -> Option<*mut c_void> {
     match v {
-        None => Ok(ptr::null_mut()),
-        Some(b) => c_copy(b).ok_or(()),
+        None => Some(ptr::null_mut()),
+        Some(b) => c_copy(b),
     }
 }
 
 /// Copies a result chain into malloc()ed `rdma_addrinfo` entries linked by
-/// `ai_next`. On allocation failure everything allocated so far is freed.
-pub fn chain_to_c(chain: &[AddrInfo]) -> Result<*mut rdma_addrinfo, ()> {
+/// `ai_next`. On allocation failure everything allocated so far is freed
+/// and None is returned.
+pub fn chain_to_c(chain: &[AddrInfo]) -> Option<*mut rdma_addrinfo> {
     let mut head: *mut rdma_addrinfo = ptr::null_mut();
     for rai in chain.iter().rev() {
         // SAFETY: calloc has no preconditions.
@@ -447,7 +447,7 @@ pub fn chain_to_c(chain: &[AddrInfo]) -> Result<*mut rdma_addrinfo, ()> {
         if node.is_null() {
             // SAFETY: head is the chain built so far, owned by nobody else.
             unsafe { free_chain(head) };
-            return Err(());
+            return None;
         }
         // SAFETY: node is a zeroed, exclusively owned rdma_addrinfo (all-zero
         // is a valid value: integers 0, pointers NULL).
@@ -458,7 +458,7 @@ pub fn chain_to_c(chain: &[AddrInfo]) -> Result<*mut rdma_addrinfo, ()> {
         c.ai_family = rai.family;
         c.ai_qp_type = rai.qp_type;
         c.ai_port_space = rai.port_space;
-        let fill = |c: &mut rdma_addrinfo| -> Result<(), ()> {
+        let fill = |c: &mut rdma_addrinfo| -> Option<()> {
             c.ai_src_addr = c_field(rai.src.as_deref())?.cast();
             c.ai_src_len = rai.src_len() as libc::socklen_t;
             c.ai_dst_addr = c_field(rai.dst.as_deref())?.cast();
@@ -469,15 +469,15 @@ pub fn chain_to_c(chain: &[AddrInfo]) -> Result<*mut rdma_addrinfo, ()> {
             c.ai_route_len = rai.route_len();
             c.ai_connect = c_field(rai.connect.as_deref())?;
             c.ai_connect_len = rai.connect.as_ref().map_or(0, Vec::len);
-            Ok(())
+            Some(())
         };
-        if fill(c).is_err() {
+        if fill(c).is_none() {
             // SAFETY: as above; the failed entry's unset fields are NULL.
             unsafe { free_chain(head) };
-            return Err(());
+            return None;
         }
     }
-    Ok(head)
+    Some(head)
 }
 
 /// Frees a chain of malloc()ed results and every field they own.
@@ -538,12 +538,12 @@ crate::export! {
             Err(ret) => return ret,
         };
         match chain_to_c(&chain) {
-            Ok(head) => {
+            Some(head) => {
                 // SAFETY: res was checked non-NULL and points to writable storage.
                 unsafe { *res = head };
                 0
             }
-            Err(()) => {
+            None => {
                 set_errno(libc::ENOMEM);
                 -1
             }
@@ -557,5 +557,332 @@ crate::export! {
     {
         // SAFETY: the caller passes NULL or a chain rdma_getaddrinfo returned.
         unsafe { free_chain(res) };
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::ffi::errno;
+
+    /// Lower-case hex of bytes (expected values are written as the C probe
+    /// prints them).
+    pub(crate) fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    fn c(s: &str) -> CString {
+        CString::new(s).unwrap()
+    }
+
+    fn hints(flags: c_int, family: c_int, qp_type: u32, ps: u32) -> Hints {
+        Hints { flags, family, qp_type: qp_type as c_int, port_space: ps as c_int, ..Default::default() }
+    }
+
+    /// Runs getaddrinfo_with and counts the ibacm calls.
+    fn run(node: Option<&str>, service: Option<&str>, h: Option<&Hints>) -> (Result<Vec<AddrInfo>, c_int>, usize) {
+        let (node, service) = (node.map(c), service.map(c));
+        let mut calls = 0;
+        let r = getaddrinfo_with(node.as_deref(), service.as_deref(), h, &mut |_, _| calls += 1);
+        (r, calls)
+    }
+
+    fn sin(addr: [u8; 4], port: u16) -> Vec<u8> {
+        let mut b = vec![0u8; 16];
+        b[0..2].copy_from_slice(&(libc::AF_INET as u16).to_ne_bytes());
+        b[2..4].copy_from_slice(&port.to_be_bytes());
+        b[4..8].copy_from_slice(&addr);
+        b
+    }
+
+    #[test]
+    fn nothing_to_resolve_is_einval() {
+        crate::ffi::set_errno(0);
+        assert_eq!(run(None, None, None).0, Err(-1));
+        assert_eq!(errno(), libc::EINVAL);
+    }
+
+    #[test]
+    fn numeric_ipv4_with_null_hints_is_an_rc_tcp_destination() {
+        let (r, calls) = run(Some("127.0.0.1"), Some("7471"), None);
+        let chain = r.unwrap();
+        assert_eq!(chain.len(), 1);
+        let rai = &chain[0];
+        assert_eq!((rai.flags, rai.family), (0, libc::AF_INET));
+        assert_eq!((rai.qp_type, rai.port_space), (IBV_QPT_RC as c_int, RDMA_PS_TCP as c_int));
+        assert_eq!(rai.dst.as_deref(), Some(&sin([127, 0, 0, 1], 7471)[..]));
+        assert_eq!((rai.src.as_ref(), rai.route.as_ref(), rai.connect.as_ref()), (None, None, None));
+        assert_eq!(calls, 1, "an active result goes to ibacm");
+    }
+
+    #[test]
+    fn localhost_by_name_and_ipv6() {
+        let h = hints(0, libc::AF_INET, 0, 0);
+        let chain = run(Some("localhost"), Some("7471"), Some(&h)).0.unwrap();
+        assert_eq!(chain[0].dst.as_deref(), Some(&sin([127, 0, 0, 1], 7471)[..]));
+
+        let chain = run(Some("::1"), Some("1"), None).0.unwrap();
+        let dst = chain[0].dst.as_ref().unwrap();
+        assert_eq!(chain[0].family, libc::AF_INET6);
+        assert_eq!(hex(dst), "0a000001000000000000000000000000000000000000000100000000");
+    }
+
+    #[test]
+    fn passive_results_fill_the_source_and_skip_ibacm() {
+        let h = hints(RAI_PASSIVE, 0, 0, 0);
+        let (r, calls) = run(None, Some("7471"), Some(&h));
+        let rai = &r.unwrap()[0];
+        assert_eq!(rai.flags, RAI_PASSIVE);
+        assert_eq!(rai.src.as_deref(), Some(&sin([0; 4], 7471)[..]));
+        assert_eq!(rai.dst, None);
+        assert_eq!(calls, 0);
+    }
+
+    #[test]
+    fn getaddrinfo_errors_are_returned_as_eai_codes() {
+        assert_eq!(run(Some("no-such-host.invalid"), Some("1"), None).0, Err(libc::EAI_NONAME));
+        let h = hints(RAI_NUMERICHOST, 0, 0, 0);
+        assert_eq!(run(Some("localhost"), Some("1"), Some(&h)).0, Err(libc::EAI_NONAME));
+        let h = hints(0, libc::AF_INET, 0, 0);
+        assert_eq!(run(Some("::1"), Some("1"), Some(&h)).0, Err(-9), "EAI_ADDRFAMILY (glibc, not in the libc crate)");
+        assert_eq!(run(Some("127.0.0.1"), Some("no-such-service-xyz"), None).0, Err(libc::EAI_SERVICE));
+        let h = hints(0, 12345, 0, 0);
+        assert_eq!(run(Some("127.0.0.1"), Some("1"), Some(&h)).0, Err(libc::EAI_FAMILY));
+        // UD asks for a datagram socket, TCP for TCP: no such combination.
+        let h = hints(0, 0, IBV_QPT_UD, RDMA_PS_TCP);
+        assert_eq!(run(Some("127.0.0.1"), Some("1"), Some(&h)).0, Err(libc::EAI_SOCKTYPE));
+    }
+
+    #[test]
+    fn socket_hints_follow_qp_type_and_port_space() {
+        let st = libc::SOCK_STREAM;
+        let dg = libc::SOCK_DGRAM;
+        let (tcp, udp) = (libc::IPPROTO_TCP, libc::IPPROTO_UDP);
+        let cases: &[(u32, u32, c_int, c_int)] = &[
+            (0, 0, 0, 0),
+            (IBV_QPT_RC, 0, st, 0),
+            (IBV_QPT_UC, RDMA_PS_TCP, st, tcp),
+            (IBV_QPT_XRC_SEND, RDMA_PS_IB, st, tcp),
+            (IBV_QPT_XRC_RECV, RDMA_PS_UDP, st, udp),
+            (IBV_QPT_UD, RDMA_PS_IB, dg, udp),
+            (IBV_QPT_UD, RDMA_PS_IPOIB, dg, udp),
+            (8, RDMA_PS_IB, 0, 0),
+            (0, RDMA_PS_IB, 0, 0),
+            (0, 1234, 0, 0),
+        ];
+        for &(qpt, ps, socktype, proto) in cases {
+            let ai = socket_hints(&hints(0, 0, qpt, ps));
+            assert_eq!((ai.ai_socktype, ai.ai_protocol), (socktype, proto), "qp_type {qpt} ps {ps:#x}");
+        }
+        let ai = socket_hints(&hints(RAI_PASSIVE | RAI_NUMERICHOST | RAI_NOROUTE | RAI_FAMILY, AF_IB, 0, 0));
+        assert_eq!((ai.ai_flags, ai.ai_family), (libc::AI_PASSIVE | libc::AI_NUMERICHOST, 0));
+        assert_eq!(socket_hints(&hints(0, libc::AF_INET6, 0, 0)).ai_family, libc::AF_INET6);
+    }
+
+    #[test]
+    fn af_ib_conversion_takes_the_service_id_from_port_space_and_port() {
+        // Expected bytes as upstream produces them (reference run).
+        let cases: &[(u32, &str)] = &[
+            (RDMA_PS_TCP, "1b00ffff00000000fe800000000000000002c903000a1b2c0000000001061d2fffffffffffffffff0000000000000000"),
+            (RDMA_PS_UDP, "1b00ffff00000000fe800000000000000002c903000a1b2c0000000001111d2fffffffffffffffff0000000000000000"),
+            (RDMA_PS_IB, "1b00ffff00000000fe800000000000000002c903000a1b2c00000000013f1d2fffffffffffffffff0000000000000000"),
+            (RDMA_PS_IPOIB, "1b00ffff00000000fe800000000000000002c903000a1b2c0000000000021d2fffffffffffffffff0000000000000000"),
+        ];
+        for &(ps, want) in cases {
+            let h = hints(RAI_FAMILY | RAI_NUMERICHOST, AF_IB, 0, ps);
+            let rai = &run(Some("fe80::2:c903:a:1b2c"), Some("7471"), Some(&h)).0.unwrap()[0];
+            assert_eq!(rai.family, AF_IB);
+            assert_eq!(hex(rai.dst.as_ref().unwrap()), want, "ps {ps:#x}");
+        }
+        // No port: only the port-space half of the mask; a scope id is kept.
+        let h = hints(RAI_FAMILY | RAI_NUMERICHOST, AF_IB, IBV_QPT_UD, RDMA_PS_IB);
+        let rai = &run(Some("fe80::1"), None, Some(&h)).0.unwrap()[0];
+        assert_eq!(
+            hex(rai.dst.as_ref().unwrap()),
+            "1b00ffff00000000fe80000000000000000000000000000100000000013f0000ffffffffffff00000000000000000000"
+        );
+        let rai = &run(Some("fe80::1%1"), Some("65535"), Some(&h)).0.unwrap()[0];
+        assert_eq!(
+            hex(rai.dst.as_ref().unwrap()),
+            "1b00ffff00000000fe80000000000000000000000000000100000000013fffffffffffffffffffff0100000000000000"
+        );
+        // Passive: the source is converted.
+        let h = hints(RAI_FAMILY | RAI_NUMERICHOST | RAI_PASSIVE, AF_IB, 0, RDMA_PS_TCP);
+        let rai = &run(Some("fe80::1"), Some("18515"), Some(&h)).0.unwrap()[0];
+        assert_eq!((rai.flags, rai.family, rai.dst.as_ref()), (RAI_PASSIVE, AF_IB, None));
+        assert_eq!(
+            hex(rai.src.as_ref().unwrap()),
+            "1b00ffff00000000fe8000000000000000000000000000010000000001064853ffffffffffffffff0000000000000000"
+        );
+        // Without RAI_FAMILY or RAI_NUMERICHOST the IP address stays.
+        for flags in [RAI_FAMILY, RAI_NUMERICHOST] {
+            let h = hints(flags, AF_IB, 0, RDMA_PS_TCP);
+            assert_eq!(run(Some("::1"), Some("1"), Some(&h)).0.unwrap()[0].family, libc::AF_INET6);
+        }
+    }
+
+    #[test]
+    fn service_id_and_mask() {
+        let mut s = SibBuilder::default();
+        s.set_sid(0, None);
+        assert_eq!((s.sid, s.sid_mask), (0, 0));
+        let mut s = SibBuilder::default();
+        s.set_sid(0, Some(&sin([1, 2, 3, 4], 5)));
+        assert_eq!((s.sid, s.sid_mask), (5, RDMA_IB_IP_PORT_MASK));
+        let mut s = SibBuilder::default();
+        s.set_sid(RDMA_PS_TCP as c_int, None);
+        assert_eq!((s.sid, s.sid_mask), (RDMA_IB_IP_PS_TCP, RDMA_IB_IP_PS_MASK));
+        // A negative int port space is widened as the unsigned C enum.
+        let mut s = SibBuilder::default();
+        s.set_sid(-1, None);
+        assert_eq!(s.sid, 0xffff_ffff_0000);
+        // The port of an AF_IB address is the low half of its service id.
+        let ib = SibBuilder { sid: 0x0106_1234, ..Default::default() }.to_bytes();
+        assert_eq!(addr_port(&ib), 0x1234);
+        assert_eq!(addr_port(&[0u8; 16]), 0);
+    }
+
+    #[test]
+    fn hints_alone_are_the_result() {
+        let mut h = hints(RAI_NOROUTE, libc::AF_INET, IBV_QPT_UD, RDMA_PS_UDP);
+        h.dst = Some(sin([10, 0, 2, 15], 4791));
+        h.dst_len = 16;
+        h.src = Some(sin([10, 0, 2, 16], 0));
+        h.src_len = 16;
+        let (r, calls) = run(None, None, Some(&h));
+        let rai = &r.unwrap()[0];
+        assert_eq!((rai.flags, rai.family), (RAI_NOROUTE, libc::AF_INET));
+        assert_eq!((rai.qp_type, rai.port_space), (IBV_QPT_UD as c_int, RDMA_PS_UDP as c_int));
+        assert_eq!(rai.dst, h.dst);
+        assert_eq!(rai.src, h.src);
+        assert_eq!(calls, 1);
+
+        // Passive hints: copied as they are, no ibacm.
+        let mut h = hints(RAI_PASSIVE | 0x100, 77, 99, 1234);
+        h.src = Some(sin([1, 1, 1, 1], 1));
+        h.src_len = 16;
+        let (r, calls) = run(None, None, Some(&h));
+        let rai = &r.unwrap()[0];
+        assert_eq!((rai.flags, rai.family, rai.qp_type, rai.port_space), (RAI_PASSIVE | 0x100, 77, 99, 1234));
+        assert_eq!((rai.src.as_ref(), rai.dst.as_ref(), calls), (h.src.as_ref(), None, 0));
+    }
+
+    #[test]
+    fn a_source_hint_fills_only_a_missing_source() {
+        let mut h = hints(0, 0, 0, 0);
+        h.src = Some(vec![1, 2, 3]);
+        h.src_len = 3;
+        let rai = &run(Some("127.0.0.1"), Some("1"), Some(&h)).0.unwrap()[0];
+        assert_eq!(rai.src.as_deref(), Some(&[1u8, 2, 3][..]));
+        h.flags = RAI_PASSIVE;
+        let rai = &run(Some("127.0.0.1"), Some("1"), Some(&h)).0.unwrap()[0];
+        assert_eq!(rai.src.as_deref(), Some(&sin([127, 0, 0, 1], 1)[..]));
+    }
+
+    #[test]
+    fn null_hint_addresses_with_a_length_are_einval() {
+        let mut h = hints(0, 0, 0, 0);
+        h.dst_len = 16;
+        crate::ffi::set_errno(0);
+        assert_eq!(run(None, None, Some(&h)).0, Err(-1));
+        assert_eq!(errno(), libc::EINVAL);
+        let mut h = hints(0, 0, 0, 0);
+        h.src_len = 16;
+        crate::ffi::set_errno(0);
+        assert_eq!(run(Some("127.0.0.1"), None, Some(&h)).0, Err(-1));
+        assert_eq!(errno(), libc::EINVAL);
+        // ... but not when the pointer is never needed (the source is there).
+        h.flags = RAI_PASSIVE;
+        assert!(run(Some("127.0.0.1"), None, Some(&h)).0.is_ok());
+    }
+
+    /// Reads a C string field back.
+    fn cstr_field(p: *const c_char) -> Option<Vec<u8>> {
+        // SAFETY: test-only; p is NULL or a string chain_to_c copied.
+        (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_bytes().to_vec())
+    }
+
+    /// Reads a (pointer, length) field back.
+    fn blob(p: *const c_void, len: usize) -> Option<Vec<u8>> {
+        // SAFETY: test-only; p is NULL or a block of len bytes chain_to_c made.
+        (!p.is_null()).then(|| unsafe { core::slice::from_raw_parts(p.cast::<u8>(), len) }.to_vec())
+    }
+
+    #[test]
+    fn chains_are_copied_to_c_and_freed() {
+        let full = AddrInfo {
+            flags: 1,
+            family: AF_IB,
+            qp_type: 2,
+            port_space: RDMA_PS_IB as c_int,
+            src: Some(vec![7; 48]),
+            dst: Some(vec![8; 48]),
+            src_canonname: Some(c("src.example")),
+            dst_canonname: Some(c("dst.example")),
+            route: Some(vec![9; 144]),
+            connect: Some(vec![4; 36]),
+        };
+        let empty_route = AddrInfo { family: libc::AF_INET, route: Some(Vec::new()), ..Default::default() };
+        let chain = vec![full.clone(), empty_route, AddrInfo::default()];
+        let head = chain_to_c(&chain).unwrap();
+        let mut p = head;
+        let mut seen = Vec::new();
+        while !p.is_null() {
+            // SAFETY: test-only; p is an entry of the chain just built.
+            let r = unsafe { &*p };
+            seen.push(AddrInfo {
+                flags: r.ai_flags,
+                family: r.ai_family,
+                qp_type: r.ai_qp_type,
+                port_space: r.ai_port_space,
+                src: blob(r.ai_src_addr.cast(), r.ai_src_len as usize),
+                dst: blob(r.ai_dst_addr.cast(), r.ai_dst_len as usize),
+                src_canonname: cstr_field(r.ai_src_canonname).map(|v| CString::new(v).unwrap()),
+                dst_canonname: cstr_field(r.ai_dst_canonname).map(|v| CString::new(v).unwrap()),
+                route: blob(r.ai_route, r.ai_route_len),
+                connect: blob(r.ai_connect, r.ai_connect_len),
+            });
+            p = r.ai_next;
+        }
+        assert_eq!(seen, chain);
+        // SAFETY: head is the chain chain_to_c returned, freed once.
+        unsafe { free_chain(head) };
+        // SAFETY: freeing NULL is a no-op.
+        unsafe { free_chain(ptr::null_mut()) };
+    }
+
+    #[test]
+    fn the_exports_resolve_and_free() {
+        let mut res: *mut rdma_addrinfo = ptr::null_mut();
+        let node = c("127.0.0.1");
+        let service = c("7471");
+        // SAFETY: valid strings and out pointer; no hints.
+        let ret = unsafe { rdma_getaddrinfo(node.as_ptr(), service.as_ptr(), ptr::null(), &mut res) };
+        assert_eq!(ret, 0);
+        assert!(!res.is_null());
+        // SAFETY: res is the chain just returned. ibacm (if a host runs one)
+        // may only add a leading AF_IB entry; the last entry is the IP result.
+        let last = unsafe {
+            let mut p = res;
+            while !(*p).ai_next.is_null() {
+                p = (*p).ai_next;
+            }
+            &*p
+        };
+        assert_eq!(last.ai_family, libc::AF_INET);
+        assert_eq!(blob(last.ai_dst_addr.cast(), last.ai_dst_len as usize), Some(sin([127, 0, 0, 1], 7471)));
+        // SAFETY: res came from rdma_getaddrinfo.
+        unsafe { rdma_freeaddrinfo(res) };
+
+        // SAFETY: all-NULL arguments are rejected before anything is read.
+        let ret = unsafe { rdma_getaddrinfo(ptr::null(), ptr::null(), ptr::null(), &mut res) };
+        assert_eq!((ret, errno()), (-1, libc::EINVAL));
+        // SAFETY: a NULL res is rejected.
+        let ret = unsafe { rdma_getaddrinfo(node.as_ptr(), ptr::null(), ptr::null(), ptr::null_mut()) };
+        assert_eq!((ret, errno()), (-1, libc::EINVAL));
+        // SAFETY: a valid call whose resolution fails returns the EAI code.
+        let bad = c("no-such-host.invalid");
+        let ret = unsafe { rdma_getaddrinfo(bad.as_ptr(), ptr::null(), ptr::null(), &mut res) };
+        assert_eq!(ret, libc::EAI_NONAME);
     }
 }
