@@ -376,7 +376,16 @@ pub fn getaddrinfo_with(
         set_errno(libc::EINVAL);
         return Err(-1);
     }
-    crate::cma::ucma_init()?;
+    // Upstream's ucma_init only fails with -1 and errno set; should the CM
+    // core report a positive errno value instead, return it the same way.
+    crate::cma::ucma_init().map_err(|e| {
+        if e > 0 {
+            set_errno(e);
+            -1
+        } else {
+            e
+        }
+    })?;
 
     let nohints = Hints::default();
     let h = hints.unwrap_or(&nohints);
