@@ -41,5 +41,8 @@ pub mod id;
 pub mod mcast;
 pub mod options;
 pub mod qp;
+pub mod rpoll;
 pub mod ucma;
 pub mod verbs;
+pub mod acm;
+pub mod addrinfo_types;
