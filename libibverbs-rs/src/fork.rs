@@ -212,21 +212,37 @@ fn advise_range(counts: &mut RangeCounts, start: usize, last: usize, advice: Adv
         Advice::DontFork => (0, 1),
         Advice::DoFork => (1, -1),
     };
-    let targets = counts.ranges_with_count(start, last, from);
-    for (i, &(s, l)) in targets.iter().enumerate() {
-        if do_madvise(s, l, advice, ps) != 0 {
-            // Only MADV_DONTFORK gets here. Undo what this call did to the
-            // kernel, the failed (possibly partly applied) range included.
+    // The common cases (a fresh registration over untracked pages, a nested
+    // one, the dofork undoing either) change one run, found by one search:
+    // at most one madvise, over the whole range.
+    if let Some(plan) = counts.plan(start, last, inc) {
+        if plan.old_count() == from && do_madvise(start, last, advice, ps) != 0 {
+            // Only MADV_DONTFORK gets here; undo what it may have done.
             let err = errno();
-            for &(s, l) in targets[..=i].iter().rev() {
-                do_madvise(s, l, Advice::DoFork, ps);
-            }
+            do_madvise(start, last, Advice::DoFork, ps);
             set_errno(err);
             return -1;
         }
+        counts.apply(plan, start, last, inc);
+        return 0;
     }
-    counts.add(start, last, inc);
-    0
+    counts.with_ranges_of_count(start, last, from, |counts, targets| {
+        for (i, &(s, l)) in targets.iter().enumerate() {
+            if do_madvise(s, l, advice, ps) != 0 {
+                // Only MADV_DONTFORK gets here. Undo what this call did to
+                // the kernel, the failed (possibly partly applied) range
+                // included.
+                let err = errno();
+                for &(s, l) in targets[..=i].iter().rev() {
+                    do_madvise(s, l, Advice::DoFork, ps);
+                }
+                set_errno(err);
+                return -1;
+            }
+        }
+        counts.add(start, last, inc);
+        0
+    })
 }
 
 /// madvise over `[s, l]`. A failed MADV_DOFORK is retried page by page with
