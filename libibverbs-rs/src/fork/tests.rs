@@ -536,7 +536,134 @@ fn child_init_enables_ranges() {
 
 #[test]
 fn hugepages_safe_uses_the_backing_page_size() {
+    // Both ways of finding the page size: PROCMAP_QUERY (where the kernel
+    // has it) and the smaps fallback.
     run_in_child("child_hugepages_safe", &[("RDMAV_HUGEPAGES_SAFE", "1")]);
+    run_in_child("child_hugepages_safe", &[("RDMAV_HUGEPAGES_SAFE", "1"), (SMAPS_ENV, "1")]);
+}
+
+/// Set in a child: use the smaps path even where PROCMAP_QUERY works.
+const SMAPS_ENV: &str = "IBVERBS_FORK_TEST_SMAPS";
+
+/// The kernel's (major, minor) version, from uname.
+fn kernel_version() -> (u32, u32) {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").expect("osrelease");
+    let mut parts = release.trim().split(|c: char| !c.is_ascii_digit());
+    let major = parts.next().and_then(|p| p.parse().ok()).expect("major");
+    let minor = parts.next().and_then(|p| p.parse().ok()).expect("minor");
+    (major, minor)
+}
+
+/// A hugetlb mapping of one 2 MiB page, if the system has one to give.
+fn hugetlb_page() -> Option<usize> {
+    // SAFETY: a fresh anonymous mapping; no existing memory is affected.
+    let m = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            2 << 20,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_HUGETLB,
+            -1,
+            0,
+        )
+    };
+    (m != libc::MAP_FAILED).then_some(m as usize)
+}
+
+#[test]
+fn page_size_query_agrees_with_smaps() {
+    let region = Region::new(3);
+    // A file mapping, a PROT_NONE page, the stack, the heap, code, the vdso,
+    // nothing at all, and a hugetlb page where there is one.
+    let file = std::fs::File::open(std::env::current_exe().expect("exe")).expect("open exe");
+    // SAFETY: a fresh read-only private mapping of a file we hold open.
+    let fm = unsafe {
+        libc::mmap(std::ptr::null_mut(), 8192, libc::PROT_READ, libc::MAP_PRIVATE, std::os::fd::AsRawFd::as_raw_fd(&file), 0)
+    };
+    assert_ne!(fm, libc::MAP_FAILED);
+    let stack = 0u64;
+    let heap = Box::new(0u64);
+    // SAFETY: getauxval has no preconditions.
+    let vdso = unsafe { libc::getauxval(libc::AT_SYSINFO_EHDR) } as usize;
+    let huge = hugetlb_page();
+    let mut addrs = vec![
+        region.page(0),
+        region.page(1) + 100,
+        region.page(0) - 1, // the guard page
+        fm as usize + 5000,
+        &stack as *const u64 as usize,
+        &*heap as *const u64 as usize,
+        page_size_query_agrees_with_smaps as usize,
+        vdso,
+        0,
+        1 << 46,
+    ];
+    if let Some(h) = huge {
+        addrs.push(h + 123_456);
+    }
+    let fast = pagesize::query_page_size(region.page(0));
+    if kernel_version() >= (6, 11) {
+        assert!(fast.is_ok(), "PROCMAP_QUERY must work on this kernel (6.11+)");
+    }
+    for &a in &addrs {
+        let smaps = pagesize::smaps_page_size(a);
+        match pagesize::query_page_size(a) {
+            Ok(q) => assert_eq!(q, smaps, "address {a:#x}"),
+            Err(()) => eprintln!("no PROCMAP_QUERY on this kernel: smaps only"),
+        }
+        assert_eq!(backing_page_size(a), smaps, "address {a:#x}");
+    }
+    assert_eq!(backing_page_size(region.page(0)), Some(region.ps));
+    assert_eq!(backing_page_size(0), None);
+    match huge {
+        Some(h) => {
+            assert_eq!(backing_page_size(h), Some(2 << 20));
+            // SAFETY: unmaps the hugetlb mapping made above.
+            unsafe { libc::munmap(h as *mut c_void, 2 << 20) };
+        }
+        None => eprintln!("no hugetlb pages on this system: hugetlb case not run"),
+    }
+    // SAFETY: unmaps the file mapping made above.
+    unsafe { libc::munmap(fm, 8192) };
+    eprintln!("page sizes agree at {} addresses (query {})", addrs.len(), if fast.is_ok() { "available" } else { "unavailable" });
+}
+
+#[test]
+fn page_size_query_reopens_after_fork() {
+    run_in_child("child_query_after_fork", &[]);
+}
+
+#[test]
+#[ignore = "run in a child process by page_size_query_reopens_after_fork"]
+fn child_query_after_fork() {
+    if !in_child() {
+        return;
+    }
+    let region = Region::new(2);
+    let a = region.page(0);
+    let Ok(Some(ps)) = pagesize::query_page_size(a) else {
+        eprintln!("no PROCMAP_QUERY on this kernel: nothing to test");
+        return;
+    };
+    assert_eq!(ps, region.ps);
+    // SAFETY: the child only makes syscalls and calls our query function,
+    // which takes a lock no other thread of this single-test process holds.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork");
+    if pid == 0 {
+        // The page exists in the parent only now: an fd inherited from the
+        // parent would still find it.
+        region.unmap_page(0);
+        let ok = pagesize::query_page_size(a) == Ok(None) && pagesize::smaps_page_size(a).is_none();
+        // SAFETY: ends the forked child without running the parent's exit code.
+        unsafe { libc::_exit(if ok { 0 } else { 1 }) };
+    }
+    let mut status = 0;
+    // SAFETY: waits for the child forked above.
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "child saw the parent's mappings");
+    // The parent's own fd still works.
+    assert_eq!(pagesize::query_page_size(a), Ok(Some(region.ps)));
 }
 
 #[test]
@@ -544,6 +671,10 @@ fn hugepages_safe_uses_the_backing_page_size() {
 fn child_hugepages_safe() {
     if !in_child() {
         return;
+    }
+    if std::env::var_os(SMAPS_ENV).is_some() {
+        pagesize::FORCE_SMAPS.store(true, Ordering::Relaxed);
+        eprintln!("page sizes from smaps");
     }
     let region = Region::new(4);
     let ps = region.ps;
@@ -562,22 +693,10 @@ fn child_hugepages_safe() {
 
     // A hugetlb page, if the system has any to give.
     const HUGE: usize = 2 << 20;
-    // SAFETY: a fresh anonymous mapping; no existing memory is affected.
-    let m = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            HUGE,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_HUGETLB,
-            -1,
-            0,
-        )
-    };
-    if m == libc::MAP_FAILED {
+    let Some(m) = hugetlb_page() else {
         eprintln!("no hugetlb pages on this system: hugetlb part not run");
         return;
-    }
-    let m = m as usize;
+    };
     assert_eq!(backing_page_size(m + 12345), Some(HUGE));
     assert_eq!(dontfork_range((m + 12345) as *mut c_void, 1), 0);
     {
