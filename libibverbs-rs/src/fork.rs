@@ -81,7 +81,7 @@ pub mod ranges;
 #[cfg(test)]
 pub(crate) mod tests;
 
-pub(crate) use pagesize::{backing_page_size, smaps_header};
+pub(crate) use pagesize::backing_page_size;
 use ranges::RangeCounts;
 
 /// The counts; meaningful once [`PAGE_SIZE`] is non-zero.

@@ -17,10 +17,10 @@
 //! and the blocks in address order. The first start of every block is copied
 //! into one flat array, `firsts`, and every eighth of those into `summary`
 //! (one entry per cache line of `firsts`). Finding the run at an address is
-//! a scan of `summary` (about 110 entries at 20,000 runs), a scan of one line
-//! of `firsts`, and a scan of the block's starts: three rounds of cache
-//! lines that are loaded in parallel, no pointer chasing beyond the block's
-//! box, and no branches that depend on the address. The neighbours of a run,
+//! a binary search of `summary` (about 110 entries, under 1 KiB, at 20,000
+//! runs), a scan of one line of `firsts`, and a scan of the block's starts:
+//! the scans' cache lines load in parallel, the only pointer followed is the
+//! block's box, and no branch depends on the address. The neighbours of a run,
 //! which decide merging, are the next slots of the same arrays.
 //!
 //! The calls that matter for speed change one run: a new registration over
@@ -74,7 +74,7 @@ impl Block {
 }
 
 /// How many of the ascending `v` are `<= x`. For the short slices it gets
-/// (a block, a line of `firsts`) a scan beats a binary search: its loads are
+/// (a block, a line of `firsts`, a short summary) a scan beats a binary search: its loads are
 /// independent, so the cache lines come in together instead of one after the
 /// other, and there are no branches to mispredict on random addresses.
 #[inline]
@@ -175,7 +175,7 @@ impl RangeCounts {
 
     /// How many blocks start at or below `addr`.
     fn blocks_starting_le(&self, addr: usize) -> usize {
-        let j = if self.summary.len() <= 128 {
+        let j = if self.summary.len() <= 16 {
             count_le(&self.summary, addr)
         } else {
             self.summary.partition_point(|&f| f <= addr)
@@ -718,7 +718,7 @@ mod tests {
         check(&counts, &model, base, unit);
         assert_eq!(counts.run_count(), UNITS / 2);
         let full = counts.block_count();
-        assert!(full >= UNITS / 2 / BLOCK + 1, "{full} blocks");
+        assert!(full > UNITS / 2 / BLOCK, "{full} blocks");
 
         // Nested and unbalanced traffic on those runs and around them.
         for step in 0..6000 {

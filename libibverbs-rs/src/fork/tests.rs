@@ -10,6 +10,7 @@
 //! - [`matches_debian_library`] runs the scenarios of compare.c against
 //!   Debian's libibverbs.so.1 and against our release build and compares.
 
+use super::pagesize::smaps_header;
 use super::*;
 use crate::ffi;
 use std::path::{Path, PathBuf};
@@ -396,6 +397,80 @@ fn child_random_sequences_with_holes() {
 }
 
 #[test]
+fn registration_past_max_map_count_changes_nothing() {
+    run_in_child("child_max_map_count", &[]);
+}
+
+#[test]
+#[ignore = "run in a child process by registration_past_max_map_count_changes_nothing"]
+fn child_max_map_count() {
+    if !in_child() {
+        return;
+    }
+    const PAGES: usize = 16;
+    let region = Region::new(PAGES);
+    let ps = region.ps;
+    let mut counts = RangeCounts::new();
+    let mut model = vec![0i32; PAGES];
+    let range = |a: usize, b: usize| (region.page(a), region.page(b + 1) - 1);
+    let apply = |counts: &mut RangeCounts, (s, l): (usize, usize), advice| advise_range(counts, s, l, advice, ps);
+    assert_eq!(apply(&mut counts, range(2, 4), Advice::DontFork), 0);
+    model[2..=4].fill(1);
+    check_state(&region, &counts, &model, &[], "prepared");
+
+    // Fill the mapping table up to vm.max_map_count: every other page of a
+    // PROT_NONE reservation made readable splits it, until the kernel says
+    // ENOMEM. (Lowering the sysctl instead would hit every process.)
+    let room = 80_000usize;
+    // SAFETY: a fresh reservation; no existing memory is affected.
+    let filler = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            2 * room * ps,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    assert_ne!(filler, libc::MAP_FAILED);
+    let mut made = 0;
+    // SAFETY: each page lies inside the reservation made above.
+    while made < room && unsafe { libc::mprotect(filler.byte_add((2 * made + 1) * ps), ps, libc::PROT_READ) } == 0 {
+        made += 1;
+    }
+    assert!(made < room, "the reservation must hit the map count limit");
+    assert_eq!(ffi::errno(), libc::ENOMEM);
+
+    // A page inside the untracked stretch 5-15 needs two splits: madvise
+    // fails with EAGAIN (the kernel's ENOMEM from the split, as madvise
+    // reports it), as it does under upstream's library.
+    let before: Vec<_> = counts.runs().collect();
+    ffi::set_errno(0);
+    assert_eq!(apply(&mut counts, range(8, 8), Advice::DontFork), -1);
+    assert_eq!(ffi::errno(), libc::EAGAIN);
+    assert_eq!(counts.runs().collect::<Vec<_>>(), before, "a failed registration changes no count");
+    // Bookkeeping-only calls still work.
+    assert_eq!(apply(&mut counts, range(2, 4), Advice::DontFork), 0);
+    assert_eq!(apply(&mut counts, range(2, 4), Advice::DoFork), 0);
+    assert_eq!(counts.runs().collect::<Vec<_>>(), before);
+
+    // SAFETY: unmaps the reservation made above.
+    unsafe { libc::munmap(filler, 2 * room * ps) };
+    check_state(&region, &counts, &model, &[], "after the filler is gone");
+    // Registrations above the failed one are protected as usual (upstream's
+    // rollback left them at -1: see compare.c, scenario "mapcount").
+    for (a, b) in [(13, 13), (8, 8), (0, 5)] {
+        assert_eq!(apply(&mut counts, range(a, b), Advice::DontFork), 0);
+        for c in &mut model[a..=b] {
+            *c += 1;
+        }
+        check_state(&region, &counts, &model, &[], &format!("dontfork {a}-{b}"));
+    }
+    eprintln!("max_map_count reached after {made} splits; EAGAIN, counts unchanged");
+}
+
+#[test]
 fn not_initialised_is_a_noop_and_makes_init_too_late() {
     run_in_child("child_not_initialised", &[]);
 }
@@ -593,7 +668,7 @@ fn page_size_query_agrees_with_smaps() {
         fm as usize + 5000,
         &stack as *const u64 as usize,
         &*heap as *const u64 as usize,
-        page_size_query_agrees_with_smaps as usize,
+        page_size_query_agrees_with_smaps as *const () as usize,
         vdso,
         0,
         1 << 46,
@@ -817,6 +892,7 @@ fn matches_debian_library() {
         ("hole-later", &[]),
         ("dofork-hole", &[]),
         ("random", &[]),
+        ("mapcount", &[]),
         ("huge", &[]),
         ("huge", &[("RDMAV_HUGEPAGES_SAFE", "1")]),
         ("env", &[]),
@@ -881,6 +957,24 @@ fn expected_divergence(scenario: &str) -> (Vec<&'static str>, Vec<&'static str>)
                 "diverge ibv_dofork_range(PG(7), P)   ret=0 errno=0 map=0011100000-00010",
                 "diverge ibv_dofork_range(PG(14), P)  ret=0 errno=0 map=0011100000-00000",
                 "diverge ibv_dofork_range(PG(2), 3 * P) ret=0 errno=0 map=0000000000-00000",
+            ],
+        ),
+        "mapcount" => (
+            vec![
+                "diverge ibv_dontfork_range(PG(13), P) ret=0 errno=0 map=0011100000000000",
+                "diverge ibv_dontfork_range(PG(8), P) ret=0 errno=0 map=0011100000000000",
+                "diverge ibv_dontfork_range(PG(0), 6 * P) ret=0 errno=0 map=1111110000000000",
+                "diverge ibv_dofork_range(PG(0), 6 * P) ret=0 errno=0 map=0011100000000000",
+                "diverge ibv_dofork_range(PG(8), P)   ret=0 errno=0 map=0011100000000000",
+                "diverge ibv_dofork_range(PG(13), P)  ret=0 errno=0 map=0011100000000000",
+            ],
+            vec![
+                "diverge ibv_dontfork_range(PG(13), P) ret=0 errno=0 map=0011100000000100",
+                "diverge ibv_dontfork_range(PG(8), P) ret=0 errno=0 map=0011100010000100",
+                "diverge ibv_dontfork_range(PG(0), 6 * P) ret=0 errno=0 map=1111110010000100",
+                "diverge ibv_dofork_range(PG(0), 6 * P) ret=0 errno=0 map=0011100010000100",
+                "diverge ibv_dofork_range(PG(8), P)   ret=0 errno=0 map=0011100000000100",
+                "diverge ibv_dofork_range(PG(13), P)  ret=0 errno=0 map=0011100000000000",
             ],
         ),
         _ => (vec![], vec![]),
