@@ -97,23 +97,28 @@ static int to_rts(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *gid)
 	return 0;
 }
 
-/* Waits for n completions; prints each (wr_id, status, opcode). */
+/* Waits for n (at most 4) completions; prints them in wr_id order, as the
+ * order in which a SEND and its RECV complete is not the test's business. */
 static int poll_n(struct ibv_cq *cq, int n)
 {
-	struct ibv_wc wc;
+	struct ibv_wc wc[4], t;
 	int got = 0, bad = 0;
 
 	for (long i = 0; got < n && i < 50000000; i++) {
-		int r = ibv_poll_cq(cq, 1, &wc);
+		int r = ibv_poll_cq(cq, 1, &wc[got]);
 
 		if (r < 0)
 			return -1;
-		if (!r)
-			continue;
-		got++;
-		printf("  completion wr_id=%llu status=%s opcode=%d\n", (unsigned long long)wc.wr_id,
-		       ibv_wc_status_str(wc.status), wc.opcode);
-		bad |= wc.status != IBV_WC_SUCCESS;
+		got += r;
+	}
+	for (int i = 0; i < got; i++)
+		for (int j = i + 1; j < got; j++)
+			if (wc[j].wr_id < wc[i].wr_id)
+				t = wc[i], wc[i] = wc[j], wc[j] = t;
+	for (int i = 0; i < got; i++) {
+		printf("  completion wr_id=%llu status=%s opcode=%d\n", (unsigned long long)wc[i].wr_id,
+		       ibv_wc_status_str(wc[i].status), wc[i].opcode);
+		bad |= wc[i].status != IBV_WC_SUCCESS;
 	}
 	return got == n && !bad ? 0 : -1;
 }
