@@ -113,3 +113,12 @@ pair rping --pending "issue 4" --ready 'cm_listening 7174' --filter '/^client DI
 # The IBVERBS_1.0 interface end to end: 1.0 PD/MR/CQ/QPs, the 1.0 modify and
 # query verbs, and an RC loopback send/recv through the 1.0 context's ops.
 compare compat10_probe 'abi-tests/vm-progs/run-c-probe compat10_probe'
+
+# ---- fork safety (issue 5) -------------------------------------------------------
+# An MR on rxe0, a fork, the child writing to its own copy of the buffer, and
+# the parent's RDMA WRITE and SEND/RECV on that MR afterwards: the bytes must
+# be the parent's. With RDMAV_FORK_SAFE=1 the MR's pages are MADV_DONTFORK
+# (the child does not inherit them); without it the kernel's copy-on-fork of
+# pinned pages keeps the parent right. Also ibv_is_fork_initialized().
+compare fork_traffic_fork_safe 'env RDMAV_FORK_SAFE=1 abi-tests/vm-progs/run-c-probe fork_traffic'
+compare fork_traffic_plain 'abi-tests/vm-progs/run-c-probe fork_traffic'

@@ -14,11 +14,15 @@
 //! -1 without any madvise, and the next dontfork only brings it back to 0.
 //!
 //! # Data structure
-//! [`ranges::RangeCounts`]: a `BTreeMap` from run start to `(last, count)`
-//! holding the maximal runs of equal non-zero count, canonical (no zero runs,
-//! no touching runs of equal count). Upstream keeps a red-black tree of nodes
-//! that may or may not be merged; the counts per page, and so the madvise
-//! calls, are the same. One `parking_lot::Mutex` guards it.
+//! [`ranges::RangeCounts`]: the maximal runs of equal non-zero count, kept
+//! canonical (no zero runs, no touching runs of equal count) in sorted
+//! blocks of 32 with a flat index; see that module for why. Upstream keeps a
+//! red-black tree of nodes that may or may not be merged; the counts per
+//! page, and so the madvise calls, are the same. The calls that change one
+//! run (a fresh registration, a nested one, the dofork undoing either) are
+//! found with one search and done in place, with at most one madvise over
+//! the whole range, as upstream's loop would do it. One `parking_lot::Mutex`
+//! guards the table.
 //!
 //! # Semantics kept from upstream
 //! - Nothing happens until `ibv_fork_init()`: dontfork/dofork return 0, but
@@ -37,7 +41,9 @@
 //! - Ranges: with init done, base NULL or size 0 is a no-op returning 0.
 //!   Otherwise the range is widened to whole pages, where the page size is
 //!   sysconf's, or with RDMAV_HUGEPAGES_SAFE the KernelPageSize of the
-//!   mapping holding `base` in /proc/self/smaps (sysconf's if none holds it).
+//!   mapping holding `base` in /proc/self/smaps (sysconf's if none holds it),
+//!   which we ask the kernel for with the PROCMAP_QUERY ioctl where it has
+//!   it (Linux 6.11+) instead of reading smaps: see [`pagesize`].
 //!   A range whose end wraps past the top of the address space is a no-op
 //!   returning 0.
 //! - MADV_DOFORK never fails the call: if it fails on the range, it is retried
@@ -63,7 +69,6 @@
 //! node allocation has no counterpart.
 
 use std::ffi::{c_int, c_void};
-use std::io::BufRead;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
@@ -71,10 +76,12 @@ use parking_lot::Mutex;
 use crate::abi::verbs::{ibv_fork_status, IBV_FORK_DISABLED, IBV_FORK_ENABLED, IBV_FORK_UNNEEDED};
 use crate::ffi::{errno, set_errno};
 
+pub mod pagesize;
 pub mod ranges;
 #[cfg(test)]
 pub(crate) mod tests;
 
+pub(crate) use pagesize::backing_page_size;
 use ranges::RangeCounts;
 
 /// The counts; meaningful once [`PAGE_SIZE`] is non-zero.
@@ -212,21 +219,37 @@ fn advise_range(counts: &mut RangeCounts, start: usize, last: usize, advice: Adv
         Advice::DontFork => (0, 1),
         Advice::DoFork => (1, -1),
     };
-    let targets = counts.ranges_with_count(start, last, from);
-    for (i, &(s, l)) in targets.iter().enumerate() {
-        if do_madvise(s, l, advice, ps) != 0 {
-            // Only MADV_DONTFORK gets here. Undo what this call did to the
-            // kernel, the failed (possibly partly applied) range included.
+    // The common cases (a fresh registration over untracked pages, a nested
+    // one, the dofork undoing either) change one run, found by one search:
+    // at most one madvise, over the whole range.
+    if let Some(plan) = counts.plan(start, last, inc) {
+        if plan.old_count() == from && do_madvise(start, last, advice, ps) != 0 {
+            // Only MADV_DONTFORK gets here; undo what it may have done.
             let err = errno();
-            for &(s, l) in targets[..=i].iter().rev() {
-                do_madvise(s, l, Advice::DoFork, ps);
-            }
+            do_madvise(start, last, Advice::DoFork, ps);
             set_errno(err);
             return -1;
         }
+        counts.apply(plan, start, last, inc);
+        return 0;
     }
-    counts.add(start, last, inc);
-    0
+    counts.with_ranges_of_count(start, last, from, |counts, targets| {
+        for (i, &(s, l)) in targets.iter().enumerate() {
+            if do_madvise(s, l, advice, ps) != 0 {
+                // Only MADV_DONTFORK gets here. Undo what this call did to
+                // the kernel, the failed (possibly partly applied) range
+                // included.
+                let err = errno();
+                for &(s, l) in targets[..=i].iter().rev() {
+                    do_madvise(s, l, Advice::DoFork, ps);
+                }
+                set_errno(err);
+                return -1;
+            }
+        }
+        counts.add(start, last, inc);
+        0
+    })
 }
 
 /// madvise over `[s, l]`. A failed MADV_DOFORK is retried page by page with
@@ -256,42 +279,6 @@ fn madvise(addr: usize, len: usize, advice: c_int) -> c_int {
     // copied into a child on fork(); they never touch the pages' contents or
     // this process's view of them, whatever the address range.
     unsafe { libc::madvise(addr as *mut c_void, len, advice) }
-}
-
-/// KernelPageSize of the mapping holding `addr`, from /proc/self/smaps; None
-/// if no mapping holds it or the file cannot be read. Upstream reads
-/// /proc/<getpid()>/smaps, the same file wherever /proc is this process's.
-pub(crate) fn backing_page_size(addr: usize) -> Option<usize> {
-    let file = std::fs::File::open("/proc/self/smaps").ok()?;
-    let mut lines = std::io::BufReader::new(file).split(b'\n');
-    for line in lines.by_ref() {
-        let line = line.ok()?;
-        if let Some((lo, hi)) = smaps_header(&line) {
-            if addr >= lo && addr < hi {
-                break;
-            }
-        }
-    }
-    // Upstream takes the first KernelPageSize line after the header (there is
-    // one per mapping), in kB.
-    for line in lines {
-        let line = line.ok()?;
-        if let Some(rest) = line.strip_prefix(b"KernelPageSize:") {
-            let text = std::str::from_utf8(rest).ok()?;
-            if let Some(kb) = text.split_whitespace().next().and_then(|t| t.parse::<usize>().ok()) {
-                return Some(kb * 1024);
-            }
-        }
-    }
-    None
-}
-
-/// `(start, end)` of a smaps mapping header line ("7f00-7f10 rw-p ...").
-pub(crate) fn smaps_header(line: &[u8]) -> Option<(usize, usize)> {
-    let first = line.split(|&b| b == b' ').next()?;
-    let text = std::str::from_utf8(first).ok()?;
-    let (lo, hi) = text.split_once('-')?;
-    Some((usize::from_str_radix(lo, 16).ok()?, usize::from_str_radix(hi, 16).ok()?))
 }
 
 crate::export! {

@@ -2,14 +2,47 @@
 //!
 //! See docs/architecture.md. The FFI pattern (`ffi`) and the verbs types are
 //! the same source files libibverbs-rs uses; everything verbs-related is
-//! called through libibverbs.so.1 (`verbs` declares those imports).
+//! called through libibverbs.so.1 (`verbs` declares those imports). The
+//! netlink client and the character-device opener are shared source files
+//! too.
+//!
+//! The connection manager (upstream's cma.c):
+//! - [`cma`]: library initialisation and AF_IB detection;
+//! - [`ucma`]: the rdma_cm command channel (ABI version, commands);
+//! - [`devices`]: the CM's device list (rdma_get_devices);
+//! - [`id`]: event channels, ids, event delivery;
+//! - [`addr`]: bind, address/route resolution, queries;
+//! - [`conn`]: listen/connect/accept/reject/disconnect;
+//! - [`qp`]: QP/SRQ helpers, QP transitions, ECE;
+//! - [`mcast`], [`options`], [`ep`].
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
 #[path = "../../libibverbs-rs/src/ffi.rs"]
 pub mod ffi;
 
+#[path = "../../libibverbs-rs/src/netlink/mod.rs"]
+pub mod netlink;
+
+#[path = "../../libibverbs-rs/src/cdev.rs"]
+pub mod cdev;
+
 /// Name used in our own diagnostics (see `ffi::guard`).
 pub const LIB_NAME: &str = "librdmacm";
 
 pub mod abi;
+pub mod addr;
+pub mod addrinfo;
+pub mod cma;
+pub mod conn;
+pub mod devices;
+pub mod ep;
 pub mod event_str;
+pub mod id;
+pub mod mcast;
+pub mod options;
+pub mod qp;
+pub mod rpoll;
+pub mod ucma;
+pub mod verbs;
+pub mod acm;
+pub mod addrinfo_types;

@@ -1,92 +1,396 @@
 //! Reference counts over the whole address space, kept as maximal runs.
 //!
-//! Every address has a signed count, 0 unless something changed it. The map
+//! Every address has a signed count, 0 unless something changed it. The table
 //! stores only the addresses whose count is not 0, as runs `[start, last]`
-//! (inclusive, so the top of the address space is representable) keyed by
+//! (inclusive, so the top of the address space is representable), ordered by
 //! `start`. The representation is canonical:
 //!   - runs never overlap;
 //!   - no run has count 0 (absent means 0);
 //!   - two runs that touch (`a.last + 1 == b.start`) never have the same count.
 //!
-//! So the runs with a given count are maximal, and [`RangeCounts::add`] costs
-//! O((k + 1) log n) for a range meeting k runs. Counts may go negative: an
+//! So the runs with a given count are maximal. Counts may go negative: an
 //! unbalanced decrement is recorded, as upstream's signed node counts record
 //! it, and a later increment brings it back to 0 first.
+//!
+//! # Layout: sorted blocks (a B+ tree of height two)
+//! The runs live in blocks of at most [`BLOCK`] runs each, every block sorted
+//! and the blocks in address order. The first start of every block is copied
+//! into one flat array, `firsts`, and every eighth of those into `summary`
+//! (one entry per cache line of `firsts`). Finding the run at an address is
+//! a binary search of `summary` (about 110 entries, under 1 KiB, at 20,000
+//! runs), a scan of one line of `firsts`, and a scan of the block's starts:
+//! the scans' cache lines load in parallel, the only pointer followed is the
+//! block's box, and no branch depends on the address. The neighbours of a run,
+//! which decide merging, are the next slots of the same arrays.
+//!
+//! The calls that matter for speed change one run: a new registration over
+//! untracked pages inserts one, a nested one changes a count in place, the
+//! dofork undoing either removes one or changes it back. [`RangeCounts::plan`]
+//! recognises them with one search, and [`RangeCounts::apply`] does them at
+//! the position found; nothing is allocated. Inserting or removing moves at
+//! most a block's worth of entries; a full block splits in two, a block left
+//! nearly empty merges with a neighbour. Everything else (partial overlaps,
+//! several runs) takes the general path of [`RangeCounts::add`]: recompute
+//! the runs of the affected stretch and splice them in.
+//!
+//! Upstream's red-black tree costs a pointer chase per level (about 15 at
+//! 20,000 nodes) plus a malloc or free for each split and merge; a
+//! `BTreeMap` costs two descents per range query. Measured figures are in
+//! docs/benchmarks.md ("Fork ranges").
 
-use std::collections::BTreeMap;
+/// Runs per block. 32 starts fill 4 cache lines; a block is 776 bytes.
+const BLOCK: usize = 32;
 
+// len first, so that it shares a cache line with the first starts.
+#[repr(C)]
+struct Block {
+    len: usize,
+    start: [usize; BLOCK],
+    /// `(last, count)` of each run: one cache line holds both halves of a
+    /// run and of its neighbours.
+    tail: [(usize, i32); BLOCK],
+}
+
+impl Block {
+    fn new() -> Box<Block> {
+        Box::new(Block { len: 0, start: [0; BLOCK], tail: [(0, 0); BLOCK] })
+    }
+
+    fn starts(&self) -> &[usize] {
+        &self.start[..self.len]
+    }
+
+    /// Moves entries `from..self.len` to start at `to` (either direction).
+    fn shift(&mut self, from: usize, to: usize) {
+        let len = self.len;
+        self.start.copy_within(from..len, to);
+        self.tail.copy_within(from..len, to);
+    }
+
+    fn set(&mut self, i: usize, (s, l, c): (usize, usize, i32)) {
+        self.start[i] = s;
+        self.tail[i] = (l, c);
+    }
+}
+
+/// How many of the ascending `v` are `<= x`. For the short slices it gets
+/// (a block, a line of `firsts`, a short summary) a scan beats a binary search: its loads are
+/// independent, so the cache lines come in together instead of one after the
+/// other, and there are no branches to mispredict on random addresses.
+#[inline]
+fn count_le(v: &[usize], x: usize) -> usize {
+    v.iter().map(|&s| (s <= x) as usize).sum()
+}
+
+/// Entries of `firsts` per `summary` entry (one cache line's worth).
+const SUMMARY_STEP: usize = 8;
+
+/// Position of a run: block index and index inside the block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Run {
-    last: usize,
-    count: i32,
+struct Pos {
+    b: usize,
+    i: usize,
+}
+
+/// A change found by [`RangeCounts::plan`], to carry out with
+/// [`RangeCounts::apply`].
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    old: i32,
+    action: Action,
+}
+
+impl Plan {
+    /// The count every address of the range has now.
+    pub fn old_count(&self) -> i32 {
+        self.old
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Action {
+    /// The range is exactly the run at `pos`; its count becomes `new`.
+    Whole { pos: Pos, new: i32 },
+    /// The range meets no run; `prev` and `next` are the runs around it.
+    Gap { prev: Option<Pos>, next: Option<Pos>, merge_prev: bool, merge_next: bool },
 }
 
 /// Signed counts per address (see the module docs).
-#[derive(Debug, Default)]
 pub struct RangeCounts {
-    runs: BTreeMap<usize, Run>,
+    /// `firsts[b] == blocks[b].start[0]`; no block is empty.
+    firsts: Vec<usize>,
+    /// `summary[j] == firsts[j * SUMMARY_STEP]`: one entry per cache line
+    /// of `firsts`, so a search reads one line of `firsts`.
+    summary: Vec<usize>,
+    /// Boxed, so that adding or removing a block moves pointers only.
+    #[allow(clippy::vec_box)]
+    blocks: Vec<Box<Block>>,
+    total: usize,
+    /// Reused buffers, so that calls allocate nothing once warm.
+    fresh: Vec<(usize, usize, i32)>,
+    targets: Vec<(usize, usize)>,
+}
+
+impl Default for RangeCounts {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for RangeCounts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.runs()).finish()
+    }
 }
 
 impl RangeCounts {
     pub const fn new() -> Self {
-        RangeCounts { runs: BTreeMap::new() }
+        RangeCounts { firsts: Vec::new(), summary: Vec::new(), blocks: Vec::new(), total: 0, fresh: Vec::new(), targets: Vec::new() }
+    }
+
+    fn run(&self, p: Pos) -> (usize, usize, i32) {
+        let k = &self.blocks[p.b];
+        (k.start[p.i], k.tail[p.i].0, k.tail[p.i].1)
+    }
+
+    fn next(&self, p: Pos) -> Option<Pos> {
+        if p.i + 1 < self.blocks[p.b].len {
+            Some(Pos { b: p.b, i: p.i + 1 })
+        } else if p.b + 1 < self.blocks.len() {
+            Some(Pos { b: p.b + 1, i: 0 })
+        } else {
+            None
+        }
+    }
+
+    fn prev(&self, p: Pos) -> Option<Pos> {
+        if p.i > 0 {
+            Some(Pos { b: p.b, i: p.i - 1 })
+        } else if p.b > 0 {
+            Some(Pos { b: p.b - 1, i: self.blocks[p.b - 1].len - 1 })
+        } else {
+            None
+        }
+    }
+
+    /// How many blocks start at or below `addr`.
+    fn blocks_starting_le(&self, addr: usize) -> usize {
+        let j = if self.summary.len() <= 16 {
+            count_le(&self.summary, addr)
+        } else {
+            self.summary.partition_point(|&f| f <= addr)
+        };
+        let Some(line) = j.checked_sub(1) else { return 0 };
+        let lo = line * SUMMARY_STEP;
+        let hi = (lo + SUMMARY_STEP).min(self.firsts.len());
+        lo + count_le(&self.firsts[lo..hi], addr)
+    }
+
+    fn set_first(&mut self, b: usize, start: usize) {
+        self.firsts[b] = start;
+        if b.is_multiple_of(SUMMARY_STEP) {
+            self.summary[b / SUMMARY_STEP] = start;
+        }
+    }
+
+    /// After a block is inserted or removed at `b`: the summary from there on.
+    fn resummarise(&mut self, b: usize) {
+        let from = b / SUMMARY_STEP;
+        self.summary.truncate(from);
+        self.summary.extend(self.firsts[from * SUMMARY_STEP..].iter().step_by(SUMMARY_STEP));
+    }
+
+    fn insert_first(&mut self, b: usize, start: usize) {
+        self.firsts.insert(b, start);
+        self.resummarise(b);
+    }
+
+    fn remove_first(&mut self, b: usize) {
+        self.firsts.remove(b);
+        self.resummarise(b);
+    }
+
+    /// The last run starting at or below `addr`.
+    #[inline]
+    fn floor(&self, addr: usize) -> Option<Pos> {
+        let b = self.blocks_starting_le(addr).checked_sub(1)?;
+        // firsts[b] <= addr, so at least one start of block b qualifies.
+        let i = count_le(self.blocks[b].starts(), addr) - 1;
+        Some(Pos { b, i })
+    }
+
+    /// The run holding `addr`.
+    fn holding(&self, addr: usize) -> Option<Pos> {
+        self.floor(addr).filter(|&p| self.run(p).1 >= addr)
+    }
+
+    /// The first run that ends at or above `addr`.
+    fn first_reaching(&self, addr: usize) -> Option<Pos> {
+        match self.floor(addr) {
+            Some(p) if self.run(p).1 >= addr => Some(p),
+            Some(p) => self.next(p),
+            None => (!self.blocks.is_empty()).then_some(Pos { b: 0, i: 0 }),
+        }
     }
 
     /// The count of one address.
     pub fn count_at(&self, addr: usize) -> i32 {
-        match self.runs.range(..=addr).next_back() {
-            Some((_, r)) if r.last >= addr => r.count,
-            _ => 0,
-        }
+        self.holding(addr).map_or(0, |p| self.run(p).2)
     }
 
     /// Number of stored runs (the non-zero ones).
     pub fn run_count(&self) -> usize {
-        self.runs.len()
+        self.total
     }
 
-    /// `[start, last]` cut into consecutive pieces of equal count, the gaps
-    /// between runs included as count 0. `start <= last`.
-    fn pieces(&self, start: usize, last: usize) -> Vec<(usize, usize, i32)> {
+    /// Calls `f` on `[start, last]` cut into consecutive pieces of equal
+    /// count, the gaps between runs included as count 0. `start <= last`.
+    fn for_each_piece(&self, start: usize, last: usize, mut f: impl FnMut(usize, usize, i32)) {
         debug_assert!(start <= last);
-        let mut out = Vec::new();
-        // The first run that can meet the range is the one holding `start`, if
-        // any; every later one starts inside the range.
-        let from = match self.runs.range(..=start).next_back() {
-            Some((&s, r)) if r.last >= start => s,
-            _ => start,
-        };
+        let mut p = self.first_reaching(start);
         let mut next = start; // first address not yet covered by a piece
-        for (&s, r) in self.runs.range(from..=last) {
+        while let Some(q) = p {
+            let (s, l, c) = self.run(q);
+            if s > last {
+                break;
+            }
             let s = s.max(start);
             if s > next {
-                out.push((next, s - 1, 0));
+                f(next, s - 1, 0);
             }
-            let l = r.last.min(last);
-            out.push((s, l, r.count));
+            let l = l.min(last);
+            f(s, l, c);
             if l == last {
-                return out;
+                return;
             }
             next = l + 1;
+            p = self.next(q);
         }
-        out.push((next, last, 0));
-        out
+        f(next, last, 0);
     }
 
     /// The maximal sub-ranges of `[start, last]` whose count is `value`, in
-    /// ascending order. `start <= last`.
-    pub fn ranges_with_count(&self, start: usize, last: usize, value: i32) -> Vec<(usize, usize)> {
-        let mut out: Vec<(usize, usize)> = Vec::new();
-        for (s, l, c) in self.pieces(start, last) {
+    /// ascending order, into `out` (cleared first). `start <= last`.
+    fn ranges_with_count_into(&self, start: usize, last: usize, value: i32, out: &mut Vec<(usize, usize)>) {
+        out.clear();
+        self.for_each_piece(start, last, |s, l, c| {
             if c != value {
-                continue;
+                return;
             }
             match out.last_mut() {
                 Some(prev) if prev.1.wrapping_add(1) == s => prev.1 = l,
                 _ => out.push((s, l)),
             }
-        }
+        });
+    }
+
+    /// The maximal sub-ranges of `[start, last]` whose count is `value`, in
+    /// ascending order. `start <= last`.
+    pub fn ranges_with_count(&self, start: usize, last: usize, value: i32) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        self.ranges_with_count_into(start, last, value, &mut out);
         out
+    }
+
+    /// Calls `f` with the maximal sub-ranges of `[start, last]` whose count
+    /// is `value` (see [`Self::ranges_with_count`]), without allocating once
+    /// warm. `f` gets the list and `self` back, to change the counts.
+    pub fn with_ranges_of_count<R>(
+        &mut self,
+        start: usize,
+        last: usize,
+        value: i32,
+        f: impl FnOnce(&mut Self, &[(usize, usize)]) -> R,
+    ) -> R {
+        let mut targets = std::mem::take(&mut self.targets);
+        self.ranges_with_count_into(start, last, value, &mut targets);
+        let r = f(self, &targets);
+        self.targets = targets;
+        r
+    }
+
+    /// Looks whether adding `inc` over `[start, last]` is one of the cases
+    /// that change one run in place, found with a single search:
+    ///   - `[start, last]` is exactly a stored run: its count changes, or it
+    ///     goes when that reaches 0 (a nested call, or the dofork undoing a
+    ///     single registration);
+    ///   - no stored run meets `[start, last]`: it becomes a run of count
+    ///     `inc`, merged with a run it touches that has that count (a fresh
+    ///     registration).
+    ///
+    /// None for everything else (partial overlaps, several runs, a count
+    /// change that would merge with a neighbour): use [`Self::add`]. The
+    /// plan stays valid until `self` changes.
+    pub fn plan(&self, start: usize, last: usize, inc: i32) -> Option<Plan> {
+        debug_assert!(start <= last && inc != 0);
+        let p = self.floor(last);
+        match p.map(|p| (p, self.run(p))) {
+            Some((p, (s, l, c))) if l >= start => {
+                // A run meets the range: it must be exactly the range.
+                if s != start || l != last {
+                    return None;
+                }
+                let new = c + inc;
+                if new != 0 {
+                    let touches_equal = |q: Option<Pos>, before: bool| {
+                        q.map(|q| self.run(q)).is_some_and(|(qs, ql, qc)| {
+                            qc == new && if before { ql.wrapping_add(1) == s } else { l.wrapping_add(1) == qs }
+                        })
+                    };
+                    if touches_equal(self.prev(p), true) || touches_equal(self.next(p), false) {
+                        return None;
+                    }
+                }
+                Some(Plan { old: c, action: Action::Whole { pos: p, new } })
+            }
+            _ => {
+                // All of [start, last] is at 0; `p` (if any) ends below it.
+                let next = match p {
+                    Some(p) => self.next(p),
+                    None => (!self.blocks.is_empty()).then_some(Pos { b: 0, i: 0 }),
+                };
+                let merge_prev = p.is_some_and(|p| {
+                    let (_, pl, pc) = self.run(p);
+                    pc == inc && pl.wrapping_add(1) == start
+                });
+                let merge_next = next.is_some_and(|q| {
+                    let (qs, _, qc) = self.run(q);
+                    qc == inc && last.wrapping_add(1) == qs
+                });
+                Some(Plan { old: 0, action: Action::Gap { prev: p, next, merge_prev, merge_next } })
+            }
+        }
+    }
+
+    /// Carries out a [`Plan`] made by [`Self::plan`] for the same arguments,
+    /// with `self` unchanged since.
+    pub fn apply(&mut self, plan: Plan, start: usize, last: usize, inc: i32) {
+        match plan.action {
+            Action::Whole { pos, new: 0 } => self.remove_at(pos),
+            Action::Whole { pos, new } => self.blocks[pos.b].tail[pos.i].1 = new,
+            Action::Gap { prev, next, merge_prev, merge_next } => match (prev, next) {
+                (Some(p), Some(q)) if merge_prev && merge_next => {
+                    self.blocks[p.b].tail[p.i].0 = self.run(q).1;
+                    self.remove_at(q);
+                }
+                (Some(p), _) if merge_prev => self.blocks[p.b].tail[p.i].0 = last,
+                (_, Some(q)) if merge_next => {
+                    // Moving the start down keeps the order: the run
+                    // before ends below `start`.
+                    self.blocks[q.b].start[q.i] = start;
+                    if q.i == 0 {
+                        self.set_first(q.b, start);
+                    }
+                }
+                _ => {
+                    let at = match prev {
+                        Some(p) => Pos { b: p.b, i: p.i + 1 },
+                        None => Pos { b: 0, i: 0 },
+                    };
+                    self.insert_at(at, (start, last, inc));
+                }
+            },
+        }
     }
 
     /// Adds `inc` to the count of every address in `[start, last]`
@@ -96,38 +400,38 @@ impl RangeCounts {
         if inc == 0 {
             return;
         }
+        if let Some(plan) = self.plan(start, last, inc) {
+            self.apply(plan, start, last, inc);
+            return;
+        }
         // Widen to whole runs on both sides, including a run that merely
         // touches the range: those are the only runs whose boundaries can
-        // change. `lo` and `hi` are then never strictly inside a run.
-        let lo = match start.checked_sub(1) {
-            Some(before) => match self.runs.range(..=before).next_back() {
-                Some((&s, r)) if r.last >= before => s,
-                _ => start,
-            },
+        // change. `lo` and `hi` are then never strictly inside a run, so the
+        // runs meeting [lo, hi] are exactly those starting in it.
+        let lo = match start.checked_sub(1).and_then(|b| self.holding(b)) {
+            Some(p) => self.run(p).0,
             None => start,
         };
-        let hi = match last.checked_add(1) {
-            Some(after) => match self.runs.range(..=after).next_back() {
-                Some((_, r)) if r.last >= after => r.last,
-                _ => last,
-            },
+        let hi = match last.checked_add(1).and_then(|a| self.holding(a)) {
+            Some(p) => self.run(p).1,
             None => last,
         };
 
-        let mut fresh: Vec<(usize, Run)> = Vec::new();
+        let mut fresh = std::mem::take(&mut self.fresh);
+        fresh.clear();
         let mut push = |s: usize, l: usize, count: i32| {
             if count == 0 {
                 return;
             }
-            if let Some((_, prev)) = fresh.last_mut() {
-                if prev.last.wrapping_add(1) == s && prev.count == count {
-                    prev.last = l;
+            if let Some(prev) = fresh.last_mut() {
+                if prev.1.wrapping_add(1) == s && prev.2 == count {
+                    prev.1 = l;
                     return;
                 }
             }
-            fresh.push((s, Run { last: l, count }));
+            fresh.push((s, l, count));
         };
-        for (s, l, c) in self.pieces(lo, hi) {
+        self.for_each_piece(lo, hi, |s, l, c| {
             if s < start {
                 push(s, l.min(start - 1), c);
             }
@@ -138,35 +442,171 @@ impl RangeCounts {
             if l > last {
                 push(last + 1, l, c);
             }
-        }
+        });
 
-        let old: Vec<usize> = self.runs.range(lo..=hi).map(|(&s, _)| s).collect();
-        for s in old {
-            self.runs.remove(&s);
+        self.remove_starting_in(lo, hi);
+        for &run in &fresh {
+            self.insert(run);
         }
-        self.runs.extend(fresh);
+        self.fresh = fresh;
+    }
+
+    /// Inserts a run that overlaps none stored.
+    fn insert(&mut self, run: (usize, usize, i32)) {
+        let at = match self.floor(run.0) {
+            Some(p) => Pos { b: p.b, i: p.i + 1 },
+            None => Pos { b: 0, i: 0 },
+        };
+        self.insert_at(at, run);
+    }
+
+    /// Inserts a run at position `at`, which must keep the order (`at.i` may
+    /// be the length of block `at.b`; `at` is (0, 0) in an empty table).
+    fn insert_at(&mut self, at: Pos, run: (usize, usize, i32)) {
+        let Pos { mut b, mut i } = at;
+        if self.blocks.is_empty() {
+            self.blocks.push(Block::new());
+            self.firsts.push(run.0);
+            self.summary.push(run.0);
+        }
+        if self.blocks[b].len == BLOCK {
+            let half = BLOCK / 2;
+            let mut upper = Block::new();
+            let lower = &mut self.blocks[b];
+            upper.start[..BLOCK - half].copy_from_slice(&lower.start[half..]);
+            upper.tail[..BLOCK - half].copy_from_slice(&lower.tail[half..]);
+            upper.len = BLOCK - half;
+            lower.len = half;
+            self.insert_first(b + 1, upper.start[0]);
+            self.blocks.insert(b + 1, upper);
+            if i > half {
+                b += 1;
+                i -= half;
+            }
+        }
+        let k = &mut self.blocks[b];
+        k.shift(i, i + 1);
+        k.set(i, run);
+        k.len += 1;
+        if i == 0 {
+            self.set_first(b, run.0);
+        }
+        self.total += 1;
+    }
+
+    /// Removes the run at `p`.
+    fn remove_at(&mut self, p: Pos) {
+        let k = &mut self.blocks[p.b];
+        k.shift(p.i + 1, p.i);
+        k.len -= 1;
+        self.total -= 1;
+        if k.len == 0 {
+            self.blocks.remove(p.b);
+            self.remove_first(p.b);
+        } else if p.i == 0 {
+            let first = k.start[0];
+            self.set_first(p.b, first);
+        }
+        let b = p.b.min(self.blocks.len().saturating_sub(1));
+        self.merge_if_small(b);
+        if b > 0 {
+            self.merge_if_small(b - 1);
+        }
+    }
+
+    /// Removes every run whose start lies in `[lo, hi]`.
+    fn remove_starting_in(&mut self, lo: usize, hi: usize) {
+        // The first run starting at or above lo.
+        let first = match self.floor(lo) {
+            Some(p) if self.run(p).0 == lo => Some(p),
+            Some(p) => self.next(p),
+            None => (!self.blocks.is_empty()).then_some(Pos { b: 0, i: 0 }),
+        };
+        let Some(mut p) = first else { return };
+        loop {
+            let k = &mut self.blocks[p.b];
+            let len = k.len;
+            let j = p.i + k.start[p.i..len].partition_point(|&s| s <= hi);
+            if j == p.i {
+                break;
+            }
+            k.shift(j, p.i);
+            k.len -= j - p.i;
+            self.total -= j - p.i;
+            if k.len == 0 {
+                self.blocks.remove(p.b);
+                self.remove_first(p.b);
+                if p.b == self.blocks.len() {
+                    break;
+                }
+                p.i = 0;
+                continue;
+            }
+            if p.i == 0 {
+                let first = k.start[0];
+            self.set_first(p.b, first);
+            }
+            if j < len || p.b + 1 == self.blocks.len() {
+                break;
+            }
+            p = Pos { b: p.b + 1, i: 0 };
+        }
+        // The blocks that shrank are p.b and the one before it.
+        let b = p.b.min(self.blocks.len().saturating_sub(1));
+        self.merge_if_small(b);
+        if b > 0 {
+            self.merge_if_small(b - 1);
+        }
+    }
+
+    /// Moves block `b + 1` into block `b` when both fit in half a block.
+    fn merge_if_small(&mut self, b: usize) {
+        if b + 1 >= self.blocks.len() || self.blocks[b].len + self.blocks[b + 1].len > BLOCK / 2 {
+            return;
+        }
+        let upper = self.blocks.remove(b + 1);
+        self.remove_first(b + 1);
+        let k = &mut self.blocks[b];
+        let (at, n) = (k.len, upper.len);
+        k.start[at..at + n].copy_from_slice(&upper.start[..n]);
+        k.tail[at..at + n].copy_from_slice(&upper.tail[..n]);
+        k.len += n;
     }
 
     /// All runs as `(start, last, count)`, ascending (for tests and checks).
     pub fn runs(&self) -> impl Iterator<Item = (usize, usize, i32)> + '_ {
-        self.runs.iter().map(|(&s, r)| (s, r.last, r.count))
+        self.blocks.iter().flat_map(|k| (0..k.len).map(move |i| (k.start[i], k.tail[i].0, k.tail[i].1)))
     }
 
-    /// Panics unless the representation is canonical (see the module docs).
+    /// Panics unless the representation is canonical (see the module docs)
+    /// and the blocks are consistent.
     pub fn assert_canonical(&self) {
+        assert_eq!(self.firsts.len(), self.blocks.len(), "one first per block");
+        let summary: Vec<usize> = self.firsts.iter().copied().step_by(SUMMARY_STEP).collect();
+        assert_eq!(self.summary, summary, "summary of firsts");
+        let mut n = 0;
+        for (b, k) in self.blocks.iter().enumerate() {
+            assert!(k.len > 0 && k.len <= BLOCK, "block {b} holds {} runs", k.len);
+            assert_eq!(self.firsts[b], k.start[0], "first start of block {b}");
+            n += k.len;
+        }
+        assert_eq!(n, self.total, "run total");
         let mut prev: Option<(usize, usize, i32)> = None;
         for (s, l, c) in self.runs() {
             assert!(s <= l, "run {s:#x}..={l:#x} is inverted");
             assert_ne!(c, 0, "run {s:#x}..={l:#x} has count 0");
             if let Some((_, pl, pc)) = prev {
                 assert!(pl < s, "runs overlap at {s:#x}");
-                assert!(
-                    !(pl + 1 == s && pc == c),
-                    "touching runs with equal count {c} at {s:#x}"
-                );
+                assert!(!(pl + 1 == s && pc == c), "touching runs with equal count {c} at {s:#x}");
             }
             prev = Some((s, l, c));
         }
+    }
+
+    /// Number of blocks (for tests).
+    #[cfg(test)]
+    fn block_count(&self) -> usize {
+        self.blocks.len()
     }
 }
 
@@ -243,6 +683,122 @@ mod tests {
                 }
             }
         }
+    }
+
+    fn shuffle<T>(v: &mut [T], rng: &mut XorShift) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+    }
+
+    #[test]
+    fn thousands_of_runs_split_and_merge_blocks() {
+        const UNITS: usize = 4000;
+        let (base, unit) = (0x1000_0000usize, 0x1000usize);
+        let addr = |u: usize| base + u * unit;
+        let mut rng = XorShift::new(7);
+        let mut counts = RangeCounts::new();
+        let mut model = vec![0i32; UNITS];
+        let apply = |counts: &mut RangeCounts, model: &mut [i32], a: usize, b: usize, inc: i32| {
+            counts.add(addr(a), addr(b + 1) - 1, inc);
+            for m in &mut model[a..=b] {
+                *m += inc;
+            }
+        };
+
+        // Every other unit to 1, in random order: 2000 separate runs.
+        let mut even: Vec<usize> = (0..UNITS / 2).map(|i| 2 * i).collect();
+        shuffle(&mut even, &mut rng);
+        for (k, &u) in even.iter().enumerate() {
+            apply(&mut counts, &mut model, u, u, 1);
+            if k % 101 == 0 {
+                check(&counts, &model, base, unit);
+            }
+        }
+        check(&counts, &model, base, unit);
+        assert_eq!(counts.run_count(), UNITS / 2);
+        let full = counts.block_count();
+        assert!(full > UNITS / 2 / BLOCK, "{full} blocks");
+
+        // Nested and unbalanced traffic on those runs and around them.
+        for step in 0..6000 {
+            let a = rng.below(UNITS as u64) as usize;
+            let b = (a + rng.below(4) as usize).min(UNITS - 1);
+            let inc = if rng.below(2) == 0 { 1 } else { -1 };
+            apply(&mut counts, &mut model, a, b, inc);
+            if step % 97 == 0 {
+                check(&counts, &model, base, unit);
+            }
+        }
+        check(&counts, &model, base, unit);
+
+        // Drain unit by unit in random order: blocks empty and merge.
+        let mut all: Vec<usize> = (0..UNITS).collect();
+        shuffle(&mut all, &mut rng);
+        for (k, &u) in all.iter().enumerate() {
+            while model[u] != 0 {
+                let inc = -model[u].signum();
+                apply(&mut counts, &mut model, u, u, inc);
+            }
+            if k % 200 == 0 {
+                check(&counts, &model, base, unit);
+                // Merging keeps the blocks from thinning out.
+                assert!(
+                    counts.block_count() <= counts.run_count() / 4 + 1,
+                    "{} blocks for {} runs",
+                    counts.block_count(),
+                    counts.run_count()
+                );
+            }
+        }
+        check(&counts, &model, base, unit);
+        assert_eq!((counts.run_count(), counts.block_count()), (0, 0));
+    }
+
+    #[test]
+    fn plans_cover_one_run_changes_only() {
+        let mut c = RangeCounts::new();
+        let apply = |c: &mut RangeCounts, s: usize, l: usize, inc: i32, old: i32| {
+            let plan = c.plan(s, l, inc).expect("a one-run change");
+            assert_eq!(plan.old_count(), old);
+            c.apply(plan, s, l, inc);
+            c.assert_canonical();
+        };
+        // Gaps: new runs.
+        apply(&mut c, 0x1000, 0x1fff, 1, 0);
+        apply(&mut c, 0x3000, 0x3fff, 2, 0);
+        // Exactly a run: in place.
+        apply(&mut c, 0x1000, 0x1fff, 1, 1);
+        assert_eq!(c.runs().collect::<Vec<_>>(), vec![(0x1000, 0x1fff, 2), (0x3000, 0x3fff, 2)]);
+        // Partial overlaps and several runs are not one-run changes.
+        for (s, l) in [(0x1000, 0x17ff), (0x1800, 0x1fff), (0x0, 0x1fff), (0x1000, 0x2fff), (0x1000, 0x3fff)] {
+            assert!(c.plan(s, l, 1).is_none(), "{s:#x}..={l:#x}");
+        }
+        // A gap between two runs of another count: no merge.
+        apply(&mut c, 0x2000, 0x2fff, 1, 0);
+        assert_eq!(c.run_count(), 3);
+        // Now it would become equal to both neighbours: not in place.
+        assert!(c.plan(0x2000, 0x2fff, 1).is_none());
+        c.add(0x2000, 0x2fff, 1);
+        assert_eq!(c.runs().collect::<Vec<_>>(), vec![(0x1000, 0x3fff, 2)]);
+        // Gaps merging with the run before, after, or both.
+        apply(&mut c, 0x5000, 0x5fff, 1, 0);
+        apply(&mut c, 0x7000, 0x7fff, 1, 0);
+        apply(&mut c, 0x6000, 0x6fff, 1, 0);
+        apply(&mut c, 0x8000, 0x8fff, 1, 0);
+        apply(&mut c, 0x4000, 0x4fff, 1, 0);
+        assert_eq!(c.runs().collect::<Vec<_>>(), vec![(0x1000, 0x3fff, 2), (0x4000, 0x8fff, 1)]);
+        // A run going to 0 goes.
+        apply(&mut c, 0xa000, 0xafff, -1, 0);
+        apply(&mut c, 0xa000, 0xafff, 1, -1);
+        apply(&mut c, 0x1000, 0x3fff, -2, 2);
+        assert_eq!(c.runs().collect::<Vec<_>>(), vec![(0x4000, 0x8fff, 1)]);
+        // At the edges of the address space.
+        apply(&mut c, usize::MAX - 0xfff, usize::MAX, 1, 0);
+        apply(&mut c, 0, 0xfff, 1, 0);
+        apply(&mut c, usize::MAX - 0xfff, usize::MAX, 1, 1);
+        assert_eq!(c.count_at(usize::MAX), 2);
+        assert_eq!(c.count_at(0), 1);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! - [`matches_debian_library`] runs the scenarios of compare.c against
 //!   Debian's libibverbs.so.1 and against our release build and compares.
 
+use super::pagesize::smaps_header;
 use super::*;
 use crate::ffi;
 use std::path::{Path, PathBuf};
@@ -396,6 +397,80 @@ fn child_random_sequences_with_holes() {
 }
 
 #[test]
+fn registration_past_max_map_count_changes_nothing() {
+    run_in_child("child_max_map_count", &[]);
+}
+
+#[test]
+#[ignore = "run in a child process by registration_past_max_map_count_changes_nothing"]
+fn child_max_map_count() {
+    if !in_child() {
+        return;
+    }
+    const PAGES: usize = 16;
+    let region = Region::new(PAGES);
+    let ps = region.ps;
+    let mut counts = RangeCounts::new();
+    let mut model = vec![0i32; PAGES];
+    let range = |a: usize, b: usize| (region.page(a), region.page(b + 1) - 1);
+    let apply = |counts: &mut RangeCounts, (s, l): (usize, usize), advice| advise_range(counts, s, l, advice, ps);
+    assert_eq!(apply(&mut counts, range(2, 4), Advice::DontFork), 0);
+    model[2..=4].fill(1);
+    check_state(&region, &counts, &model, &[], "prepared");
+
+    // Fill the mapping table up to vm.max_map_count: every other page of a
+    // PROT_NONE reservation made readable splits it, until the kernel says
+    // ENOMEM. (Lowering the sysctl instead would hit every process.)
+    let room = 80_000usize;
+    // SAFETY: a fresh reservation; no existing memory is affected.
+    let filler = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            2 * room * ps,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    assert_ne!(filler, libc::MAP_FAILED);
+    let mut made = 0;
+    // SAFETY: each page lies inside the reservation made above.
+    while made < room && unsafe { libc::mprotect(filler.byte_add((2 * made + 1) * ps), ps, libc::PROT_READ) } == 0 {
+        made += 1;
+    }
+    assert!(made < room, "the reservation must hit the map count limit");
+    assert_eq!(ffi::errno(), libc::ENOMEM);
+
+    // A page inside the untracked stretch 5-15 needs two splits: madvise
+    // fails with EAGAIN (the kernel's ENOMEM from the split, as madvise
+    // reports it), as it does under upstream's library.
+    let before: Vec<_> = counts.runs().collect();
+    ffi::set_errno(0);
+    assert_eq!(apply(&mut counts, range(8, 8), Advice::DontFork), -1);
+    assert_eq!(ffi::errno(), libc::EAGAIN);
+    assert_eq!(counts.runs().collect::<Vec<_>>(), before, "a failed registration changes no count");
+    // Bookkeeping-only calls still work.
+    assert_eq!(apply(&mut counts, range(2, 4), Advice::DontFork), 0);
+    assert_eq!(apply(&mut counts, range(2, 4), Advice::DoFork), 0);
+    assert_eq!(counts.runs().collect::<Vec<_>>(), before);
+
+    // SAFETY: unmaps the reservation made above.
+    unsafe { libc::munmap(filler, 2 * room * ps) };
+    check_state(&region, &counts, &model, &[], "after the filler is gone");
+    // Registrations above the failed one are protected as usual (upstream's
+    // rollback left them at -1: see compare.c, scenario "mapcount").
+    for (a, b) in [(13, 13), (8, 8), (0, 5)] {
+        assert_eq!(apply(&mut counts, range(a, b), Advice::DontFork), 0);
+        for c in &mut model[a..=b] {
+            *c += 1;
+        }
+        check_state(&region, &counts, &model, &[], &format!("dontfork {a}-{b}"));
+    }
+    eprintln!("max_map_count reached after {made} splits; EAGAIN, counts unchanged");
+}
+
+#[test]
 fn not_initialised_is_a_noop_and_makes_init_too_late() {
     run_in_child("child_not_initialised", &[]);
 }
@@ -536,7 +611,134 @@ fn child_init_enables_ranges() {
 
 #[test]
 fn hugepages_safe_uses_the_backing_page_size() {
+    // Both ways of finding the page size: PROCMAP_QUERY (where the kernel
+    // has it) and the smaps fallback.
     run_in_child("child_hugepages_safe", &[("RDMAV_HUGEPAGES_SAFE", "1")]);
+    run_in_child("child_hugepages_safe", &[("RDMAV_HUGEPAGES_SAFE", "1"), (SMAPS_ENV, "1")]);
+}
+
+/// Set in a child: use the smaps path even where PROCMAP_QUERY works.
+const SMAPS_ENV: &str = "IBVERBS_FORK_TEST_SMAPS";
+
+/// The kernel's (major, minor) version, from uname.
+fn kernel_version() -> (u32, u32) {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").expect("osrelease");
+    let mut parts = release.trim().split(|c: char| !c.is_ascii_digit());
+    let major = parts.next().and_then(|p| p.parse().ok()).expect("major");
+    let minor = parts.next().and_then(|p| p.parse().ok()).expect("minor");
+    (major, minor)
+}
+
+/// A hugetlb mapping of one 2 MiB page, if the system has one to give.
+fn hugetlb_page() -> Option<usize> {
+    // SAFETY: a fresh anonymous mapping; no existing memory is affected.
+    let m = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            2 << 20,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_HUGETLB,
+            -1,
+            0,
+        )
+    };
+    (m != libc::MAP_FAILED).then_some(m as usize)
+}
+
+#[test]
+fn page_size_query_agrees_with_smaps() {
+    let region = Region::new(3);
+    // A file mapping, a PROT_NONE page, the stack, the heap, code, the vdso,
+    // nothing at all, and a hugetlb page where there is one.
+    let file = std::fs::File::open(std::env::current_exe().expect("exe")).expect("open exe");
+    // SAFETY: a fresh read-only private mapping of a file we hold open.
+    let fm = unsafe {
+        libc::mmap(std::ptr::null_mut(), 8192, libc::PROT_READ, libc::MAP_PRIVATE, std::os::fd::AsRawFd::as_raw_fd(&file), 0)
+    };
+    assert_ne!(fm, libc::MAP_FAILED);
+    let stack = 0u64;
+    let heap = Box::new(0u64);
+    // SAFETY: getauxval has no preconditions.
+    let vdso = unsafe { libc::getauxval(libc::AT_SYSINFO_EHDR) } as usize;
+    let huge = hugetlb_page();
+    let mut addrs = vec![
+        region.page(0),
+        region.page(1) + 100,
+        region.page(0) - 1, // the guard page
+        fm as usize + 5000,
+        &stack as *const u64 as usize,
+        &*heap as *const u64 as usize,
+        page_size_query_agrees_with_smaps as *const () as usize,
+        vdso,
+        0,
+        1 << 46,
+    ];
+    if let Some(h) = huge {
+        addrs.push(h + 123_456);
+    }
+    let fast = pagesize::query_page_size(region.page(0));
+    if kernel_version() >= (6, 11) {
+        assert!(fast.is_ok(), "PROCMAP_QUERY must work on this kernel (6.11+)");
+    }
+    for &a in &addrs {
+        let smaps = pagesize::smaps_page_size(a);
+        match pagesize::query_page_size(a) {
+            Ok(q) => assert_eq!(q, smaps, "address {a:#x}"),
+            Err(()) => eprintln!("no PROCMAP_QUERY on this kernel: smaps only"),
+        }
+        assert_eq!(backing_page_size(a), smaps, "address {a:#x}");
+    }
+    assert_eq!(backing_page_size(region.page(0)), Some(region.ps));
+    assert_eq!(backing_page_size(0), None);
+    match huge {
+        Some(h) => {
+            assert_eq!(backing_page_size(h), Some(2 << 20));
+            // SAFETY: unmaps the hugetlb mapping made above.
+            unsafe { libc::munmap(h as *mut c_void, 2 << 20) };
+        }
+        None => eprintln!("no hugetlb pages on this system: hugetlb case not run"),
+    }
+    // SAFETY: unmaps the file mapping made above.
+    unsafe { libc::munmap(fm, 8192) };
+    eprintln!("page sizes agree at {} addresses (query {})", addrs.len(), if fast.is_ok() { "available" } else { "unavailable" });
+}
+
+#[test]
+fn page_size_query_reopens_after_fork() {
+    run_in_child("child_query_after_fork", &[]);
+}
+
+#[test]
+#[ignore = "run in a child process by page_size_query_reopens_after_fork"]
+fn child_query_after_fork() {
+    if !in_child() {
+        return;
+    }
+    let region = Region::new(2);
+    let a = region.page(0);
+    let Ok(Some(ps)) = pagesize::query_page_size(a) else {
+        eprintln!("no PROCMAP_QUERY on this kernel: nothing to test");
+        return;
+    };
+    assert_eq!(ps, region.ps);
+    // SAFETY: the child only makes syscalls and calls our query function,
+    // which takes a lock no other thread of this single-test process holds.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "fork");
+    if pid == 0 {
+        // The page exists in the parent only now: an fd inherited from the
+        // parent would still find it.
+        region.unmap_page(0);
+        let ok = pagesize::query_page_size(a) == Ok(None) && pagesize::smaps_page_size(a).is_none();
+        // SAFETY: ends the forked child without running the parent's exit code.
+        unsafe { libc::_exit(if ok { 0 } else { 1 }) };
+    }
+    let mut status = 0;
+    // SAFETY: waits for the child forked above.
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "child saw the parent's mappings");
+    // The parent's own fd still works.
+    assert_eq!(pagesize::query_page_size(a), Ok(Some(region.ps)));
 }
 
 #[test]
@@ -544,6 +746,10 @@ fn hugepages_safe_uses_the_backing_page_size() {
 fn child_hugepages_safe() {
     if !in_child() {
         return;
+    }
+    if std::env::var_os(SMAPS_ENV).is_some() {
+        pagesize::FORCE_SMAPS.store(true, Ordering::Relaxed);
+        eprintln!("page sizes from smaps");
     }
     let region = Region::new(4);
     let ps = region.ps;
@@ -562,22 +768,10 @@ fn child_hugepages_safe() {
 
     // A hugetlb page, if the system has any to give.
     const HUGE: usize = 2 << 20;
-    // SAFETY: a fresh anonymous mapping; no existing memory is affected.
-    let m = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            HUGE,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_HUGETLB,
-            -1,
-            0,
-        )
-    };
-    if m == libc::MAP_FAILED {
+    let Some(m) = hugetlb_page() else {
         eprintln!("no hugetlb pages on this system: hugetlb part not run");
         return;
-    }
-    let m = m as usize;
+    };
     assert_eq!(backing_page_size(m + 12345), Some(HUGE));
     assert_eq!(dontfork_range((m + 12345) as *mut c_void, 1), 0);
     {
@@ -698,6 +892,7 @@ fn matches_debian_library() {
         ("hole-later", &[]),
         ("dofork-hole", &[]),
         ("random", &[]),
+        ("mapcount", &[]),
         ("huge", &[]),
         ("huge", &[("RDMAV_HUGEPAGES_SAFE", "1")]),
         ("env", &[]),
@@ -762,6 +957,24 @@ fn expected_divergence(scenario: &str) -> (Vec<&'static str>, Vec<&'static str>)
                 "diverge ibv_dofork_range(PG(7), P)   ret=0 errno=0 map=0011100000-00010",
                 "diverge ibv_dofork_range(PG(14), P)  ret=0 errno=0 map=0011100000-00000",
                 "diverge ibv_dofork_range(PG(2), 3 * P) ret=0 errno=0 map=0000000000-00000",
+            ],
+        ),
+        "mapcount" => (
+            vec![
+                "diverge ibv_dontfork_range(PG(13), P) ret=0 errno=0 map=0011100000000000",
+                "diverge ibv_dontfork_range(PG(8), P) ret=0 errno=0 map=0011100000000000",
+                "diverge ibv_dontfork_range(PG(0), 6 * P) ret=0 errno=0 map=1111110000000000",
+                "diverge ibv_dofork_range(PG(0), 6 * P) ret=0 errno=0 map=0011100000000000",
+                "diverge ibv_dofork_range(PG(8), P)   ret=0 errno=0 map=0011100000000000",
+                "diverge ibv_dofork_range(PG(13), P)  ret=0 errno=0 map=0011100000000000",
+            ],
+            vec![
+                "diverge ibv_dontfork_range(PG(13), P) ret=0 errno=0 map=0011100000000100",
+                "diverge ibv_dontfork_range(PG(8), P) ret=0 errno=0 map=0011100010000100",
+                "diverge ibv_dontfork_range(PG(0), 6 * P) ret=0 errno=0 map=1111110010000100",
+                "diverge ibv_dofork_range(PG(0), 6 * P) ret=0 errno=0 map=0011100010000100",
+                "diverge ibv_dofork_range(PG(8), P)   ret=0 errno=0 map=0011100000000100",
+                "diverge ibv_dofork_range(PG(13), P)  ret=0 errno=0 map=0011100000000000",
             ],
         ),
         _ => (vec![], vec![]),

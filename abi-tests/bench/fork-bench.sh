@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# fork-bench.sh: ibv_dontfork_range / ibv_dofork_range of Debian's libibverbs
+# vs ours, on this machine (no RDMA device needed), in the same run.
+#
+#   abi-tests/bench/fork-bench.sh [--reps N] [--cpu C] [--out DIR]
+#
+#   --reps N   repetitions per library and case (default 5), alternating
+#              ABBA so that a drift of the machine hits both alike
+#   --cpu C    pin every run to CPU C (default 1; "" for no pinning)
+#   --out DIR  results (default target/bench): DIR/fork-bench.txt (report),
+#              DIR/fork-raw/ (every run's output)
+# Environment: RDMA_OURS_LIB_DIR (default target/release) holds our
+# libibverbs.so.1; build it first: cargo build --release -p libibverbs-rs.
+#
+# fork-bench.c is compiled once, linked with -libverbs; the "debian" runs have
+# no LD_LIBRARY_PATH, the "ours" runs LD_LIBRARY_PATH=$RDMA_OURS_LIB_DIR.
+# Cases: "plain 20000" (20,000 live single-page ranges) and "huge 1000",
+# "huge 4000" (RDMAV_HUGEPAGES_SAFE=1). Figures are thread CPU time per call
+# (CLOCK_THREAD_CPUTIME_ID), so time spent preempted by other processes is
+# not counted; their cache pollution still is. Per library and figure the
+# report gives the median over the repetitions (each itself a median over
+# rounds) and the goals' ratios:
+#   nested speedup   = debian nested / ours nested          (goal >= 5)
+#   non-nested cost  = ours dontfork / ours floor_dontfork  (goal <= 1.10)
+#                      (and the same for dofork)
+#   huge cost        = ours / ours floor at 4,000 ranges    (goal <= 2)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+reps=5 cpu=1 out=$repo/target/bench
+while (($#)); do
+  case $1 in
+    --reps) reps=$2; shift 2 ;;
+    --cpu) cpu=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "usage: $0 [--reps N] [--cpu C] [--out DIR]" >&2; exit 2 ;;
+  esac
+done
+ours=$(cd "${RDMA_OURS_LIB_DIR:-$repo/target/release}" && pwd)
+[[ -e $ours/libibverbs.so.1 ]] || { echo "no $ours/libibverbs.so.1: cargo build --release -p libibverbs-rs" >&2; exit 2; }
+raw=$out/fork-raw
+rm -rf "$raw"; mkdir -p "$raw"
+exe=$out/fork-bench
+cc -O2 -Wall -Werror -o "$exe" "$here/fork-bench.c" -libverbs
+report=$out/fork-bench.txt
+: > "$report"
+say() { echo "$*" | tee -a "$report"; }
+
+pin=()
+[[ -n $cpu ]] && pin=(taskset -c "$cpu")
+run() { # run LIB CASE N REP
+  local lib=$1 mode=$2 n=$3 rep=$4 f
+  f=$raw/$mode-$n.$lib.$rep
+  local envv=(env -u LD_LIBRARY_PATH -u RDMAV_FORK_SAFE -u IBV_FORK_SAFE -u RDMAV_HUGEPAGES_SAFE)
+  [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
+  "${envv[@]}" "${pin[@]}" "$exe" "$mode" "$n" > "$f" 2> "$f.err" || { echo "failed: $lib $mode $n" >&2; cat "$f.err" >&2; exit 1; }
+  grep -q "^lib .*$( [[ $lib = ours ]] && echo "$ours" || echo /lib/x86_64-linux-gnu)/libibverbs.so.1" "$f" ||
+    { echo "run $f loaded the wrong library: $(grep ^lib "$f")" >&2; exit 1; }
+}
+
+say "fork-bench: $(date -u +%Y-%m-%dT%H:%MZ), $(uname -r), $(nproc) CPUs, pinned to CPU ${cpu:-none}, $reps repetitions"
+say "ours: $ours/libibverbs.so.1; debian: /lib/x86_64-linux-gnu/libibverbs.so.1"
+say "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for ((r = 1; r <= reps; r++)); do
+  if ((r % 2)); then order=(debian ours); else order=(ours debian); fi
+  for c in "plain 20000" "huge 1000" "huge 4000"; do
+    for lib in "${order[@]}"; do
+      # shellcheck disable=SC2086
+      run "$lib" $c "$r"
+    done
+  done
+  echo "repetition $r/$reps done (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+done
+say "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+python3 - "$raw" "$reps" <<'EOF' | tee -a "$report"
+import sys, statistics, glob, os
+raw, reps = sys.argv[1], int(sys.argv[2])
+def load(mode, n, lib):
+    runs = []
+    for f in sorted(glob.glob(f"{raw}/{mode}-{n}.{lib}.*")):
+        if f.endswith(".err"):
+            continue
+        d = {}
+        for line in open(f):
+            k, _, v = line.strip().partition(" ")
+            try:
+                d[k] = float(v)
+            except ValueError:
+                pass
+        runs.append(d)
+    return runs
+def med(runs, key):
+    return statistics.median(r[key] for r in runs)
+def spread(runs, key):
+    v = [r[key] for r in runs]
+    return f"{min(v):.0f}-{max(v):.0f}"
+ok = True
+def goal(name, value, cmp, target):
+    global ok
+    met = value >= target if cmp == ">=" else value <= target
+    ok &= met
+    print(f"  {name:<44} {value:8.2f}   goal {cmp} {target}   {'met' if met else 'NOT met'}")
+for mode, n in (("plain", 20000), ("huge", 1000), ("huge", 4000)):
+    deb, ours = load(mode, n, "debian"), load(mode, n, "ours")
+    keys = ["floor_dofork", "floor_dontfork", "dofork", "dontfork"]
+    if mode == "plain":
+        keys += ["nested_dontfork", "nested_dofork"]
+    print(f"\n{mode} {n} ranges: ns per call, median of {len(deb)}/{len(ours)} runs (min-max)")
+    print(f"  {'':<16} {'debian':>12} {'':>14} {'ours':>12} {'':>14}")
+    for k in keys:
+        print(f"  {k:<16} {med(deb, k):12.1f} {spread(deb, k):>14} {med(ours, k):12.1f} {spread(ours, k):>14}")
+    print("  ratios:")
+    for op in ("dontfork", "dofork"):
+        print(f"  {'debian ' + op + ' / debian floor':<44} {med(deb, op) / med(deb, 'floor_' + op):8.2f}")
+    if mode == "plain":
+        goal("nested dontfork: debian / ours", med(deb, "nested_dontfork") / med(ours, "nested_dontfork"), ">=", 5)
+        goal("nested dofork: debian / ours", med(deb, "nested_dofork") / med(ours, "nested_dofork"), ">=", 5)
+        goal("non-nested dontfork: ours / floor", med(ours, "dontfork") / med(ours, "floor_dontfork"), "<=", 1.10)
+        goal("non-nested dofork: ours / floor", med(ours, "dofork") / med(ours, "floor_dofork"), "<=", 1.10)
+    else:
+        for op in ("dontfork", "dofork"):
+            r = med(ours, op) / med(ours, "floor_" + op)
+            if n == 4000:
+                goal(f"hugepages {op}: ours / floor", r, "<=", 2)
+            else:
+                print(f"  {'hugepages ' + op + ': ours / floor':<44} {r:8.2f}")
+            print(f"  {'hugepages ' + op + ': debian / ours':<44} {med(deb, op) / med(ours, op):8.0f}")
+print("\nall goals met" if ok else "\nsome goals NOT met")
+EOF
+echo "report: $report"

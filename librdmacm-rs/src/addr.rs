@@ -1,0 +1,497 @@
+//! Addressing: bind, address and route resolution, and the queries that
+//! copy the kernel's view of an id (addresses, GIDs, P_Key, paths, device)
+//! into the public `rdma_cm_id`.
+//!
+//! Kernels with AF_IB support (detected at init) get the newer commands
+//! (BIND, RESOLVE_ADDR, QUERY with ADDR/GID/PATH); older ones the IP-only
+//! commands (BIND_IP, RESOLVE_IP, QUERY_ROUTE), exactly as upstream picks.
+//! When a query names a device (node GUID, device index) the id has none
+//! yet, the id takes a reference on that device, its context and shared PD.
+
+use crate::abi::cma::*;
+use crate::abi::ucma::*;
+use crate::abi::verbs::*;
+use crate::cma::af_ib_support;
+use crate::id::{complete, ret_int, Id, Res};
+use crate::ucma::{uaddr, write_cmd, write_cmd_resp};
+use core::ffi::c_int;
+use libc::{sockaddr, sockaddr_in, sockaddr_in6, socklen_t};
+
+/// The length of a socket address of a family the CM accepts, 0 otherwise
+/// (AF_IB only when the kernel supports it). Null is 0.
+pub fn addrlen(addr: *const sockaddr) -> socklen_t {
+    if addr.is_null() {
+        return 0;
+    }
+    // SAFETY: a non-null address has at least a family field.
+    match c_int::from(unsafe { (*addr).sa_family }) {
+        libc::AF_INET => core::mem::size_of::<sockaddr_in>() as socklen_t,
+        libc::AF_INET6 => core::mem::size_of::<sockaddr_in6>() as socklen_t,
+        AF_IB if af_ib_support() => core::mem::size_of::<sockaddr_ib>() as socklen_t,
+        _ => 0,
+    }
+}
+
+/// The port of an address, big-endian (for AF_IB the service id's low 16
+/// bits); 0 for other families.
+pub fn get_port(addr: *const sockaddr) -> u16 {
+    // SAFETY: the caller passes an address buffer of at least the size its
+    // family implies (the id's storage is 128 bytes).
+    unsafe {
+        match c_int::from((*addr).sa_family) {
+            libc::AF_INET => (*addr.cast::<sockaddr_in>()).sin_port,
+            libc::AF_INET6 => (*addr.cast::<sockaddr_in6>()).sin6_port,
+            AF_IB => (u64::from_be((*addr.cast::<sockaddr_ib>()).sib_sid) as u16).to_be(),
+            _ => 0,
+        }
+    }
+}
+
+/// Copies `len` bytes of a socket address into `dst` (a 128-byte storage).
+///
+/// # Safety
+/// `src` must be readable for `len` bytes.
+pub unsafe fn copy_addr(dst: *mut u8, src: *const u8, len: usize) {
+    let len = len.min(core::mem::size_of::<libc::sockaddr_storage>());
+    // SAFETY: dst is a sockaddr_storage (128 bytes); src readable per contract.
+    unsafe { core::ptr::copy_nonoverlapping(src, dst, len) };
+}
+
+fn src_storage(id: Id) -> *mut u8 {
+    core::ptr::addr_of_mut!(id.c().route.addr.src).cast()
+}
+
+fn dst_storage(id: Id) -> *mut u8 {
+    core::ptr::addr_of_mut!(id.c().route.addr.dst).cast()
+}
+
+/// The id's IB addressing (the only member of its union).
+fn ibaddr(id: Id) -> &'static mut rdma_ib_addr {
+    // SAFETY: `addr` is a union with the single member `ibaddr`; every bit
+    // pattern is a valid rdma_ib_addr.
+    unsafe { &mut id.c().route.addr.addr.ibaddr }
+}
+
+/// Attaches the id to the device the kernel named.
+fn get_device(id: Id, guid: u64, idx: u32) -> Res<()> {
+    let (dev, verbs, pd) = crate::devices::get_device(guid, idx)?;
+    let p = id.p();
+    p.cma_dev = dev;
+    p.id.verbs = verbs;
+    p.id.pd = pd;
+    Ok(())
+}
+
+fn query(id: Id, option: u32, resp: &mut rdma_ucm_query_addr_resp) -> Res<()> {
+    let body = rdma_ucm_query { response: uaddr(resp), id: id.handle(), option };
+    write_cmd_resp(id.fd(), RDMA_USER_CM_CMD_QUERY, body, resp)
+}
+
+/// QUERY(ADDR): addresses, and the device, port and P_Key once bound.
+pub fn query_addr(id: Id) -> Res<()> {
+    let mut resp: rdma_ucm_query_addr_resp = zeroed();
+    // Kernels without ibdev_index leave this as is.
+    resp.ibdev_index = crate::devices::UCMA_INVALID_IB_INDEX;
+    query(id, RDMA_USER_CM_QUERY_ADDR, &mut resp)?;
+    // SAFETY: the response's storages are 128 bytes each.
+    unsafe {
+        copy_addr(src_storage(id), (&resp.src_addr as *const libc::sockaddr_storage).cast(), resp.src_size.into());
+        copy_addr(dst_storage(id), (&resp.dst_addr as *const libc::sockaddr_storage).cast(), resp.dst_size.into());
+    }
+    if id.p().cma_dev.is_null() && resp.node_guid != 0 {
+        get_device(id, resp.node_guid, resp.ibdev_index)?;
+        let c = id.c();
+        c.port_num = resp.port_num;
+        c.route.addr.addr.ibaddr.pkey = resp.pkey;
+    }
+    Ok(())
+}
+
+/// QUERY(GID): source and destination GIDs (from AF_IB addresses).
+pub fn query_gid(id: Id) -> Res<()> {
+    let mut resp: rdma_ucm_query_addr_resp = zeroed();
+    query(id, RDMA_USER_CM_QUERY_GID, &mut resp)?;
+    // SAFETY: the kernel returns AF_IB addresses here; sockaddr_ib (48
+    // bytes) fits in the 128-byte storages.
+    let (s, d) = unsafe {
+        (
+            (*(&resp.src_addr as *const _ as *const sockaddr_ib)).sib_addr.ib_u.uib_addr8,
+            (*(&resp.dst_addr as *const _ as *const sockaddr_ib)).sib_addr.ib_u.uib_addr8,
+        )
+    };
+    let ib = ibaddr(id);
+    ib.sgid.raw = s;
+    ib.dgid.raw = d;
+    Ok(())
+}
+
+/// The SA path record librdmacm reports for one `ibv_path_data`.
+pub fn convert_path(pd: &ibv_path_data) -> ibv_sa_path_rec {
+    let p = &pd.path;
+    // SAFETY: all-zero is a valid path record.
+    let mut sa: ibv_sa_path_rec = unsafe { core::mem::zeroed() };
+    sa.dgid = p.dgid;
+    sa.sgid = p.sgid;
+    sa.dlid = p.dlid;
+    sa.slid = p.slid;
+    sa.raw_traffic = 0;
+    let fl_hop = u32::from_be(p.flowlabel_hoplimit);
+    sa.flow_label = (fl_hop >> 8).to_be();
+    sa.hop_limit = fl_hop as u8;
+    sa.traffic_class = p.tclass;
+    sa.reversible = c_int::from(p.reversible_numpath >> 7);
+    sa.numb_path = 1;
+    sa.pkey = p.pkey;
+    sa.sl = (u16::from_be(p.qosclass_sl) & 0xF) as u8;
+    sa.mtu_selector = 2;
+    sa.mtu = p.mtu & 0x1F;
+    sa.rate_selector = 2;
+    sa.rate = p.rate & 0x1F;
+    sa.packet_life_time_selector = 2;
+    sa.packet_life_time = p.packetlifetime & 0x1F;
+    sa.preference = pd.flags as u8;
+    sa
+}
+
+/// Replaces the id's path records with `recs` (malloc'ed, as apps and
+/// free_id expect). Upstream does not free a previous array either.
+fn set_paths(id: Id, recs: &[ibv_sa_path_rec]) -> Res<()> {
+    if recs.is_empty() {
+        return Ok(());
+    }
+    let size = core::mem::size_of_val(recs);
+    // SAFETY: plain allocation.
+    let p = unsafe { libc::malloc(size) }.cast::<ibv_sa_path_rec>();
+    if p.is_null() {
+        return Err(libc::ENOMEM);
+    }
+    // SAFETY: p has room for recs.len() records.
+    unsafe { core::ptr::copy_nonoverlapping(recs.as_ptr(), p, recs.len()) };
+    let r = &mut id.c().route;
+    r.path_rec = p;
+    r.num_paths = recs.len() as c_int;
+    Ok(())
+}
+
+/// QUERY(PATH): the resolved path records.
+pub fn query_path(id: Id) -> Res<()> {
+    let mut buf: ucma_query_path_buf = zeroed();
+    let body = rdma_ucm_query { response: uaddr(&mut buf), id: id.handle(), option: RDMA_USER_CM_QUERY_PATH };
+    write_cmd_resp(id.fd(), RDMA_USER_CM_CMD_QUERY, body, &mut buf)?;
+    let n = (buf.hdr.num_paths as usize).min(buf.path_data.len());
+    let recs: Vec<_> = buf.path_data[..n].iter().map(convert_path).collect();
+    set_paths(id, &recs)
+}
+
+/// QUERY_ROUTE (kernels without AF_IB): addresses, GIDs, P_Key, paths and
+/// the device in one response.
+pub fn query_route(id: Id) -> Res<()> {
+    let mut resp: rdma_ucm_query_route_resp = zeroed();
+    resp.ibdev_index = crate::devices::UCMA_INVALID_IB_INDEX;
+    let body = rdma_ucm_query { response: uaddr(&mut resp), id: id.handle(), option: 0 };
+    write_cmd_resp(id.fd(), RDMA_USER_CM_CMD_QUERY_ROUTE, body, &mut resp)?;
+    let n = (resp.num_paths as usize).min(resp.ib_route.len());
+    let recs: Vec<ibv_sa_path_rec> = resp.ib_route[..n]
+        .iter()
+        .map(|k| {
+            // SAFETY: all-zero is a valid path record.
+            let mut sa: ibv_sa_path_rec = unsafe { core::mem::zeroed() };
+            let mut k = *k;
+            // SAFETY: both arguments are valid records.
+            unsafe { crate::verbs::ibv_copy_path_rec_from_kern(&mut sa, &mut k) };
+            sa
+        })
+        .collect();
+    set_paths(id, &recs)?;
+    let ib = ibaddr(id);
+    ib.sgid.raw = resp.ib_route[0].sgid;
+    ib.dgid.raw = resp.ib_route[0].dgid;
+    ib.pkey = resp.ib_route[0].pkey;
+    // SAFETY: the kernel's addresses are sockaddr_in6-sized.
+    unsafe {
+        copy_addr(src_storage(id), (&resp.src_addr as *const sockaddr_in6).cast(), core::mem::size_of::<sockaddr_in6>());
+        copy_addr(dst_storage(id), (&resp.dst_addr as *const sockaddr_in6).cast(), core::mem::size_of::<sockaddr_in6>());
+    }
+    if id.p().cma_dev.is_null() && resp.node_guid != 0 {
+        get_device(id, resp.node_guid, resp.ibdev_index)?;
+        id.c().port_num = resp.port_num;
+    }
+    Ok(())
+}
+
+/// An address of `len` bytes in kernel storage form.
+///
+/// # Safety
+/// `addr` must be readable for `len` bytes.
+unsafe fn storage_of(addr: *const sockaddr, len: socklen_t) -> libc::sockaddr_storage {
+    let mut s: libc::sockaddr_storage = zeroed();
+    if !addr.is_null() {
+        // SAFETY: forwarded contract.
+        unsafe { copy_addr((&mut s as *mut libc::sockaddr_storage).cast(), addr.cast(), len as usize) };
+    }
+    s
+}
+
+/// An address of `len` bytes in the sockaddr_in6 slot of the IP commands.
+///
+/// # Safety
+/// `addr` must be readable for `len` bytes.
+unsafe fn in6_of(addr: *const sockaddr, len: socklen_t) -> sockaddr_in6 {
+    let mut s: sockaddr_in6 = zeroed();
+    if !addr.is_null() {
+        let n = (len as usize).min(core::mem::size_of::<sockaddr_in6>());
+        // SAFETY: forwarded contract; n fits the destination.
+        unsafe { core::ptr::copy_nonoverlapping(addr.cast::<u8>(), (&mut s as *mut sockaddr_in6).cast(), n) };
+    }
+    s
+}
+
+/// BIND (AF_IB-capable kernels), then the address and GID queries.
+///
+/// # Safety
+/// `addr` must be readable for `len` bytes.
+pub unsafe fn bind_addr2(id: Id, addr: *const sockaddr, len: socklen_t) -> Res<()> {
+    let body = rdma_ucm_bind {
+        id: id.handle(),
+        addr_size: len as u16,
+        reserved: 0,
+        // SAFETY: forwarded contract.
+        addr: unsafe { storage_of(addr, len) },
+    };
+    write_cmd(id.fd(), RDMA_USER_CM_CMD_BIND, body)?;
+    query_addr(id)?;
+    query_gid(id)
+}
+
+/// `rdma_bind_addr`.
+///
+/// # Safety
+/// `addr` must be null or a socket address of its family's size.
+pub unsafe fn bind_addr(id: Id, addr: *const sockaddr) -> Res<()> {
+    let len = addrlen(addr);
+    if len == 0 {
+        return Err(libc::EINVAL);
+    }
+    if af_ib_support() {
+        // SAFETY: forwarded contract.
+        return unsafe { bind_addr2(id, addr, len) };
+    }
+    let body = rdma_ucm_bind_ip {
+        response: 0,
+        // SAFETY: forwarded contract.
+        addr: unsafe { in6_of(addr, len) },
+        id: id.handle(),
+    };
+    write_cmd(id.fd(), RDMA_USER_CM_CMD_BIND_IP, body)?;
+    query_route(id)
+}
+
+/// RESOLVE_ADDR (AF_IB-capable kernels).
+///
+/// # Safety
+/// `src` (if non-null) and `dst` must be readable for their lengths.
+pub unsafe fn resolve_addr2(
+    id: Id,
+    src: *const sockaddr,
+    src_len: socklen_t,
+    dst: *const sockaddr,
+    dst_len: socklen_t,
+    timeout_ms: c_int,
+) -> Res<()> {
+    let body = rdma_ucm_resolve_addr {
+        id: id.handle(),
+        timeout_ms: timeout_ms as u32,
+        src_size: src_len as u16,
+        dst_size: dst_len as u16,
+        reserved: 0,
+        // SAFETY: forwarded contract.
+        src_addr: unsafe { storage_of(src, src_len) },
+        // SAFETY: forwarded contract.
+        dst_addr: unsafe { storage_of(dst, dst_len) },
+    };
+    write_cmd(id.fd(), RDMA_USER_CM_CMD_RESOLVE_ADDR, body)?;
+    // SAFETY: forwarded contract for dst.
+    unsafe { copy_addr(dst_storage(id), dst.cast(), dst_len as usize) };
+    complete(id)
+}
+
+/// `rdma_resolve_addr`.
+///
+/// # Safety
+/// Addresses must be null or socket addresses of their family's size.
+pub unsafe fn resolve_addr(id: Id, src: *const sockaddr, dst: *const sockaddr, timeout_ms: c_int) -> Res<()> {
+    let dst_len = addrlen(dst);
+    if dst_len == 0 {
+        return Err(libc::EINVAL);
+    }
+    let src_len = addrlen(src);
+    if !src.is_null() && src_len == 0 {
+        return Err(libc::EINVAL);
+    }
+    if af_ib_support() {
+        // SAFETY: forwarded contract.
+        return unsafe { resolve_addr2(id, src, src_len, dst, dst_len, timeout_ms) };
+    }
+    let body = rdma_ucm_resolve_ip {
+        // SAFETY: forwarded contract.
+        src_addr: unsafe { in6_of(src, src_len) },
+        // SAFETY: forwarded contract.
+        dst_addr: unsafe { in6_of(dst, dst_len) },
+        id: id.handle(),
+        timeout_ms: timeout_ms as u32,
+    };
+    write_cmd(id.fd(), RDMA_USER_CM_CMD_RESOLVE_IP, body)?;
+    // SAFETY: forwarded contract for dst.
+    unsafe { copy_addr(dst_storage(id), dst.cast(), dst_len as usize) };
+    complete(id)
+}
+
+/// Asks rdma_getaddrinfo (the IB ACM service) for a route and installs it
+/// with RDMA_OPTION_IB_PATH; Err when there is none.
+fn set_ib_route(id: Id) -> Res<()> {
+    let c = id.c();
+    // SAFETY: all-zero is a valid rdma_addrinfo.
+    let mut hint: rdma_addrinfo = unsafe { core::mem::zeroed() };
+    hint.ai_flags = RAI_ROUTEONLY;
+    // SAFETY: reading the family of the id's source storage.
+    hint.ai_family = c_int::from(unsafe { c.route.addr.src.src_addr.sa_family });
+    hint.ai_src_addr = src_storage(id).cast();
+    hint.ai_src_len = addrlen(hint.ai_src_addr);
+    hint.ai_dst_addr = dst_storage(id).cast();
+    hint.ai_dst_len = addrlen(hint.ai_dst_addr);
+    let mut rai: *mut rdma_addrinfo = core::ptr::null_mut();
+    // SAFETY: hint is valid; rai is an out-pointer.
+    let ret = unsafe { crate::addrinfo::rdma_getaddrinfo(core::ptr::null(), core::ptr::null(), &hint, &mut rai) };
+    if ret != 0 {
+        return Err(crate::ffi::errno());
+    }
+    // SAFETY: rdma_getaddrinfo succeeded, so rai is a valid result.
+    let r = unsafe { &*rai };
+    let res = if r.ai_route_len != 0 {
+        crate::options::set_option(id, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, r.ai_route, r.ai_route_len)
+    } else {
+        Err(crate::ffi::errno())
+    };
+    // SAFETY: rai came from rdma_getaddrinfo.
+    unsafe { crate::addrinfo::rdma_freeaddrinfo(rai) };
+    res
+}
+
+/// `rdma_resolve_route`.
+pub fn resolve_route(id: Id, timeout_ms: c_int) -> Res<()> {
+    if id.transport() == Some(IBV_TRANSPORT_IB) && set_ib_route(id).is_ok() {
+        return complete(id);
+    }
+    let body = rdma_ucm_resolve_route { id: id.handle(), timeout_ms: timeout_ms as u32 };
+    write_cmd(id.fd(), RDMA_USER_CM_CMD_RESOLVE_ROUTE, body)?;
+    complete(id)
+}
+
+// ---------------------------------------------------------------------------
+// Exports
+// ---------------------------------------------------------------------------
+
+crate::export! {
+    /// Binds an id to a local address (and so, possibly, to a device).
+    fn rdma_bind_addr(id: *mut rdma_cm_id, addr: *mut sockaddr) -> c_int, on_panic = -1;
+    {
+        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        // SAFETY: addr is null (rejected inside) or the caller's address.
+        ret_int(unsafe { bind_addr(Id::from_cm(id), addr) })
+    }
+}
+
+crate::export! {
+    /// Resolves a destination address (and binds to a source).
+    fn rdma_resolve_addr(id: *mut rdma_cm_id, src_addr: *mut sockaddr, dst_addr: *mut sockaddr,
+                         timeout_ms: c_int) -> c_int, on_panic = -1;
+    {
+        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        // SAFETY: the caller's addresses (null ones are handled inside).
+        ret_int(unsafe { resolve_addr(Id::from_cm(id), src_addr, dst_addr, timeout_ms) })
+    }
+}
+
+crate::export! {
+    /// Resolves the route to the resolved destination.
+    fn rdma_resolve_route(id: *mut rdma_cm_id, timeout_ms: c_int) -> c_int, on_panic = -1;
+    {
+        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        ret_int(resolve_route(Id::from_cm(id), timeout_ms))
+    }
+}
+
+crate::export! {
+    /// The id's local port, big-endian.
+    fn rdma_get_src_port(id: *mut rdma_cm_id) -> u16, on_panic = 0;
+    {
+        crate::ensure!(!id.is_null(), libc::EINVAL, 0);
+        get_port(src_storage(Id::from_cm(id)).cast())
+    }
+}
+
+crate::export! {
+    /// The id's remote port, big-endian.
+    fn rdma_get_dst_port(id: *mut rdma_cm_id) -> u16, on_panic = 0;
+    {
+        crate::ensure!(!id.is_null(), libc::EINVAL, 0);
+        get_port(dst_storage(Id::from_cm(id)).cast())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn address_lengths_follow_the_family() {
+        let mut sin: sockaddr_in = zeroed();
+        sin.sin_family = libc::AF_INET as u16;
+        assert_eq!(addrlen((&sin as *const sockaddr_in).cast()), 16);
+        let mut sin6: sockaddr_in6 = zeroed();
+        sin6.sin6_family = libc::AF_INET6 as u16;
+        assert_eq!(addrlen((&sin6 as *const sockaddr_in6).cast()), 28);
+        let mut unix: libc::sockaddr_storage = zeroed();
+        unix.ss_family = libc::AF_UNIX as u16;
+        assert_eq!(addrlen((&unix as *const libc::sockaddr_storage).cast()), 0);
+        assert_eq!(addrlen(core::ptr::null()), 0);
+    }
+
+    #[test]
+    fn ports_are_returned_big_endian() {
+        let mut sin: sockaddr_in = zeroed();
+        sin.sin_family = libc::AF_INET as u16;
+        sin.sin_port = 7174u16.to_be();
+        assert_eq!(get_port((&sin as *const sockaddr_in).cast()), 7174u16.to_be());
+        let mut sib: sockaddr_ib = zeroed();
+        sib.sib_family = AF_IB as u16;
+        sib.sib_sid = (RDMA_IB_IP_PS_TCP | 0x1234).to_be();
+        assert_eq!(get_port((&sib as *const sockaddr_ib).cast()), 0x1234u16.to_be());
+    }
+
+    #[test]
+    fn path_conversion_takes_the_fields_upstream_takes() {
+        let mut pd: ibv_path_data = zeroed();
+        pd.flags = 0x83;
+        pd.path.dlid = 0x1200;
+        pd.path.flowlabel_hoplimit = ((0xABCDEu32 << 8) | 0x40).to_be();
+        pd.path.reversible_numpath = 0x81;
+        pd.path.qosclass_sl = 0x1235u16.to_be();
+        pd.path.mtu = 0xE4;
+        pd.path.rate = 0x23;
+        pd.path.packetlifetime = 0x32;
+        pd.path.tclass = 9;
+        let sa = convert_path(&pd);
+        assert_eq!(sa.dlid, 0x1200);
+        assert_eq!(u32::from_be(sa.flow_label), 0xABCDE);
+        assert_eq!(sa.hop_limit, 0x40);
+        assert_eq!(sa.reversible, 1);
+        assert_eq!(sa.numb_path, 1);
+        assert_eq!(sa.sl, 5);
+        assert_eq!((sa.mtu_selector, sa.mtu), (2, 4));
+        assert_eq!((sa.rate_selector, sa.rate), (2, 3));
+        assert_eq!((sa.packet_life_time_selector, sa.packet_life_time), (2, 0x12));
+        assert_eq!(sa.preference, 0x83);
+        assert_eq!(sa.traffic_class, 9);
+    }
+}

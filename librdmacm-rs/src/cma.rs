@@ -1,0 +1,83 @@
+//! Library initialisation (`ucma_init`) and the AF_IB capability, the two
+//! entry points other parts of librdmacm (rdma_getaddrinfo, rsockets) use,
+//! plus re-exports of the address helpers they share.
+//!
+//! `ucma_init`, as upstream: once per process, check the kernel's rdma_cm
+//! ABI version (EPERM if unsupported) and read the device list (ENODEV if
+//! there is no device); a failed attempt is retried by the next call. On
+//! success, probe whether the kernel supports AF_IB addressing by binding a
+//! throw-away id to an AF_IB wildcard address.
+
+use crate::abi::cma::*;
+use core::ffi::c_int;
+use core::sync::atomic::{AtomicBool, Ordering};
+use parking_lot::Mutex;
+
+pub use crate::addr::{addrlen as ucma_addrlen, get_port as ucma_get_port};
+
+static READY: AtomicBool = AtomicBool::new(false);
+static INIT: Mutex<()> = Mutex::new(());
+static AF_IB_SUPPORT: AtomicBool = AtomicBool::new(false);
+
+/// Whether the kernel accepts AF_IB addresses (known after init).
+pub fn af_ib_support() -> bool {
+    AF_IB_SUPPORT.load(Ordering::Acquire)
+}
+
+/// Initialises the library; Err(errno) on failure. Idempotent.
+pub fn ucma_init() -> Result<(), c_int> {
+    // The AF_IB probe below calls back into here: the flag is set before it.
+    if READY.load(Ordering::Acquire) {
+        return Ok(());
+    }
+    let _g = INIT.lock();
+    if READY.load(Ordering::Acquire) {
+        return Ok(());
+    }
+    if !crate::ucma::check_abi_version() {
+        return Err(libc::EPERM);
+    }
+    crate::devices::DEVICES.lock().0.sync()?;
+    READY.store(true, Ordering::Release);
+    set_af_ib_support();
+    Ok(())
+}
+
+/// Binds a synchronous RDMA_PS_IB id to the AF_IB "any" address with the
+/// TCP port-space service id; success means AF_IB is supported.
+fn set_af_ib_support() {
+    let Ok(id) = crate::id::create_id2(
+        core::ptr::null_mut(),
+        core::ptr::null_mut(),
+        RDMA_PS_IB,
+        crate::id::qp_type_for(RDMA_PS_IB),
+    ) else {
+        return;
+    };
+    let mut sib: sockaddr_ib = crate::abi::ucma::zeroed();
+    sib.sib_family = AF_IB as u16;
+    sib.sib_sid = RDMA_IB_IP_PS_TCP.to_be();
+    sib.sib_sid_mask = RDMA_IB_IP_PS_MASK.to_be();
+    AF_IB_SUPPORT.store(true, Ordering::Release);
+    // SAFETY: sib is a complete sockaddr_ib.
+    let ok = unsafe { crate::addr::bind_addr(id, (&sib as *const sockaddr_ib).cast()) }.is_ok();
+    AF_IB_SUPPORT.store(ok, Ordering::Release);
+    let _ = crate::id::destroy_id(id);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This machine has no RDMA device (and no rdma_cm): initialisation
+    /// fails the way upstream's does there, and keeps failing.
+    #[test]
+    fn init_without_devices_is_enodev_and_retried() {
+        if std::path::Path::new("/dev/infiniband/rdma_cm").exists() {
+            return;
+        }
+        assert_eq!(ucma_init(), Err(libc::ENODEV));
+        assert_eq!(ucma_init(), Err(libc::ENODEV));
+        assert!(!af_ib_support());
+    }
+}
