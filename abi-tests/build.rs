@@ -5,8 +5,14 @@
 //! VM scenarios are `#[ignore]`d unless RDMA_VM_TESTS=1 when the tests are
 //! built (booting the VM takes a minute or more); scenarios marked
 //! `--pending "issue N"` are ignored unless RDMA_SCENARIOS_PENDING=1.
+//!
+//! It also writes `rust_layout.rs` for tests/layout.rs: the Rust ABI mirror
+//! files named by `mirror` lines of abi-tests/layout/layout.list, included as
+//! modules, and a function returning the size, alignment and every field's
+//! offset and size of every struct and union they define, as Rust computes
+//! them (`size_of`, `align_of`, `offset_of!`).
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Splits a shell command line into words (quotes and backslashes as bash
 /// reads them; no expansions). Enough for the scenario lists.
@@ -99,6 +105,7 @@ fn test_fn_name(name: &str) -> String {
 fn main() {
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    layout::generate(&dir, &out);
     println!("cargo:rerun-if-env-changed=RDMA_VM_TESTS");
     println!("cargo:rerun-if-env-changed=RDMA_SCENARIOS_PENDING");
     let vm_enabled = std::env::var("RDMA_VM_TESTS").as_deref() == Ok("1");
@@ -137,5 +144,207 @@ fn main() {
             .unwrap();
         }
         std::fs::write(out.join(format!("{mode}_scenarios.rs")), code).unwrap();
+    }
+}
+
+/// The Rust half of the layout conformance test (tests/layout.rs).
+mod layout {
+    use super::*;
+
+    /// One struct or union of a mirror file: name, "struct"/"union", and its
+    /// fields as (name, Rust type text).
+    pub struct RustType {
+        pub name: String,
+        pub kind: &'static str,
+        pub fields: Vec<(String, String)>,
+    }
+
+    /// Removes `//` comments (none of the mirror files has `//` inside a
+    /// string literal in a type definition).
+    fn strip_comments(body: &str) -> String {
+        body.lines()
+            .map(|l| match l.find("//") {
+                Some(i) => &l[..i],
+                None => l,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Splits a struct body into `pub name: Type` items at top-level commas
+    /// (commas inside `<..>`, `(..)`, `[..]` belong to the type).
+    pub fn split_fields(body: &str) -> Vec<(String, String)> {
+        let body = strip_comments(body).replace("->", "\u{0}");
+        let mut items = Vec::new();
+        let (mut depth, mut cur) = (0i32, String::new());
+        for ch in body.chars() {
+            match ch {
+                '<' | '(' | '[' => depth += 1,
+                '>' | ')' | ']' => depth -= 1,
+                _ => {}
+            }
+            if ch == ',' && depth == 0 {
+                items.push(std::mem::take(&mut cur));
+            } else {
+                cur.push(ch);
+            }
+        }
+        items.push(cur);
+        let mut out = Vec::new();
+        for it in items {
+            let it = it.replace('\u{0}', "->");
+            let it = it.split_whitespace().collect::<Vec<_>>().join(" ");
+            // Attributes on a field (#[doc], #[cfg]) are not used in the
+            // mirrors; a leading `pub` starts every field.
+            let Some(rest) = it.strip_prefix("pub ") else {
+                continue;
+            };
+            let Some((name, ty)) = rest.split_once(':') else {
+                continue;
+            };
+            out.push((name.trim().to_string(), ty.trim().to_string()));
+        }
+        out
+    }
+
+    /// Every `pub struct NAME { .. }` / `pub union NAME { .. }` at the start
+    /// of a line, plus the command wrappers kern.rs defines through its
+    /// `write_cmd!` / `ex_write_cmd!` macros (a header then `core_payload`).
+    pub fn parse(src: &str) -> Vec<RustType> {
+        let mut types = Vec::new();
+        for (at, _) in src.match_indices("\npub ") {
+            let line_rest = &src[at + 5..];
+            let (kind, tail) = if let Some(t) = line_rest.strip_prefix("struct ") {
+                ("struct", t)
+            } else if let Some(t) = line_rest.strip_prefix("union ") {
+                ("union", t)
+            } else {
+                continue;
+            };
+            let name: String = tail
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let after = tail[name.len()..].trim_start();
+            if !after.starts_with('{') {
+                // A tuple, unit or generic struct (ucma.rs's ucma_cmd<T>): not
+                // a C mirror; the layout test cannot name it anyway.
+                continue;
+            }
+            // The body ends at the first "}" that starts a line, or right
+            // away for `{}`.
+            let body = if after.starts_with("{}") {
+                ""
+            } else {
+                let b = &after[1..];
+                let end = b.find("\n}").expect("struct body ends with a line \"}\"");
+                &b[..end]
+            };
+            types.push(RustType {
+                name,
+                kind,
+                fields: split_fields(body),
+            });
+        }
+        for (mac, hdr) in [
+            ("\nwrite_cmd!(", "ib_uverbs_cmd_hdr"),
+            ("\nex_write_cmd!(", "ex_hdr"),
+        ] {
+            for (i, _) in src.match_indices(mac) {
+                let args = &src[i + mac.len()..];
+                let args = &args[..args.find(");").expect("macro call ends with );")];
+                let args: Vec<String> = strip_comments(args)
+                    .split(',')
+                    .map(|a| a.trim().to_string())
+                    .collect();
+                types.push(RustType {
+                    name: args[0].clone(),
+                    kind: "struct",
+                    fields: vec![
+                        ("hdr".to_string(), hdr.to_string()),
+                        ("core_payload".to_string(), args[2].clone()),
+                    ],
+                });
+            }
+        }
+        types
+    }
+
+    /// The `mirror` lines of layout.list: Rust files, relative to the
+    /// workspace root.
+    pub fn mirror_files(list: &str) -> Vec<String> {
+        list.lines()
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                (w.next() == Some("mirror")).then(|| w.next().unwrap().to_string())
+            })
+            .collect()
+    }
+
+    pub fn generate(dir: &Path, out: &Path) {
+        let root = dir.parent().unwrap();
+        let list_path = dir.join("layout/layout.list");
+        println!("cargo:rerun-if-changed={}", list_path.display());
+        let list = std::fs::read_to_string(&list_path)
+            .unwrap_or_else(|e| panic!("{}: {e}", list_path.display()));
+        // The shared assert_layout!/assert_consts! macros are declared by
+        // tests/layout.rs itself: #[macro_export] macros may not come from
+        // an include!.
+        let mut code = String::new();
+        writeln!(
+            code,
+            "// Generated by abi-tests/build.rs from abi-tests/layout/layout.list.\n\
+             #[allow(dead_code, non_camel_case_types, non_snake_case, non_upper_case_globals, \
+             clippy::all)]\npub mod abi {{"
+        )
+        .unwrap();
+        let mut all = Vec::new();
+        for file in mirror_files(&list) {
+            let path = root.join(&file);
+            println!("cargo:rerun-if-changed={}", path.display());
+            let src = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("layout.list names {file}: {e}"));
+            let module = Path::new(&file)
+                .file_stem()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .to_string();
+            writeln!(
+                code,
+                "    #[path = {:?}]\n    pub mod {module};",
+                path.display().to_string()
+            )
+            .unwrap();
+            for t in parse(&src) {
+                all.push((file.clone(), module.clone(), t));
+            }
+        }
+        code.push_str("}\n\n");
+        code.push_str(
+            "/// Size, alignment and fields of every Rust mirror type, as Rust lays them out.\n\
+             pub fn rust_types() -> Vec<RustType> {\n    vec![\n",
+        );
+        for (file, module, t) in &all {
+            let ty = format!("abi::{module}::{}", t.name);
+            writeln!(
+                code,
+                "        RustType {{ name: {:?}, kind: {:?}, file: {:?}, size: ::core::mem::size_of::<{ty}>(), \
+                 align: ::core::mem::align_of::<{ty}>(), fields: vec![",
+                t.name, t.kind, file
+            )
+            .unwrap();
+            for (f, fty) in &t.fields {
+                writeln!(
+                    code,
+                    "            RustField {{ name: {f:?}, ty: {fty:?}, offset: ::core::mem::offset_of!({ty}, {f}), \
+                     size: field_size!({ty}, {f}) }},"
+                )
+                .unwrap();
+            }
+            code.push_str("        ]},\n");
+        }
+        code.push_str("    ]\n}\n");
+        std::fs::write(out.join("rust_layout.rs"), code).unwrap();
     }
 }

@@ -356,7 +356,7 @@ def gen_asserts(outputs):
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["probe"]:
-        gen_probe("verbs", ["infiniband/verbs.h", "infiniband/sa.h", "rdma/ib_user_sa.h"])
+        gen_probe("verbs", ["infiniband/verbs.h", "infiniband/sa.h", "infiniband/tm_types.h", "rdma/ib_user_sa.h"])
         gen_probe("driver", ["infiniband/driver.h"])
     elif sys.argv[1:2] == ["assert"]:
         gen_asserts(sys.argv[2:])

@@ -4,6 +4,7 @@
  * with gen.py; build and run with run.sh. */
 #include <infiniband/verbs.h>
 #include <infiniband/sa.h>
+#include <infiniband/tm_types.h>
 #include <rdma/ib_user_sa.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -1771,6 +1772,22 @@ int main(void)
 	T("ib_user_path_rec.packet_life_time", struct ib_user_path_rec, packet_life_time, uint8_t);
 	F("ib_user_path_rec", "preference", struct ib_user_path_rec, preference);
 	T("ib_user_path_rec.preference", struct ib_user_path_rec, preference, uint8_t);
+	S("ibv_tmh", struct ibv_tmh, sizeof(struct ibv_tmh));
+	F("ibv_tmh", "opcode", struct ibv_tmh, opcode);
+	T("ibv_tmh.opcode", struct ibv_tmh, opcode, uint8_t);
+	F("ibv_tmh", "reserved", struct ibv_tmh, reserved);
+	T("ibv_tmh.reserved", struct ibv_tmh, reserved, __typeof__(__typeof__(uint8_t)[3]));
+	F("ibv_tmh", "app_ctx", struct ibv_tmh, app_ctx);
+	T("ibv_tmh.app_ctx", struct ibv_tmh, app_ctx, uint32_t);
+	F("ibv_tmh", "tag", struct ibv_tmh, tag);
+	T2("ibv_tmh.tag", struct ibv_tmh, tag, uint64_t, __u64);
+	S("ibv_rvh", struct ibv_rvh, sizeof(struct ibv_rvh));
+	F("ibv_rvh", "va", struct ibv_rvh, va);
+	T2("ibv_rvh.va", struct ibv_rvh, va, uint64_t, __u64);
+	F("ibv_rvh", "rkey", struct ibv_rvh, rkey);
+	T("ibv_rvh.rkey", struct ibv_rvh, rkey, uint32_t);
+	F("ibv_rvh", "len", struct ibv_rvh, len);
+	T("ibv_rvh.len", struct ibv_rvh, len, uint32_t);
 	C(IBV_GID_TYPE_IB);
 	C(IBV_GID_TYPE_ROCE_V1);
 	C(IBV_GID_TYPE_ROCE_V2);
@@ -2221,6 +2238,10 @@ int main(void)
 	C(IB_PATH_INBOUND);
 	C(IB_PATH_INBOUND_REVERSE);
 	C(IB_PATH_BIDIRECTIONAL);
+	C(IBV_TMH_NO_TAG);
+	C(IBV_TMH_RNDV);
+	C(IBV_TMH_FIN);
+	C(IBV_TMH_EAGER);
 	E(ibv_gid_type);
 	E(ibv_node_type);
 	E(ibv_transport_type);
@@ -2287,5 +2308,6 @@ int main(void)
 	E(ibv_values_mask);
 	E(ibv_advise_mr_advice);
 	E(ibv_rereg_mr_err_code);
+	E(ibv_tmh_op);
 	return 0;
 }

@@ -3,6 +3,7 @@
 # compile-time assertions in libibverbs-rs/src/abi/{verbs,driver}.rs.
 #
 #   layout_probe.c  is compiled against the installed <infiniband/verbs.h>,
+#                   <infiniband/tm_types.h>,
 #                   <infiniband/sa.h> and <rdma/ib_user_sa.h>;
 #   driver_probe.c  against rdma-core v44.0's libibverbs/driver.h, which is not
 #                   installed: set RDMA_CORE_SRC to an unpacked rdma-core v44.0

@@ -122,3 +122,12 @@ compare compat10_probe 'abi-tests/vm-progs/run-c-probe compat10_probe'
 # pinned pages keeps the parent right. Also ibv_is_fork_initialized().
 compare fork_traffic_fork_safe 'env RDMAV_FORK_SAFE=1 abi-tests/vm-progs/run-c-probe fork_traffic'
 compare fork_traffic_plain 'abi-tests/vm-progs/run-c-probe fork_traffic'
+
+# ---- pyverbs (issue 6) ------------------------------------------------------------
+# Debian's python3-pyverbs lists rxe0, opens it and queries device (plain and
+# extended), port 1, P_Key and GIDs, and makes a PD, CQ and RC QP: the same
+# output on our libraries. The loaded check proves the ours run used our
+# libibverbs and librdmacm (pyverbs.cmid) with Debian's rxe provider.
+compare pyverbs_rxe0 'abi-tests/vm-progs/pyverbs_query.py'
+loaded pyverbs_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'abi-tests/vm-progs/pyverbs_query.py'

@@ -3589,3 +3589,46 @@ const _: () =
 const _: () = assert!(offset_of!(ibv_query_device_ex, core_payload) == 24);
 const _: () = assert!(size_of::<ibv_modify_srq_v3>() == 32 && align_of::<ibv_modify_srq_v3>() == 4);
 const _: () = assert!(offset_of!(ibv_modify_srq_v3, core_payload) == 8);
+
+// ---------------------------------------------------------------------------
+// rdma-core cmd_ioctl.h
+
+/// One block of ioctl attributes (C: `struct ibv_command_buffer`). The
+/// attributes follow the struct directly (`hdr.attrs`); `next_attr ..
+/// last_attr` is the room left.
+#[repr(C)]
+pub struct ibv_command_buffer {
+    pub next: *mut ibv_command_buffer,
+    pub next_attr: *mut ib_uverbs_attr,
+    pub last_attr: *mut ib_uverbs_attr,
+    /// Index of the UHW_IN attribute, or `_UHW_NO_INDEX`. Used by the
+    /// write() fallback to find the provider's data and the room before it.
+    pub uhw_in_idx: u8,
+    pub uhw_out_idx: u8,
+    /// Size in dwords of the room before the UHW data where the write()
+    /// fallback can build the command header and core struct.
+    pub uhw_in_headroom_dwords: u8,
+    pub uhw_out_headroom_dwords: u8,
+    /// C's bit-fields `buffer_error:1, fallback_require_ex:1,
+    /// fallback_ioctl_only:1`, in that order from bit 0 (`CMDB_BUFFER_ERROR`... in cmd::ioctl).
+    pub bitfields: u8,
+    pub hdr: ib_uverbs_ioctl_hdr,
+}
+
+// Layout facts (abi-tests/probe/kern_abi.c; abi-tests/layout/private-facts.txt).
+const _: () =
+    assert!(size_of::<ibv_command_buffer>() == 56 && align_of::<ibv_command_buffer>() == 8);
+const _: () = assert!(offset_of!(ibv_command_buffer, next) == 0);
+const _: () = assert!(offset_of!(ibv_command_buffer, next_attr) == 8);
+const _: () = assert!(offset_of!(ibv_command_buffer, last_attr) == 16);
+const _: () = assert!(offset_of!(ibv_command_buffer, uhw_in_idx) == 24);
+const _: () = assert!(offset_of!(ibv_command_buffer, uhw_out_idx) == 25);
+const _: () = assert!(offset_of!(ibv_command_buffer, uhw_in_headroom_dwords) == 26);
+const _: () = assert!(offset_of!(ibv_command_buffer, uhw_out_headroom_dwords) == 27);
+const _: () = assert!(offset_of!(ibv_command_buffer, bitfields) == 28);
+const _: () = assert!(offset_of!(ibv_command_buffer, hdr) == 32);
+// The attribute array starts right after the struct.
+const _: () = assert!(
+    offset_of!(ibv_command_buffer, hdr) + offset_of!(ib_uverbs_ioctl_hdr, attrs)
+        == size_of::<ibv_command_buffer>()
+);

@@ -14,7 +14,7 @@
 //! them with the inline functions of rdma-core's `cmd_ioctl.h`.
 
 use core::alloc::Layout;
-use core::mem::{align_of, offset_of, size_of};
+use core::mem::{align_of, size_of};
 use core::ptr::{self, addr_of_mut, NonNull};
 use libc::{c_int, c_uint, c_void};
 
@@ -23,27 +23,8 @@ use crate::abi::kern::*;
 use crate::abi::verbs::ibv_context;
 use crate::ffi::set_errno;
 
-/// One block of ioctl attributes (C: `struct ibv_command_buffer`). The
-/// attributes follow the struct directly (`hdr.attrs`); `next_attr ..
-/// last_attr` is the room left.
-#[repr(C)]
-pub struct ibv_command_buffer {
-    pub next: *mut ibv_command_buffer,
-    pub next_attr: *mut ib_uverbs_attr,
-    pub last_attr: *mut ib_uverbs_attr,
-    /// Index of the UHW_IN attribute, or [`_UHW_NO_INDEX`]. Used by the
-    /// write() fallback to find the provider's data and the room before it.
-    pub uhw_in_idx: u8,
-    pub uhw_out_idx: u8,
-    /// Size in dwords of the room before the UHW data where the write()
-    /// fallback can build the command header and core struct.
-    pub uhw_in_headroom_dwords: u8,
-    pub uhw_out_headroom_dwords: u8,
-    /// C's bit-fields `buffer_error:1, fallback_require_ex:1,
-    /// fallback_ioctl_only:1`, in that order from bit 0 ([`CMDB_BUFFER_ERROR`]...).
-    pub bitfields: u8,
-    pub hdr: ib_uverbs_ioctl_hdr,
-}
+/// Defined with the other ABI types (the layout test checks it there).
+pub use crate::abi::kern::ibv_command_buffer;
 
 /// `uhw_in_idx`/`uhw_out_idx` value for "no UHW attribute".
 pub const _UHW_NO_INDEX: u8 = 0xFF;
@@ -53,24 +34,6 @@ pub const _UHW_NO_INDEX: u8 = 0xFF;
 pub const CMDB_BUFFER_ERROR: u8 = 0x1;
 pub const CMDB_FALLBACK_REQUIRE_EX: u8 = 0x2;
 pub const CMDB_FALLBACK_IOCTL_ONLY: u8 = 0x4;
-
-// Layout facts (abi-tests/probe/kern_abi.c).
-const _: () =
-    assert!(size_of::<ibv_command_buffer>() == 56 && align_of::<ibv_command_buffer>() == 8);
-const _: () = assert!(offset_of!(ibv_command_buffer, next) == 0);
-const _: () = assert!(offset_of!(ibv_command_buffer, next_attr) == 8);
-const _: () = assert!(offset_of!(ibv_command_buffer, last_attr) == 16);
-const _: () = assert!(offset_of!(ibv_command_buffer, uhw_in_idx) == 24);
-const _: () = assert!(offset_of!(ibv_command_buffer, uhw_out_idx) == 25);
-const _: () = assert!(offset_of!(ibv_command_buffer, uhw_in_headroom_dwords) == 26);
-const _: () = assert!(offset_of!(ibv_command_buffer, uhw_out_headroom_dwords) == 27);
-const _: () = assert!(offset_of!(ibv_command_buffer, bitfields) == 28);
-const _: () = assert!(offset_of!(ibv_command_buffer, hdr) == 32);
-// The attribute array starts right after the struct.
-const _: () = assert!(
-    offset_of!(ibv_command_buffer, hdr) + offset_of!(ib_uverbs_ioctl_hdr, attrs)
-        == size_of::<ibv_command_buffer>()
-);
 
 /// First attribute slot of a buffer (`cmd->hdr.attrs`).
 ///
