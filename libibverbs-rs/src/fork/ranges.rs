@@ -38,14 +38,16 @@
 //! `BTreeMap` costs two descents per range query. Measured figures are in
 //! docs/benchmarks.md ("Fork ranges").
 
-/// Runs per block. 32 starts fill 4 cache lines; a block is 776 bytes.
+/// Runs per block (a power of two). 32 starts fill 4 cache lines; a block is
+/// 832 bytes.
 const BLOCK: usize = 32;
 
-// len first, so that it shares a cache line with the first starts.
-#[repr(C)]
+// Cache-line aligned, so that the 32 starts are exactly 4 lines.
+#[repr(C, align(64))]
 struct Block {
-    len: usize,
+    /// Starts of the runs, ascending; `PAD` from `len` on.
     start: [usize; BLOCK],
+    len: usize,
     /// `(last, count)` of each run: one cache line holds both halves of a
     /// run and of its neighbours.
     tail: [(usize, i32); BLOCK],
@@ -53,18 +55,18 @@ struct Block {
 
 impl Block {
     fn new() -> Box<Block> {
-        Box::new(Block { len: 0, start: [0; BLOCK], tail: [(0, 0); BLOCK] })
+        Box::new(Block { len: 0, start: [PAD; BLOCK], tail: [(0, 0); BLOCK] })
     }
 
-    fn starts(&self) -> &[usize] {
-        &self.start[..self.len]
-    }
-
-    /// Moves entries `from..self.len` to start at `to` (either direction).
+    /// Moves entries `from..self.len` to start at `to` (either direction;
+    /// the caller then sets `len`). Starts vacated at the end become PAD.
     fn shift(&mut self, from: usize, to: usize) {
         let len = self.len;
         self.start.copy_within(from..len, to);
         self.tail.copy_within(from..len, to);
+        if to < from {
+            self.start[len - (from - to)..len].fill(PAD);
+        }
     }
 
     fn set(&mut self, i: usize, (s, l, c): (usize, usize, i32)) {
@@ -73,13 +75,40 @@ impl Block {
     }
 }
 
-/// How many of the ascending `v` are `<= x`. For the short slices it gets
-/// (a block, a line of `firsts`, a short summary) a scan beats a binary search: its loads are
-/// independent, so the cache lines come in together instead of one after the
-/// other, and there are no branches to mispredict on random addresses.
-#[inline]
-fn count_le(v: &[usize], x: usize) -> usize {
-    v.iter().map(|&s| (s <= x) as usize).sum()
+/// Fills the unused start slots of a block and the unused tail of `firsts`,
+/// so that searches run over whole fixed-size arrays: no loop bound depends on
+/// a length, and nothing past the used part compares below an address (but
+/// `usize::MAX` itself: the searches clamp their results to the used length).
+const PAD: usize = usize::MAX;
+
+/// The last index `j` of the ascending `v` with `v[j] <= x`, given that
+/// `v[0] <= x`: a binary search of fixed depth, log2(N) steps, each a
+/// conditional move rather than a branch (random addresses would mispredict
+/// half of them). `N` is a power of two.
+#[inline(always)]
+fn last_le<const N: usize>(v: &[usize; N], x: usize) -> usize {
+    let mut j = 0;
+    let mut step = N / 2;
+    while step > 0 {
+        // (j + step) < N: j is a sum of distinct larger powers of two below N.
+        j = std::hint::select_unpredictable(v[(j + step) & (N - 1)] <= x, j + step, j);
+        step /= 2;
+    }
+    j
+}
+
+/// Asks for the cache lines of `k`'s starts before the search needs them, so
+/// that they load in parallel rather than one after another as the binary
+/// search reaches them.
+#[inline(always)]
+fn prefetch_starts(k: &Block) {
+    #[cfg(target_arch = "x86_64")]
+    for line in 0..BLOCK / 8 {
+        let p = k.start[line * 8..].as_ptr();
+        // SAFETY: a prefetch is only a hint; it never faults or changes
+        // memory, and `p` points into `k` anyway. SSE is part of x86_64.
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast()) };
+    }
 }
 
 /// Entries of `firsts` per `summary` entry (one cache line's worth).
@@ -117,7 +146,8 @@ enum Action {
 
 /// Signed counts per address (see the module docs).
 pub struct RangeCounts {
-    /// `firsts[b] == blocks[b].start[0]`; no block is empty.
+    /// `firsts[b] == blocks[b].start[0]`; no block is empty. Padded with
+    /// PAD to a whole number of lines (`SUMMARY_STEP` entries).
     firsts: Vec<usize>,
     /// `summary[j] == firsts[j * SUMMARY_STEP]`: one entry per cache line
     /// of `firsts`, so a search reads one line of `firsts`.
@@ -173,17 +203,15 @@ impl RangeCounts {
         }
     }
 
-    /// How many blocks start at or below `addr`.
-    fn blocks_starting_le(&self, addr: usize) -> usize {
-        let j = if self.summary.len() <= 16 {
-            count_le(&self.summary, addr)
-        } else {
-            self.summary.partition_point(|&f| f <= addr)
-        };
-        let Some(line) = j.checked_sub(1) else { return 0 };
+    /// The last block starting at or below `addr`.
+    #[inline(always)]
+    fn last_block_le(&self, addr: usize) -> Option<usize> {
+        // partition_point's search is branch-free too.
+        let line = self.summary.partition_point(|&f| f <= addr).checked_sub(1)?;
         let lo = line * SUMMARY_STEP;
-        let hi = (lo + SUMMARY_STEP).min(self.firsts.len());
-        lo + count_le(&self.firsts[lo..hi], addr)
+        let firsts: &[usize; SUMMARY_STEP] = self.firsts[lo..lo + SUMMARY_STEP].try_into().unwrap();
+        // firsts[lo] == summary[line] <= addr.
+        Some((lo + last_le(firsts, addr)).min(self.blocks.len() - 1))
     }
 
     fn set_first(&mut self, b: usize, start: usize) {
@@ -197,25 +225,37 @@ impl RangeCounts {
     fn resummarise(&mut self, b: usize) {
         let from = b / SUMMARY_STEP;
         self.summary.truncate(from);
-        self.summary.extend(self.firsts[from * SUMMARY_STEP..].iter().step_by(SUMMARY_STEP));
+        let used = &self.firsts[..self.blocks.len()];
+        self.summary.extend(used[(from * SUMMARY_STEP).min(used.len())..].iter().step_by(SUMMARY_STEP));
     }
 
+    /// After `blocks` gained block `b`: its first start into `firsts`.
     fn insert_first(&mut self, b: usize, start: usize) {
         self.firsts.insert(b, start);
+        self.repad_firsts();
         self.resummarise(b);
     }
 
+    /// After `blocks` lost block `b`: out of `firsts` with it.
     fn remove_first(&mut self, b: usize) {
         self.firsts.remove(b);
+        self.repad_firsts();
         self.resummarise(b);
+    }
+
+    /// `firsts` holds one entry per block, then PAD up to a whole line.
+    fn repad_firsts(&mut self) {
+        self.firsts.resize(self.blocks.len().div_ceil(SUMMARY_STEP) * SUMMARY_STEP, PAD);
     }
 
     /// The last run starting at or below `addr`.
     #[inline]
     fn floor(&self, addr: usize) -> Option<Pos> {
-        let b = self.blocks_starting_le(addr).checked_sub(1)?;
-        // firsts[b] <= addr, so at least one start of block b qualifies.
-        let i = count_le(self.blocks[b].starts(), addr) - 1;
+        let b = self.last_block_le(addr)?;
+        let k = &*self.blocks[b];
+        prefetch_starts(k);
+        // k.start[0] == firsts[b] <= addr.
+        let i = last_le(&k.start, addr).min(k.len - 1);
         Some(Pos { b, i })
     }
 
@@ -466,8 +506,7 @@ impl RangeCounts {
         let Pos { mut b, mut i } = at;
         if self.blocks.is_empty() {
             self.blocks.push(Block::new());
-            self.firsts.push(run.0);
-            self.summary.push(run.0);
+            self.insert_first(0, run.0);
         }
         if self.blocks[b].len == BLOCK {
             let half = BLOCK / 2;
@@ -477,8 +516,10 @@ impl RangeCounts {
             upper.tail[..BLOCK - half].copy_from_slice(&lower.tail[half..]);
             upper.len = BLOCK - half;
             lower.len = half;
-            self.insert_first(b + 1, upper.start[0]);
+            lower.start[half..].fill(PAD);
+            let first = upper.start[0];
             self.blocks.insert(b + 1, upper);
+            self.insert_first(b + 1, first);
             if i > half {
                 b += 1;
                 i -= half;
@@ -581,13 +622,16 @@ impl RangeCounts {
     /// Panics unless the representation is canonical (see the module docs)
     /// and the blocks are consistent.
     pub fn assert_canonical(&self) {
-        assert_eq!(self.firsts.len(), self.blocks.len(), "one first per block");
-        let summary: Vec<usize> = self.firsts.iter().copied().step_by(SUMMARY_STEP).collect();
+        let nb = self.blocks.len();
+        assert_eq!(self.firsts.len(), nb.div_ceil(SUMMARY_STEP) * SUMMARY_STEP, "one first per block, padded");
+        assert!(self.firsts[nb..].iter().all(|&f| f == PAD), "padding of firsts");
+        let summary: Vec<usize> = self.firsts[..nb].iter().copied().step_by(SUMMARY_STEP).collect();
         assert_eq!(self.summary, summary, "summary of firsts");
         let mut n = 0;
         for (b, k) in self.blocks.iter().enumerate() {
             assert!(k.len > 0 && k.len <= BLOCK, "block {b} holds {} runs", k.len);
             assert_eq!(self.firsts[b], k.start[0], "first start of block {b}");
+            assert!(k.start[k.len..].iter().all(|&s| s == PAD), "padding of block {b}");
             n += k.len;
         }
         assert_eq!(n, self.total, "run total");
