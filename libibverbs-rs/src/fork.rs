@@ -217,12 +217,25 @@ fn page_range(base: usize, size: usize, ps: usize) -> Option<(usize, usize)> {
     (last >= start).then_some((start, last))
 }
 
+impl Advice {
+    /// What the call adds to each page's count, and the count from which
+    /// that change needs the madvise.
+    fn step(self) -> (i32, i32) {
+        match self {
+            Advice::DontFork => (1, 0),
+            Advice::DoFork => (-1, 1),
+        }
+    }
+}
+
 /// Applies one dontfork/dofork to `counts` and the kernel: see the module docs.
+#[inline]
 fn advise_range(counts: &mut RangeCounts, start: usize, last: usize, advice: Advice, ps: usize) -> c_int {
-    let (from, inc) = match advice {
-        Advice::DontFork => (0, 1),
-        Advice::DoFork => (1, -1),
-    };
+    let (inc, from) = advice.step();
+    // A nested call (no count crosses 0 <-> 1) is bookkeeping only.
+    if counts.bump_run(start, last, inc, from) {
+        return 0;
+    }
     // The common cases (a fresh registration over untracked pages, a nested
     // one, the dofork undoing either) change one run, found by one search:
     // at most one madvise, over the whole range.

@@ -75,6 +75,76 @@ impl Block {
     }
 }
 
+/// The blocks in address order, each living in a fixed slot (its id) of a
+/// slab, so that an id stays valid while blocks around it come and go: the
+/// hints of [`RangeCounts::bump_run`] name blocks by id. Indexing is by
+/// position in address order.
+struct Blocks {
+    #[allow(clippy::vec_box)]
+    slab: Vec<Box<Block>>,
+    /// Slab ids in address order.
+    order: Vec<u32>,
+    /// Unused slab ids; their blocks are empty (len 0, all PAD).
+    free: Vec<u32>,
+}
+
+impl Blocks {
+    const fn new() -> Self {
+        Blocks { slab: Vec::new(), order: Vec::new(), free: Vec::new() }
+    }
+
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// Slab id of the block at position `b`.
+    fn id(&self, b: usize) -> u32 {
+        self.order[b]
+    }
+
+    /// A new empty block at position `b`.
+    fn insert_empty(&mut self, b: usize) {
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.slab.push(Block::new());
+                (self.slab.len() - 1) as u32
+            }
+        };
+        self.order.insert(b, id);
+    }
+
+    /// Empties the block at position `b` and drops it from the order.
+    fn remove(&mut self, b: usize) {
+        let id = self.order.remove(b);
+        let k = &mut self.slab[id as usize];
+        k.len = 0;
+        k.start.fill(PAD);
+        self.free.push(id);
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Block> + '_ {
+        self.order.iter().map(|&id| &*self.slab[id as usize])
+    }
+}
+
+impl std::ops::Index<usize> for Blocks {
+    type Output = Block;
+    fn index(&self, b: usize) -> &Block {
+        &self.slab[self.order[b] as usize]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Blocks {
+    fn index_mut(&mut self, b: usize) -> &mut Block {
+        &mut self.slab[self.order[b] as usize]
+    }
+}
+
 /// Fills the unused start slots of a block and the unused tail of `firsts`,
 /// so that searches run over whole fixed-size arrays: no loop bound depends on
 /// a length, and nothing past the used part compares below an address (but
@@ -152,10 +222,16 @@ pub struct RangeCounts {
     /// `summary[j] == firsts[j * SUMMARY_STEP]`: one entry per cache line
     /// of `firsts`, so a search reads one line of `firsts`.
     summary: Vec<usize>,
-    /// Boxed, so that adding or removing a block moves pointers only.
-    #[allow(clippy::vec_box)]
-    blocks: Vec<Box<Block>>,
+    blocks: Blocks,
     total: usize,
+    /// Where [`Self::bump_run`] last found the run starting at an address:
+    /// `id << 5 | index` of its block, in a slot chosen by a hash of the
+    /// start (see [`Self::hint_slot`]); `u32::MAX` for none. Only a hint: it
+    /// is checked against the block before use, so stale or colliding
+    /// entries cost a search, never a wrong answer. Empty or a power of two.
+    hints: Vec<u32>,
+    /// `64 - log2(hints.len())`.
+    hint_shift: u32,
     /// Reused buffers, so that calls allocate nothing once warm.
     fresh: Vec<(usize, usize, i32)>,
     targets: Vec<(usize, usize)>,
@@ -175,7 +251,16 @@ impl std::fmt::Debug for RangeCounts {
 
 impl RangeCounts {
     pub const fn new() -> Self {
-        RangeCounts { firsts: Vec::new(), summary: Vec::new(), blocks: Vec::new(), total: 0, fresh: Vec::new(), targets: Vec::new() }
+        RangeCounts {
+            firsts: Vec::new(),
+            summary: Vec::new(),
+            blocks: Blocks::new(),
+            total: 0,
+            hints: Vec::new(),
+            hint_shift: 63,
+            fresh: Vec::new(),
+            targets: Vec::new(),
+        }
     }
 
     fn run(&self, p: Pos) -> (usize, usize, i32) {
@@ -252,7 +337,7 @@ impl RangeCounts {
     #[inline]
     fn floor(&self, addr: usize) -> Option<Pos> {
         let b = self.last_block_le(addr)?;
-        let k = &*self.blocks[b];
+        let k = &self.blocks[b];
         prefetch_starts(k);
         // k.start[0] == firsts[b] <= addr.
         let i = last_le(&k.start, addr).min(k.len - 1);
@@ -347,6 +432,135 @@ impl RangeCounts {
         let r = f(self, &targets);
         self.targets = targets;
         r
+    }
+
+    /// The nested call, done at once: if `[start, last]` is exactly one
+    /// stored run, its count is neither `keep` nor `-inc` (so it neither
+    /// needs a madvise nor goes away), and the new count equals no run it
+    /// touches (so nothing merges), adds `inc` to that count in place and
+    /// returns true. Otherwise changes nothing and returns false: use
+    /// [`Self::plan`] and [`Self::add`]. This is [`Self::plan`] + [`Self::apply`]
+    /// cut down to the one case that has no syscall, which is all a nested
+    /// call costs.
+    ///
+    /// The run is looked up first where the hint table says it was last
+    /// time (one hashed load, then the block): a full search takes log2(runs)
+    /// dependent steps. Moves inside the block since then cost a search of
+    /// that block; a hint that names a block not spanning `start` any more,
+    /// a run at either end of its block (whose neighbour is in the next
+    /// block), or no hint, falls back to the full search, which records a
+    /// new hint.
+    #[inline]
+    pub fn bump_run(&mut self, start: usize, last: usize, inc: i32, keep: i32) -> bool {
+        let slot = self.hint_slot(start);
+        let hint = self.hints.get(slot).copied().unwrap_or(u32::MAX);
+        let (id, hi) = ((hint >> 5) as usize, (hint & 31) as usize);
+        if let Some(k) = self.blocks.slab.get(id) {
+            let k = &**k;
+            let found = if hi < k.len && k.start[hi] == start {
+                Some(hi)
+            } else if k.len > 0 && k.start[0] <= start && start <= k.start[k.len - 1] {
+                // The block spans `start`: a run starting there is in it.
+                prefetch_starts(k);
+                let i = last_le(&k.start, start).min(k.len - 1);
+                if k.start[i] != start {
+                    return false;
+                }
+                Some(i)
+            } else {
+                None
+            };
+            if let Some(i) = found.filter(|&i| i > 0 && i + 1 < k.len) {
+                let (l, c) = k.tail[i];
+                if l != last || c == keep || c == -inc {
+                    return false;
+                }
+                let new = c + inc;
+                // A touching neighbour with the new count would have to merge.
+                let (pl, pc) = k.tail[i - 1];
+                let (ns, nc) = (k.start[i + 1], k.tail[i + 1].1);
+                if (pl.wrapping_add(1) == start && pc == new) || (last.wrapping_add(1) == ns && nc == new) {
+                    return false;
+                }
+                self.blocks.slab[id].tail[i].1 = new;
+                if i != hi {
+                    self.hints[slot] = (id as u32) << 5 | i as u32;
+                }
+                return true;
+            }
+        }
+        self.bump_run_searched(start, last, inc, keep, slot)
+    }
+
+    /// [`Self::bump_run`] by a full search; records a hint for the run.
+    #[inline(never)]
+    fn bump_run_searched(&mut self, start: usize, last: usize, inc: i32, keep: i32, slot: usize) -> bool {
+        let Some(b) = self.last_block_le(start) else { return false };
+        let k = &self.blocks[b];
+        prefetch_starts(k);
+        let i = last_le(&k.start, start).min(k.len - 1);
+        if k.start[i] != start {
+            return false;
+        }
+        let id = self.blocks.id(b);
+        if self.hints.len() < 2 * self.total {
+            self.grow_hints();
+        }
+        if let Some(h) = self.hints.get_mut(slot) {
+            *h = id << 5 | i as u32;
+        }
+        let k = &self.blocks[b];
+        let (l, c) = k.tail[i];
+        if l != last || c == keep || c == -inc {
+            return false;
+        }
+        let new = c + inc;
+        // A touching neighbour with the new count would have to merge.
+        let prev = if i > 0 {
+            Some(k.tail[i - 1])
+        } else if b > 0 {
+            let pk = &self.blocks[b - 1];
+            Some(pk.tail[pk.len - 1])
+        } else {
+            None
+        };
+        if prev.is_some_and(|(pl, pc)| pl.wrapping_add(1) == start && pc == new) {
+            return false;
+        }
+        let next = if i + 1 < k.len {
+            Some((k.start[i + 1], k.tail[i + 1].1))
+        } else if b + 1 < self.blocks.len() {
+            let nk = &self.blocks[b + 1];
+            Some((nk.start[0], nk.tail[0].1))
+        } else {
+            None
+        };
+        if next.is_some_and(|(ns, nc)| last.wrapping_add(1) == ns && nc == new) {
+            return false;
+        }
+        self.blocks[b].tail[i].1 = new;
+        true
+    }
+
+    /// The hint table's slot for a run starting at `start` (Fibonacci
+    /// hashing: the top bits of a multiplication mix all of the address's).
+    /// Out of range while the table is empty.
+    #[inline(always)]
+    fn hint_slot(&self, start: usize) -> usize {
+        (start.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.hint_shift) as usize
+    }
+
+    /// Resizes the hint table to at least twice the number of runs, which
+    /// forgets every hint (they are only hints).
+    #[cold]
+    fn grow_hints(&mut self) {
+        const MAX: usize = 1 << 22;
+        let n = (2 * self.total).next_power_of_two().clamp(256, MAX);
+        if n <= self.hints.len() {
+            return;
+        }
+        self.hints = vec![u32::MAX; n];
+        self.hint_shift = 64 - n.trailing_zeros();
     }
 
     /// Looks whether adding `inc` over `[start, last]` is one of the cases
@@ -505,20 +719,26 @@ impl RangeCounts {
     fn insert_at(&mut self, at: Pos, run: (usize, usize, i32)) {
         let Pos { mut b, mut i } = at;
         if self.blocks.is_empty() {
-            self.blocks.push(Block::new());
+            self.blocks.insert_empty(0);
             self.insert_first(0, run.0);
         }
         if self.blocks[b].len == BLOCK {
             let half = BLOCK / 2;
-            let mut upper = Block::new();
-            let lower = &mut self.blocks[b];
+            self.blocks.insert_empty(b + 1);
+            let (lo_id, up_id) = (self.blocks.id(b) as usize, self.blocks.id(b + 1) as usize);
+            let (lower, upper) = if lo_id < up_id {
+                let (l, u) = self.blocks.slab.split_at_mut(up_id);
+                (&mut l[lo_id], &mut u[0])
+            } else {
+                let (u, l) = self.blocks.slab.split_at_mut(lo_id);
+                (&mut l[0], &mut u[up_id])
+            };
             upper.start[..BLOCK - half].copy_from_slice(&lower.start[half..]);
             upper.tail[..BLOCK - half].copy_from_slice(&lower.tail[half..]);
             upper.len = BLOCK - half;
             lower.len = half;
             lower.start[half..].fill(PAD);
             let first = upper.start[0];
-            self.blocks.insert(b + 1, upper);
             self.insert_first(b + 1, first);
             if i > half {
                 b += 1;
@@ -605,13 +825,16 @@ impl RangeCounts {
         if b + 1 >= self.blocks.len() || self.blocks[b].len + self.blocks[b + 1].len > BLOCK / 2 {
             return;
         }
-        let upper = self.blocks.remove(b + 1);
-        self.remove_first(b + 1);
+        let upper = &self.blocks[b + 1];
+        let n = upper.len;
+        let (starts, tails) = (upper.start, upper.tail);
         let k = &mut self.blocks[b];
-        let (at, n) = (k.len, upper.len);
-        k.start[at..at + n].copy_from_slice(&upper.start[..n]);
-        k.tail[at..at + n].copy_from_slice(&upper.tail[..n]);
+        let at = k.len;
+        k.start[at..at + n].copy_from_slice(&starts[..n]);
+        k.tail[at..at + n].copy_from_slice(&tails[..n]);
         k.len += n;
+        self.blocks.remove(b + 1);
+        self.remove_first(b + 1);
     }
 
     /// All runs as `(start, last, count)`, ascending (for tests and checks).
@@ -797,6 +1020,69 @@ mod tests {
         }
         check(&counts, &model, base, unit);
         assert_eq!((counts.run_count(), counts.block_count()), (0, 0));
+    }
+
+    #[test]
+    fn bump_run_agrees_with_the_model_through_stale_hints() {
+        // Thousands of runs, so blocks split and merge and hints go stale;
+        // nested bumps on exact runs (mostly) mixed with general changes.
+        const UNITS: usize = 6000;
+        let (base, unit) = (0x4000_0000usize, 0x1000usize);
+        let addr = |u: usize| base + u * unit;
+        let mut rng = XorShift::new(11);
+        let mut counts = RangeCounts::new();
+        let mut model = vec![0i32; UNITS];
+        let (mut bumped, mut refused) = (0, 0);
+        for u in (0..UNITS).step_by(2) {
+            counts.add(addr(u), addr(u + 1) - 1, 1);
+            model[u] += 1;
+        }
+        for step in 0..40_000 {
+            let inc = if rng.below(2) == 0 { 1 } else { -1 };
+            if rng.below(4) == 0 {
+                // A general change: units (dis)appear, blocks split and merge.
+                let a = rng.below(UNITS as u64) as usize;
+                let b = (a + rng.below(3) as usize).min(UNITS - 1);
+                counts.add(addr(a), addr(b + 1) - 1, inc);
+                model[a..=b].iter_mut().for_each(|m| *m += inc);
+                continue;
+            }
+            // Usually a stored run exactly, sometimes a unit that may not be.
+            let (a, b) = if rng.below(8) != 0 && counts.run_count() > 0 {
+                let (s, l, _) = counts.runs().nth(rng.below(counts.run_count() as u64) as usize).unwrap();
+                ((s - base) / unit, (l + 1 - base) / unit - 1)
+            } else {
+                let a = rng.below(UNITS as u64) as usize;
+                (a, a)
+            };
+            let keep = if inc == 1 { 0 } else { 1 };
+            let c = model[a];
+            let new = c + inc;
+            let exact = c != 0
+                && model[a..=b].iter().all(|&m| m == c)
+                && (a == 0 || model[a - 1] != c)
+                && (b == UNITS - 1 || model[b + 1] != c);
+            let expect = exact
+                && c != keep
+                && new != 0
+                && (a == 0 || model[a - 1] != new)
+                && (b == UNITS - 1 || model[b + 1] != new);
+            let got = counts.bump_run(addr(a), addr(b + 1) - 1, inc, keep);
+            assert_eq!(got, expect, "step {step}: units {a}..={b} count {c} inc {inc}");
+            if got {
+                model[a..=b].iter_mut().for_each(|m| *m += inc);
+                bumped += 1;
+            } else {
+                refused += 1;
+            }
+            if step % 2000 == 0 {
+                check(&counts, &model, base, unit);
+            }
+        }
+        check(&counts, &model, base, unit);
+        // Both outcomes were exercised, and blocks came and went.
+        assert!(bumped > 10_000 && refused > 1_000, "{bumped} bumped, {refused} refused");
+        assert!(counts.blocks.free.len() + counts.block_count() == counts.blocks.slab.len());
     }
 
     #[test]
