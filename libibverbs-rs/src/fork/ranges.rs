@@ -18,14 +18,20 @@
 //! into one flat array, `firsts`, and every eighth of those into `summary`
 //! (one entry per cache line of `firsts`). Finding the run at an address is
 //! a binary search of `summary` (about 110 entries, under 1 KiB, at 20,000
-//! runs), a scan of one line of `firsts`, and a scan of the block's starts:
-//! the scans' cache lines load in parallel, the only pointer followed is the
-//! block's box, and no branch depends on the address. The neighbours of a run,
-//! which decide merging, are the next slots of the same arrays.
+//! runs), then of one line of `firsts`, then of the block's starts (its four
+//! cache lines prefetched together). Blocks and `firsts` are padded with
+//! `usize::MAX`, so every search has a fixed depth and is made of
+//! conditional moves: no branch depends on the address. Blocks sit in a slab
+//! (stable ids), in address order through a list of ids. The neighbours of a
+//! run, which decide merging, are the next slots of the same arrays.
 //!
 //! The calls that matter for speed change one run: a new registration over
 //! untracked pages inserts one, a nested one changes a count in place, the
-//! dofork undoing either removes one or changes it back. [`RangeCounts::plan`]
+//! dofork undoing either removes one or changes it back. The nested case,
+//! which has no syscall and so is nothing but this bookkeeping, has its own
+//! path ([`RangeCounts::bump_run`]) that usually skips the search: a hash
+//! table of hints remembers in which block slot each run was last found, and
+//! the hint is checked against that block. The others: [`RangeCounts::plan`]
 //! recognises them with one search, and [`RangeCounts::apply`] does them at
 //! the position found; nothing is allocated. Inserting or removing moves at
 //! most a block's worth of entries; a full block splits in two, a block left
