@@ -553,7 +553,7 @@ impl RangeCounts {
     /// Out of range while the table is empty.
     #[inline(always)]
     fn hint_slot(&self, start: usize) -> usize {
-        (start.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.hint_shift) as usize
+        ((start as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.hint_shift) as usize
     }
 
     /// Resizes the hint table to at least twice the number of runs, which
