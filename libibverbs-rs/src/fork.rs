@@ -21,8 +21,9 @@
 //! page, and so the madvise calls, are the same. The calls that change one
 //! run (a fresh registration, a nested one, the dofork undoing either) are
 //! found with one search and done in place, with at most one madvise over
-//! the whole range, as upstream's loop would do it. One `parking_lot::Mutex`
-//! guards the table.
+//! the whole range, as upstream's loop would do it. One mutex guards the
+//! table ([`lock`]: a futex mutex without atomic operations while the process
+//! has one thread, as glibc's pthread mutex, which upstream uses).
 //!
 //! # Semantics kept from upstream
 //! - Nothing happens until `ibv_fork_init()`: dontfork/dofork return 0, but
@@ -71,21 +72,24 @@
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use parking_lot::Mutex;
-
 use crate::abi::verbs::{ibv_fork_status, IBV_FORK_DISABLED, IBV_FORK_ENABLED, IBV_FORK_UNNEEDED};
 use crate::ffi::{errno, set_errno};
 
+pub mod lock;
 pub mod pagesize;
 pub mod ranges;
 #[cfg(test)]
 pub(crate) mod tests;
 
 pub(crate) use pagesize::backing_page_size;
+use lock::RawLock;
+use lock_api::RawMutex as _;
+use parking_lot::Mutex;
 use ranges::RangeCounts;
 
-/// The counts; meaningful once [`PAGE_SIZE`] is non-zero.
-static COUNTS: Mutex<RangeCounts> = parking_lot::const_mutex(RangeCounts::new());
+/// The counts; meaningful once [`PAGE_SIZE`] is non-zero. See [`lock`] for
+/// why this is not a parking_lot mutex.
+static COUNTS: lock::Mutex<RangeCounts> = lock::Mutex::const_new(RawLock::INIT, RangeCounts::new());
 /// sysconf(_SC_PAGESIZE), set by a successful ibv_fork_init(); 0 before.
 /// Upstream's `mm_root != NULL` test is `PAGE_SIZE != 0` here.
 static PAGE_SIZE: AtomicUsize = AtomicUsize::new(0);
@@ -213,12 +217,25 @@ fn page_range(base: usize, size: usize, ps: usize) -> Option<(usize, usize)> {
     (last >= start).then_some((start, last))
 }
 
+impl Advice {
+    /// What the call adds to each page's count, and the count from which
+    /// that change needs the madvise.
+    fn step(self) -> (i32, i32) {
+        match self {
+            Advice::DontFork => (1, 0),
+            Advice::DoFork => (-1, 1),
+        }
+    }
+}
+
 /// Applies one dontfork/dofork to `counts` and the kernel: see the module docs.
+#[inline]
 fn advise_range(counts: &mut RangeCounts, start: usize, last: usize, advice: Advice, ps: usize) -> c_int {
-    let (from, inc) = match advice {
-        Advice::DontFork => (0, 1),
-        Advice::DoFork => (1, -1),
-    };
+    let (inc, from) = advice.step();
+    // A nested call (no count crosses 0 <-> 1) is bookkeeping only.
+    if counts.bump_run(start, last, inc, from) {
+        return 0;
+    }
     // The common cases (a fresh registration over untracked pages, a nested
     // one, the dofork undoing either) change one run, found by one search:
     // at most one madvise, over the whole range.

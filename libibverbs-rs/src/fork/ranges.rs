@@ -18,14 +18,20 @@
 //! into one flat array, `firsts`, and every eighth of those into `summary`
 //! (one entry per cache line of `firsts`). Finding the run at an address is
 //! a binary search of `summary` (about 110 entries, under 1 KiB, at 20,000
-//! runs), a scan of one line of `firsts`, and a scan of the block's starts:
-//! the scans' cache lines load in parallel, the only pointer followed is the
-//! block's box, and no branch depends on the address. The neighbours of a run,
-//! which decide merging, are the next slots of the same arrays.
+//! runs), then of one line of `firsts`, then of the block's starts (its four
+//! cache lines prefetched together). Blocks and `firsts` are padded with
+//! `usize::MAX`, so every search has a fixed depth and is made of
+//! conditional moves: no branch depends on the address. Blocks sit in a slab
+//! (stable ids), in address order through a list of ids. The neighbours of a
+//! run, which decide merging, are the next slots of the same arrays.
 //!
 //! The calls that matter for speed change one run: a new registration over
 //! untracked pages inserts one, a nested one changes a count in place, the
-//! dofork undoing either removes one or changes it back. [`RangeCounts::plan`]
+//! dofork undoing either removes one or changes it back. The nested case,
+//! which has no syscall and so is nothing but this bookkeeping, has its own
+//! path ([`RangeCounts::bump_run`]) that usually skips the search: a hash
+//! table of hints remembers in which block slot each run was last found, and
+//! the hint is checked against that block. The others: [`RangeCounts::plan`]
 //! recognises them with one search, and [`RangeCounts::apply`] does them at
 //! the position found; nothing is allocated. Inserting or removing moves at
 //! most a block's worth of entries; a full block splits in two, a block left
@@ -38,14 +44,16 @@
 //! `BTreeMap` costs two descents per range query. Measured figures are in
 //! docs/benchmarks.md ("Fork ranges").
 
-/// Runs per block. 32 starts fill 4 cache lines; a block is 776 bytes.
+/// Runs per block (a power of two). 32 starts fill 4 cache lines; a block is
+/// 832 bytes.
 const BLOCK: usize = 32;
 
-// len first, so that it shares a cache line with the first starts.
-#[repr(C)]
+// Cache-line aligned, so that the 32 starts are exactly 4 lines.
+#[repr(C, align(64))]
 struct Block {
-    len: usize,
+    /// Starts of the runs, ascending; `PAD` from `len` on.
     start: [usize; BLOCK],
+    len: usize,
     /// `(last, count)` of each run: one cache line holds both halves of a
     /// run and of its neighbours.
     tail: [(usize, i32); BLOCK],
@@ -53,18 +61,18 @@ struct Block {
 
 impl Block {
     fn new() -> Box<Block> {
-        Box::new(Block { len: 0, start: [0; BLOCK], tail: [(0, 0); BLOCK] })
+        Box::new(Block { len: 0, start: [PAD; BLOCK], tail: [(0, 0); BLOCK] })
     }
 
-    fn starts(&self) -> &[usize] {
-        &self.start[..self.len]
-    }
-
-    /// Moves entries `from..self.len` to start at `to` (either direction).
+    /// Moves entries `from..self.len` to start at `to` (either direction;
+    /// the caller then sets `len`). Starts vacated at the end become PAD.
     fn shift(&mut self, from: usize, to: usize) {
         let len = self.len;
         self.start.copy_within(from..len, to);
         self.tail.copy_within(from..len, to);
+        if to < from {
+            self.start[len - (from - to)..len].fill(PAD);
+        }
     }
 
     fn set(&mut self, i: usize, (s, l, c): (usize, usize, i32)) {
@@ -73,13 +81,110 @@ impl Block {
     }
 }
 
-/// How many of the ascending `v` are `<= x`. For the short slices it gets
-/// (a block, a line of `firsts`, a short summary) a scan beats a binary search: its loads are
-/// independent, so the cache lines come in together instead of one after the
-/// other, and there are no branches to mispredict on random addresses.
-#[inline]
-fn count_le(v: &[usize], x: usize) -> usize {
-    v.iter().map(|&s| (s <= x) as usize).sum()
+/// The blocks in address order, each living in a fixed slot (its id) of a
+/// slab, so that an id stays valid while blocks around it come and go: the
+/// hints of [`RangeCounts::bump_run`] name blocks by id. Indexing is by
+/// position in address order.
+struct Blocks {
+    #[allow(clippy::vec_box)]
+    slab: Vec<Box<Block>>,
+    /// Slab ids in address order.
+    order: Vec<u32>,
+    /// Unused slab ids; their blocks are empty (len 0, all PAD).
+    free: Vec<u32>,
+}
+
+impl Blocks {
+    const fn new() -> Self {
+        Blocks { slab: Vec::new(), order: Vec::new(), free: Vec::new() }
+    }
+
+    fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// Slab id of the block at position `b`.
+    fn id(&self, b: usize) -> u32 {
+        self.order[b]
+    }
+
+    /// A new empty block at position `b`.
+    fn insert_empty(&mut self, b: usize) {
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.slab.push(Block::new());
+                (self.slab.len() - 1) as u32
+            }
+        };
+        self.order.insert(b, id);
+    }
+
+    /// Empties the block at position `b` and drops it from the order.
+    fn remove(&mut self, b: usize) {
+        let id = self.order.remove(b);
+        let k = &mut self.slab[id as usize];
+        k.len = 0;
+        k.start.fill(PAD);
+        self.free.push(id);
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Block> + '_ {
+        self.order.iter().map(|&id| &*self.slab[id as usize])
+    }
+}
+
+impl std::ops::Index<usize> for Blocks {
+    type Output = Block;
+    fn index(&self, b: usize) -> &Block {
+        &self.slab[self.order[b] as usize]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Blocks {
+    fn index_mut(&mut self, b: usize) -> &mut Block {
+        &mut self.slab[self.order[b] as usize]
+    }
+}
+
+/// Fills the unused start slots of a block and the unused tail of `firsts`,
+/// so that searches run over whole fixed-size arrays: no loop bound depends on
+/// a length, and nothing past the used part compares below an address (but
+/// `usize::MAX` itself: the searches clamp their results to the used length).
+const PAD: usize = usize::MAX;
+
+/// The last index `j` of the ascending `v` with `v[j] <= x`, given that
+/// `v[0] <= x`: a binary search of fixed depth, log2(N) steps, each a
+/// conditional move rather than a branch (random addresses would mispredict
+/// half of them). `N` is a power of two.
+#[inline(always)]
+fn last_le<const N: usize>(v: &[usize; N], x: usize) -> usize {
+    let mut j = 0;
+    let mut step = N / 2;
+    while step > 0 {
+        // (j + step) < N: j is a sum of distinct larger powers of two below N.
+        j = std::hint::select_unpredictable(v[(j + step) & (N - 1)] <= x, j + step, j);
+        step /= 2;
+    }
+    j
+}
+
+/// Asks for the cache lines of `k`'s starts before the search needs them, so
+/// that they load in parallel rather than one after another as the binary
+/// search reaches them.
+#[inline(always)]
+fn prefetch_starts(k: &Block) {
+    #[cfg(target_arch = "x86_64")]
+    for line in 0..BLOCK / 8 {
+        let p = k.start[line * 8..].as_ptr();
+        // SAFETY: a prefetch is only a hint; it never faults or changes
+        // memory, and `p` points into `k` anyway. SSE is part of x86_64.
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast()) };
+    }
 }
 
 /// Entries of `firsts` per `summary` entry (one cache line's worth).
@@ -117,15 +222,22 @@ enum Action {
 
 /// Signed counts per address (see the module docs).
 pub struct RangeCounts {
-    /// `firsts[b] == blocks[b].start[0]`; no block is empty.
+    /// `firsts[b] == blocks[b].start[0]`; no block is empty. Padded with
+    /// PAD to a whole number of lines (`SUMMARY_STEP` entries).
     firsts: Vec<usize>,
     /// `summary[j] == firsts[j * SUMMARY_STEP]`: one entry per cache line
     /// of `firsts`, so a search reads one line of `firsts`.
     summary: Vec<usize>,
-    /// Boxed, so that adding or removing a block moves pointers only.
-    #[allow(clippy::vec_box)]
-    blocks: Vec<Box<Block>>,
+    blocks: Blocks,
     total: usize,
+    /// Where [`Self::bump_run`] last found the run starting at an address:
+    /// `id << 5 | index` of its block, in a slot chosen by a hash of the
+    /// start (see [`Self::hint_slot`]); `u32::MAX` for none. Only a hint: it
+    /// is checked against the block before use, so stale or colliding
+    /// entries cost a search, never a wrong answer. Empty or a power of two.
+    hints: Vec<u32>,
+    /// `64 - log2(hints.len())`.
+    hint_shift: u32,
     /// Reused buffers, so that calls allocate nothing once warm.
     fresh: Vec<(usize, usize, i32)>,
     targets: Vec<(usize, usize)>,
@@ -145,7 +257,16 @@ impl std::fmt::Debug for RangeCounts {
 
 impl RangeCounts {
     pub const fn new() -> Self {
-        RangeCounts { firsts: Vec::new(), summary: Vec::new(), blocks: Vec::new(), total: 0, fresh: Vec::new(), targets: Vec::new() }
+        RangeCounts {
+            firsts: Vec::new(),
+            summary: Vec::new(),
+            blocks: Blocks::new(),
+            total: 0,
+            hints: Vec::new(),
+            hint_shift: 63,
+            fresh: Vec::new(),
+            targets: Vec::new(),
+        }
     }
 
     fn run(&self, p: Pos) -> (usize, usize, i32) {
@@ -173,17 +294,15 @@ impl RangeCounts {
         }
     }
 
-    /// How many blocks start at or below `addr`.
-    fn blocks_starting_le(&self, addr: usize) -> usize {
-        let j = if self.summary.len() <= 16 {
-            count_le(&self.summary, addr)
-        } else {
-            self.summary.partition_point(|&f| f <= addr)
-        };
-        let Some(line) = j.checked_sub(1) else { return 0 };
+    /// The last block starting at or below `addr`.
+    #[inline(always)]
+    fn last_block_le(&self, addr: usize) -> Option<usize> {
+        // partition_point's search is branch-free too.
+        let line = self.summary.partition_point(|&f| f <= addr).checked_sub(1)?;
         let lo = line * SUMMARY_STEP;
-        let hi = (lo + SUMMARY_STEP).min(self.firsts.len());
-        lo + count_le(&self.firsts[lo..hi], addr)
+        let firsts: &[usize; SUMMARY_STEP] = self.firsts[lo..lo + SUMMARY_STEP].try_into().unwrap();
+        // firsts[lo] == summary[line] <= addr.
+        Some((lo + last_le(firsts, addr)).min(self.blocks.len() - 1))
     }
 
     fn set_first(&mut self, b: usize, start: usize) {
@@ -197,25 +316,37 @@ impl RangeCounts {
     fn resummarise(&mut self, b: usize) {
         let from = b / SUMMARY_STEP;
         self.summary.truncate(from);
-        self.summary.extend(self.firsts[from * SUMMARY_STEP..].iter().step_by(SUMMARY_STEP));
+        let used = &self.firsts[..self.blocks.len()];
+        self.summary.extend(used[(from * SUMMARY_STEP).min(used.len())..].iter().step_by(SUMMARY_STEP));
     }
 
+    /// After `blocks` gained block `b`: its first start into `firsts`.
     fn insert_first(&mut self, b: usize, start: usize) {
         self.firsts.insert(b, start);
+        self.repad_firsts();
         self.resummarise(b);
     }
 
+    /// After `blocks` lost block `b`: out of `firsts` with it.
     fn remove_first(&mut self, b: usize) {
         self.firsts.remove(b);
+        self.repad_firsts();
         self.resummarise(b);
+    }
+
+    /// `firsts` holds one entry per block, then PAD up to a whole line.
+    fn repad_firsts(&mut self) {
+        self.firsts.resize(self.blocks.len().div_ceil(SUMMARY_STEP) * SUMMARY_STEP, PAD);
     }
 
     /// The last run starting at or below `addr`.
     #[inline]
     fn floor(&self, addr: usize) -> Option<Pos> {
-        let b = self.blocks_starting_le(addr).checked_sub(1)?;
-        // firsts[b] <= addr, so at least one start of block b qualifies.
-        let i = count_le(self.blocks[b].starts(), addr) - 1;
+        let b = self.last_block_le(addr)?;
+        let k = &self.blocks[b];
+        prefetch_starts(k);
+        // k.start[0] == firsts[b] <= addr.
+        let i = last_le(&k.start, addr).min(k.len - 1);
         Some(Pos { b, i })
     }
 
@@ -307,6 +438,135 @@ impl RangeCounts {
         let r = f(self, &targets);
         self.targets = targets;
         r
+    }
+
+    /// The nested call, done at once: if `[start, last]` is exactly one
+    /// stored run, its count is neither `keep` nor `-inc` (so it neither
+    /// needs a madvise nor goes away), and the new count equals no run it
+    /// touches (so nothing merges), adds `inc` to that count in place and
+    /// returns true. Otherwise changes nothing and returns false: use
+    /// [`Self::plan`] and [`Self::add`]. This is [`Self::plan`] + [`Self::apply`]
+    /// cut down to the one case that has no syscall, which is all a nested
+    /// call costs.
+    ///
+    /// The run is looked up first where the hint table says it was last
+    /// time (one hashed load, then the block): a full search takes log2(runs)
+    /// dependent steps. Moves inside the block since then cost a search of
+    /// that block; a hint that names a block not spanning `start` any more,
+    /// a run at either end of its block (whose neighbour is in the next
+    /// block), or no hint, falls back to the full search, which records a
+    /// new hint.
+    #[inline]
+    pub fn bump_run(&mut self, start: usize, last: usize, inc: i32, keep: i32) -> bool {
+        let slot = self.hint_slot(start);
+        let hint = self.hints.get(slot).copied().unwrap_or(u32::MAX);
+        let (id, hi) = ((hint >> 5) as usize, (hint & 31) as usize);
+        if let Some(k) = self.blocks.slab.get(id) {
+            let k = &**k;
+            let found = if hi < k.len && k.start[hi] == start {
+                Some(hi)
+            } else if k.len > 0 && k.start[0] <= start && start <= k.start[k.len - 1] {
+                // The block spans `start`: a run starting there is in it.
+                prefetch_starts(k);
+                let i = last_le(&k.start, start).min(k.len - 1);
+                if k.start[i] != start {
+                    return false;
+                }
+                Some(i)
+            } else {
+                None
+            };
+            if let Some(i) = found.filter(|&i| i > 0 && i + 1 < k.len) {
+                let (l, c) = k.tail[i];
+                if l != last || c == keep || c == -inc {
+                    return false;
+                }
+                let new = c + inc;
+                // A touching neighbour with the new count would have to merge.
+                let (pl, pc) = k.tail[i - 1];
+                let (ns, nc) = (k.start[i + 1], k.tail[i + 1].1);
+                if (pl.wrapping_add(1) == start && pc == new) || (last.wrapping_add(1) == ns && nc == new) {
+                    return false;
+                }
+                self.blocks.slab[id].tail[i].1 = new;
+                if i != hi {
+                    self.hints[slot] = (id as u32) << 5 | i as u32;
+                }
+                return true;
+            }
+        }
+        self.bump_run_searched(start, last, inc, keep, slot)
+    }
+
+    /// [`Self::bump_run`] by a full search; records a hint for the run.
+    #[inline(never)]
+    fn bump_run_searched(&mut self, start: usize, last: usize, inc: i32, keep: i32, slot: usize) -> bool {
+        let Some(b) = self.last_block_le(start) else { return false };
+        let k = &self.blocks[b];
+        prefetch_starts(k);
+        let i = last_le(&k.start, start).min(k.len - 1);
+        if k.start[i] != start {
+            return false;
+        }
+        let id = self.blocks.id(b);
+        if self.hints.len() < 2 * self.total {
+            self.grow_hints();
+        }
+        if let Some(h) = self.hints.get_mut(slot) {
+            *h = id << 5 | i as u32;
+        }
+        let k = &self.blocks[b];
+        let (l, c) = k.tail[i];
+        if l != last || c == keep || c == -inc {
+            return false;
+        }
+        let new = c + inc;
+        // A touching neighbour with the new count would have to merge.
+        let prev = if i > 0 {
+            Some(k.tail[i - 1])
+        } else if b > 0 {
+            let pk = &self.blocks[b - 1];
+            Some(pk.tail[pk.len - 1])
+        } else {
+            None
+        };
+        if prev.is_some_and(|(pl, pc)| pl.wrapping_add(1) == start && pc == new) {
+            return false;
+        }
+        let next = if i + 1 < k.len {
+            Some((k.start[i + 1], k.tail[i + 1].1))
+        } else if b + 1 < self.blocks.len() {
+            let nk = &self.blocks[b + 1];
+            Some((nk.start[0], nk.tail[0].1))
+        } else {
+            None
+        };
+        if next.is_some_and(|(ns, nc)| last.wrapping_add(1) == ns && nc == new) {
+            return false;
+        }
+        self.blocks[b].tail[i].1 = new;
+        true
+    }
+
+    /// The hint table's slot for a run starting at `start` (Fibonacci
+    /// hashing: the top bits of a multiplication mix all of the address's).
+    /// Out of range while the table is empty.
+    #[inline(always)]
+    fn hint_slot(&self, start: usize) -> usize {
+        ((start as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.hint_shift) as usize
+    }
+
+    /// Resizes the hint table to at least twice the number of runs, which
+    /// forgets every hint (they are only hints).
+    #[cold]
+    fn grow_hints(&mut self) {
+        const MAX: usize = 1 << 22;
+        let n = (2 * self.total).next_power_of_two().clamp(256, MAX);
+        if n <= self.hints.len() {
+            return;
+        }
+        self.hints = vec![u32::MAX; n];
+        self.hint_shift = 64 - n.trailing_zeros();
     }
 
     /// Looks whether adding `inc` over `[start, last]` is one of the cases
@@ -465,20 +725,27 @@ impl RangeCounts {
     fn insert_at(&mut self, at: Pos, run: (usize, usize, i32)) {
         let Pos { mut b, mut i } = at;
         if self.blocks.is_empty() {
-            self.blocks.push(Block::new());
-            self.firsts.push(run.0);
-            self.summary.push(run.0);
+            self.blocks.insert_empty(0);
+            self.insert_first(0, run.0);
         }
         if self.blocks[b].len == BLOCK {
             let half = BLOCK / 2;
-            let mut upper = Block::new();
-            let lower = &mut self.blocks[b];
+            self.blocks.insert_empty(b + 1);
+            let (lo_id, up_id) = (self.blocks.id(b) as usize, self.blocks.id(b + 1) as usize);
+            let (lower, upper) = if lo_id < up_id {
+                let (l, u) = self.blocks.slab.split_at_mut(up_id);
+                (&mut l[lo_id], &mut u[0])
+            } else {
+                let (u, l) = self.blocks.slab.split_at_mut(lo_id);
+                (&mut l[0], &mut u[up_id])
+            };
             upper.start[..BLOCK - half].copy_from_slice(&lower.start[half..]);
             upper.tail[..BLOCK - half].copy_from_slice(&lower.tail[half..]);
             upper.len = BLOCK - half;
             lower.len = half;
-            self.insert_first(b + 1, upper.start[0]);
-            self.blocks.insert(b + 1, upper);
+            lower.start[half..].fill(PAD);
+            let first = upper.start[0];
+            self.insert_first(b + 1, first);
             if i > half {
                 b += 1;
                 i -= half;
@@ -564,13 +831,16 @@ impl RangeCounts {
         if b + 1 >= self.blocks.len() || self.blocks[b].len + self.blocks[b + 1].len > BLOCK / 2 {
             return;
         }
-        let upper = self.blocks.remove(b + 1);
-        self.remove_first(b + 1);
+        let upper = &self.blocks[b + 1];
+        let n = upper.len;
+        let (starts, tails) = (upper.start, upper.tail);
         let k = &mut self.blocks[b];
-        let (at, n) = (k.len, upper.len);
-        k.start[at..at + n].copy_from_slice(&upper.start[..n]);
-        k.tail[at..at + n].copy_from_slice(&upper.tail[..n]);
+        let at = k.len;
+        k.start[at..at + n].copy_from_slice(&starts[..n]);
+        k.tail[at..at + n].copy_from_slice(&tails[..n]);
         k.len += n;
+        self.blocks.remove(b + 1);
+        self.remove_first(b + 1);
     }
 
     /// All runs as `(start, last, count)`, ascending (for tests and checks).
@@ -581,13 +851,16 @@ impl RangeCounts {
     /// Panics unless the representation is canonical (see the module docs)
     /// and the blocks are consistent.
     pub fn assert_canonical(&self) {
-        assert_eq!(self.firsts.len(), self.blocks.len(), "one first per block");
-        let summary: Vec<usize> = self.firsts.iter().copied().step_by(SUMMARY_STEP).collect();
+        let nb = self.blocks.len();
+        assert_eq!(self.firsts.len(), nb.div_ceil(SUMMARY_STEP) * SUMMARY_STEP, "one first per block, padded");
+        assert!(self.firsts[nb..].iter().all(|&f| f == PAD), "padding of firsts");
+        let summary: Vec<usize> = self.firsts[..nb].iter().copied().step_by(SUMMARY_STEP).collect();
         assert_eq!(self.summary, summary, "summary of firsts");
         let mut n = 0;
         for (b, k) in self.blocks.iter().enumerate() {
             assert!(k.len > 0 && k.len <= BLOCK, "block {b} holds {} runs", k.len);
             assert_eq!(self.firsts[b], k.start[0], "first start of block {b}");
+            assert!(k.start[k.len..].iter().all(|&s| s == PAD), "padding of block {b}");
             n += k.len;
         }
         assert_eq!(n, self.total, "run total");
@@ -753,6 +1026,69 @@ mod tests {
         }
         check(&counts, &model, base, unit);
         assert_eq!((counts.run_count(), counts.block_count()), (0, 0));
+    }
+
+    #[test]
+    fn bump_run_agrees_with_the_model_through_stale_hints() {
+        // Thousands of runs, so blocks split and merge and hints go stale;
+        // nested bumps on exact runs (mostly) mixed with general changes.
+        const UNITS: usize = 6000;
+        let (base, unit) = (0x4000_0000usize, 0x1000usize);
+        let addr = |u: usize| base + u * unit;
+        let mut rng = XorShift::new(11);
+        let mut counts = RangeCounts::new();
+        let mut model = vec![0i32; UNITS];
+        let (mut bumped, mut refused) = (0, 0);
+        for u in (0..UNITS).step_by(2) {
+            counts.add(addr(u), addr(u + 1) - 1, 1);
+            model[u] += 1;
+        }
+        for step in 0..40_000 {
+            let inc = if rng.below(2) == 0 { 1 } else { -1 };
+            if rng.below(4) == 0 {
+                // A general change: units (dis)appear, blocks split and merge.
+                let a = rng.below(UNITS as u64) as usize;
+                let b = (a + rng.below(3) as usize).min(UNITS - 1);
+                counts.add(addr(a), addr(b + 1) - 1, inc);
+                model[a..=b].iter_mut().for_each(|m| *m += inc);
+                continue;
+            }
+            // Usually a stored run exactly, sometimes a unit that may not be.
+            let (a, b) = if rng.below(8) != 0 && counts.run_count() > 0 {
+                let (s, l, _) = counts.runs().nth(rng.below(counts.run_count() as u64) as usize).unwrap();
+                ((s - base) / unit, (l + 1 - base) / unit - 1)
+            } else {
+                let a = rng.below(UNITS as u64) as usize;
+                (a, a)
+            };
+            let keep = if inc == 1 { 0 } else { 1 };
+            let c = model[a];
+            let new = c + inc;
+            let exact = c != 0
+                && model[a..=b].iter().all(|&m| m == c)
+                && (a == 0 || model[a - 1] != c)
+                && (b == UNITS - 1 || model[b + 1] != c);
+            let expect = exact
+                && c != keep
+                && new != 0
+                && (a == 0 || model[a - 1] != new)
+                && (b == UNITS - 1 || model[b + 1] != new);
+            let got = counts.bump_run(addr(a), addr(b + 1) - 1, inc, keep);
+            assert_eq!(got, expect, "step {step}: units {a}..={b} count {c} inc {inc}");
+            if got {
+                model[a..=b].iter_mut().for_each(|m| *m += inc);
+                bumped += 1;
+            } else {
+                refused += 1;
+            }
+            if step % 2000 == 0 {
+                check(&counts, &model, base, unit);
+            }
+        }
+        check(&counts, &model, base, unit);
+        // Both outcomes were exercised, and blocks came and went.
+        assert!(bumped > 10_000 && refused > 1_000, "{bumped} bumped, {refused} refused");
+        assert!(counts.blocks.free.len() + counts.block_count() == counts.blocks.slab.len());
     }
 
     #[test]
