@@ -3,3 +3,19 @@
 # Sourced by runner.sh via `abi-tests/run-scenarios host`; format as in vm.sh.
 compare ibv_devices 'ibv_devices'
 compare ibv_devinfo 'ibv_devinfo'
+
+# ---- librdmacm without RDMA (issue 4) ----------------------------------------
+# No RDMA device: librdmacm's first use fails with ENODEV. The example programs
+# print "No RDMA devices were detected" (rping exits with errno, 19; the others
+# with 1). rdma_getaddrinfo fails the same way underneath and rdma_server /
+# rdma_client print its gai_strerror ("Bad value for ai_flags", exit 255).
+# --timeout: a library that waited for a device instead would hang here.
+compare rping_server --pending "issue 4" --timeout 20 'rping -s'
+compare rping_client_loopback --pending "issue 4" --timeout 20 'rping -c -a 127.0.0.1'
+compare rping_persistent_server --pending "issue 4" --timeout 20 'rping -s -P -v'
+compare ucmatose_server --pending "issue 4" --timeout 20 'ucmatose'
+compare udaddy_client --pending "issue 4" --timeout 20 'udaddy -s 127.0.0.1'
+compare cmtime_client --pending "issue 4" --timeout 20 'cmtime -s 127.0.0.1 -c 1'
+compare mckey_receiver --pending "issue 4" --timeout 20 'mckey -m 239.1.1.1'
+compare rdma_server --pending "issue 4" --timeout 20 'rdma_server'
+compare rdma_client --pending "issue 4" --timeout 20 'rdma_client -s 127.0.0.1'

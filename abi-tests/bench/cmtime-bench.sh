@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# cmtime-bench.sh: connection setup and teardown with Debian's librdmacm vs
+# ours, in ONE boot of the Soft-RoCE VM: cmtime (rdmacm-utils) with 200
+# connections (-c 200), server and client both on Debian's libraries or both
+# on ours, alternating (ABBA order, so a drift of the machine hits both
+# alike), a few repetitions. cmtime's client times each step over all its
+# connections: create id, resolve addr, resolve route, create qp, connect,
+# disconnect, destroy. Prints every figure, per step the medians, best runs
+# and the ratios ours / Debian's.
+#
+#   abi-tests/bench/cmtime-bench.sh [--reps N] [--conns N] [--out DIR]
+#
+#   --reps N    repetitions per library (default 6)
+#   --conns N   connections per cmtime run (default 200)
+#   --out DIR   results (default target/bench-cm): DIR/bench.txt (the
+#               report), DIR/raw/ (every run's output, raw/figures.tsv),
+#               DIR/console.txt, DIR/host-load.txt
+# Environment: RDMA_OURS_LIB_DIR (default target/release) holds our
+# libibverbs.so.1 and librdmacm.so.1; RDMA_VM_ACCEL=kvm uses KVM when the
+# machine has it.
+#
+# The server is pinned to CPU 0 and the client to CPU 1 of the VM's two.
+# cmtime's server never exits: it is stopped (SIGTERM) after its client, and
+# the next server starts once the kernel has released the port. The figure
+# per step is cmtime's "total ms" column (the wall time of the step for all
+# connections). Under software emulation (TCG) absolute figures are far below
+# real hardware and noisy, and the host's other load shows in them: compare
+# the ratios, and repeat when the spread is large. Ratios above 1 mean ours
+# is slower.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+# ---- inside the VM ---------------------------------------------------------------
+if [[ ${1:-} = --in-vm ]]; then
+  reps=${BENCH_REPS:-6}
+  conns=${BENCH_CONNS:-200}
+  ours=${RDMA_OURS_LIB_DIR:?}
+  raw=$VM_OUT/raw
+  rm -rf "$raw"; mkdir -p "$raw"
+  report=$VM_OUT/bench.txt
+  : > "$report"
+  say() { echo "$*" | tee -a "$report"; }
+  base_env=(env -i "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+            "HOME=/root" LC_ALL=C)
+  port_busy() { rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 '; }
+
+  # run_pair LIB PREFIX: cmtime server and client, both with LIB (upstream
+  # or ours); outputs PREFIX.{server,client}.{out,err}, client exit code in
+  # PREFIX.client.rc.
+  run_pair() {
+    local lib=$1 p=$2 envv spid i rc
+    envv=("${base_env[@]}")
+    [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
+    for ((i = 0; i < 300; i++)); do port_busy || break; sleep 0.1; done
+    "${envv[@]}" timeout 600 taskset -c 0 cmtime \
+      > "$p.server.out" 2> "$p.server.err" < /dev/null &
+    spid=$!
+    for ((i = 0; i < 600; i++)); do
+      rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 ' && break
+      kill -0 "$spid" 2>/dev/null || break
+      sleep 0.1
+    done
+    rc=0
+    "${envv[@]}" timeout 600 taskset -c 1 cmtime -s 10.0.2.15 -c "$conns" \
+      > "$p.client.out" 2> "$p.client.err" < /dev/null || rc=$?
+    echo "$rc" > "$p.client.rc"
+    kill -TERM "$spid" 2>/dev/null || true
+    wait "$spid" 2>/dev/null || true
+  }
+
+  # figures FILE: "step<TAB>total ms" for each row of cmtime's table (step
+  # names with the blanks replaced by _), nothing when the table is missing.
+  figures() {
+    awk -F: '/^step +total ms/ { t = 1; next }
+      t && NF == 2 { name = $1; sub(/ +$/, "", name); gsub(/ /, "_", name)
+                     split($2, v, " "); if (v[1] ~ /^[0-9.]+$/) print name "\t" v[1] }' "$1"
+  }
+
+  : > "$raw/figures.tsv"
+  say "cmtime-bench: $reps repetitions of cmtime -c $conns per library"
+  say "ours: $ours/librdmacm.so.1 and $ours/libibverbs.so.1"
+  say "kernel $(uname -r), $(nproc) CPUs, accel ${RDMA_VM_ACCEL_NAME:-tcg}"
+  say ""
+  for ((r = 1; r <= reps; r++)); do
+    if ((r % 2)); then order=(upstream ours); else order=(ours upstream); fi
+    for lib in "${order[@]}"; do
+      p=$raw/cmtime.$lib.$r
+      run_pair "$lib" "$p"
+      f=$(figures "$p.client.out")
+      if [[ $(cat "$p.client.rc") != 0 || -z $f ]]; then
+        say "$(printf '%-4s %-9s FAILED (exit %s; see %s.*)' "$r" "$lib" "$(cat "$p.client.rc")" "$p")"
+        continue
+      fi
+      while IFS=$'\t' read -r step v; do
+        echo "$step $lib $r $v" >> "$raw/figures.tsv"
+      done <<< "$f"
+      say "$(printf '%-4s %-9s %s' "$r" "$lib" "$(tr '\t\n' '= ' <<< "$f")")"
+    done
+  done
+
+  # Per step: each library's median, best and worst total ms, and three
+  # ratios ours / Debian's: of the medians, of the best runs (the least
+  # disturbed by the host's other load) and the median of the per-repetition
+  # ratios (each repetition runs both libraries back to back).
+  say ""
+  awk '
+    { v[$1, $2, $3] = $4; reps[$3] = 1; if (!($1 in seen)) { seen[$1] = 1; steps[++ns] = $1 } }
+    function sort_list(list, k,   i, j, t) {
+      for (i = 2; i <= k; i++)
+        for (j = i; j > 1 && list[j - 1] > list[j]; j--) { t = list[j]; list[j] = list[j - 1]; list[j - 1] = t }
+    }
+    function median(list, k) {
+      if (k == 0) return -1
+      return (k % 2) ? list[(k + 1) / 2] : (list[k / 2] + list[k / 2 + 1]) / 2
+    }
+    function summary(step, lib,   k, r, list) {
+      k = 0
+      for (r in reps) if ((step, lib, r) in v) list[++k] = v[step, lib, r]
+      sort_list(list, k)
+      med[lib] = median(list, k); best[lib] = list[1]; worst[lib] = list[k]
+      printf "%-14s %-9s %10.2f %10.2f %10.2f %5d\n", step, lib, med[lib], best[lib], worst[lib], k
+    }
+    function ratio(a, b) { return (a > 0 && b > 0) ? sprintf("%.3f", a / b) : "-" }
+    END {
+      printf "%-14s %-9s %10s %10s %10s %5s\n", "step", "library", "median", "best", "worst", "runs"
+      for (s = 1; s <= ns; s++) {
+        step = steps[s]
+        summary(step, "upstream"); summary(step, "ours")
+        k = 0
+        for (r in reps)
+          if ((step, "ours", r) in v && (step, "upstream", r) in v && v[step, "upstream", r] > 0)
+            pr[++k] = v[step, "ours", r] / v[step, "upstream", r]
+        sort_list(pr, k)
+        line[s] = sprintf("  %-14s medians %s, best runs %s, per-repetition (median) %s", step,
+                          ratio(med["ours"], med["upstream"]), ratio(best["ours"], best["upstream"]),
+                          k ? sprintf("%.3f", median(pr, k)) : "-")
+        delete pr
+      }
+      print ""
+      print "units: ms for the whole step over all connections (cmtime \"total ms\"; lower is better)"
+      print ""
+      print "ratios ours / Debian'"'"'s per step (1.000 = same; above 1 = ours slower):"
+      for (s = 1; s <= ns; s++) print line[s]
+    }' "$raw/figures.tsv" | tee -a "$report"
+  exit 0
+fi
+
+# ---- on the host: boot the VM and run the above inside ----------------------------
+reps=6; conns=200; out=$repo/target/bench-cm
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --reps) reps=$2; shift 2 ;;
+    --conns) conns=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) sed -n '11,11p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
+  esac
+done
+[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "cmtime-bench: --reps wants a positive number" >&2; exit 2; }
+[[ $conns =~ ^[1-9][0-9]*$ ]] || { echo "cmtime-bench: --conns wants a positive number" >&2; exit 2; }
+ours=${RDMA_OURS_LIB_DIR:-${CARGO_TARGET_DIR:-$repo/target}/release}
+for lib in libibverbs.so.1 librdmacm.so.1; do
+  if [[ ! -e $ours/$lib ]]; then
+    echo "cmtime-bench: $ours/$lib does not exist; build it first:" >&2
+    echo "  cargo build --release -p libibverbs-rs -p librdmacm-rs" >&2
+    exit 2
+  fi
+done
+ours=$(cd "$ours" && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+envs=(--env "BENCH_REPS=$reps" --env "BENCH_CONNS=$conns" --env "RDMA_OURS_LIB_DIR=$ours"
+      --env "RDMA_VM_ACCEL_NAME=${RDMA_VM_ACCEL:-tcg}")
+# The VM's figures depend on what else the host runs: say how busy it was.
+echo "cmtime-bench: host load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)" | tee "$out/host-load.txt"
+rc=0
+"$repo/abi-tests/vm/vm-run" --timeout 3600 --out "$out" "${envs[@]}" "$here/cmtime-bench.sh" --in-vm || rc=$?
+echo "cmtime-bench: host load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/host-load.txt"
+echo "cmtime-bench: report in $out/bench.txt"
+exit "$rc"
