@@ -112,46 +112,46 @@ pair ib_read_lat --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
 # filter.
 # rping's client prints its DISCONNECT event only if its CM thread sees it
 # before main() returns: a race in rping itself.
-pair rping --pending "issue 4" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+pair rping --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
 # A persistent server (-P: a thread per connection, it never exits) serving
 # two clients one after the other: cm-serve stops it once cm-clients has run
 # both and the server has torn both connections down (see the scripts). The
 # server prints "server DISCONNECT EVENT..." and "wait for RDMA_READ_ADV state
 # 10" (DISCONNECTED) once per client.
-pair rping_persistent --pending "issue 4" --timeout 120 --ready 'cm_listening 7174' \
+pair rping_persistent --timeout 120 --ready 'cm_listening 7174' \
   --filter '/^client DISCONNECT EVENT/d' \
   'abi-tests/vm-progs/cm-serve rping_p rping -s -P -a 10.0.2.15 -C 10 -v' \
   'abi-tests/vm-progs/cm-clients rping_p 2 rping -c -a 10.0.2.15 -C 10 -v'
 # ucmatose: RC connections through rdma_getaddrinfo, data both ways, then
 # disconnect; once with one connection, once with ten at the same time.
-pair ucmatose --pending "issue 4" --ready 'cm_listening 7471' \
+pair ucmatose --ready 'cm_listening 7471' \
   'ucmatose' 'ucmatose -s 10.0.2.15'
-pair ucmatose_c10 --pending "issue 4" --timeout 120 --ready 'cm_listening 7471' \
+pair ucmatose_c10 --timeout 120 --ready 'cm_listening 7471' \
   'ucmatose -c 10' 'ucmatose -s 10.0.2.15 -c 10'
 # udaddy: UDP port space, UD QPs, address handles from the CM's UD params.
-pair udaddy --pending "issue 4" --ready 'cm_listening 7174' \
+pair udaddy --ready 'cm_listening 7174' \
   'udaddy' 'udaddy -s 10.0.2.15'
 # mckey: both join 239.1.1.1 (RoCE: mlid 0x0, dgid ::ffff:239.1.1.1); the
 # receiver (the "server") posts its receives before it joins, the sender
 # waits 3 s after its own join before it sends 10 messages. Ready once the
 # receiver's UDP id has resolved the group address.
-pair mckey --pending "issue 4" --ready "rdma resource show cm_id 2>/dev/null | grep -q 'ps UDP .*comm mckey .*dst-addr 239\.1\.1\.1:'" \
+pair mckey --ready "rdma resource show cm_id 2>/dev/null | grep -q 'ps UDP .*comm mckey .*dst-addr 239\.1\.1\.1:'" \
   'mckey -m 239.1.1.1 -b 10.0.2.15' 'mckey -m 239.1.1.1 -b 10.0.2.15 -s'
 # rdma_server / rdma_client: rdma_create_ep, rdma_get_request, the
 # rdma_verbs.h inline helpers (post_recv/send, get_recv/send_comp).
-pair rdma_server --pending "issue 4" --ready 'cm_listening 7471' \
+pair rdma_server --ready 'cm_listening 7471' \
   'rdma_server' 'rdma_client -s 10.0.2.15'
 # rdma_xserver / rdma_xclient in RC mode (rxe has no XRC): an SRQ created
 # through rdma_create_srq.
-pair rdma_xserver --pending "issue 4" --ready 'cm_listening 7471' \
+pair rdma_xserver --ready 'cm_listening 7471' \
   'rdma_xserver' 'rdma_xclient -s 10.0.2.15'
 # cmtime: 100 connections set up and torn down step by step. Its server never
 # exits (cm-serve stops it) and prints nothing; the client prints the step
 # names, then a table of timings, which the filter blanks out (the step names
 # and the shape of the table stay).
 CMTIME_FILTER='s/^\([a-z][a-z ]*\):\( *[0-9.]\+\)\{4\}$/\1: <timings>/'
-pair cmtime_c100 --pending "issue 4" --timeout 300 --ready 'cm_listening 7471' --filter "$CMTIME_FILTER" \
+pair cmtime_c100 --timeout 300 --ready 'cm_listening 7471' --filter "$CMTIME_FILTER" \
   'abi-tests/vm-progs/cm-serve cmtime cmtime' \
   'abi-tests/vm-progs/cm-clients cmtime 1 cmtime -s 10.0.2.15 -c 100'
 
@@ -161,14 +161,14 @@ pair cmtime_c100 --pending "issue 4" --timeout 300 --ready 'cm_listening 7471' -
 # devices hot-plugged with `rdma link add` while the process runs must be
 # found (the library re-syncs its device list on a lookup miss); see the top
 # of abi-tests/vm-progs/cm_resync.c. It leaves the VM as it found it.
-compare cm_resync --pending "issue 4" --timeout 120 'abi-tests/vm-progs/run-c-probe cm_resync'
+compare cm_resync --timeout 120 'abi-tests/vm-progs/run-c-probe cm_resync'
 # Invalid arguments and calls in the wrong state, one line per case (ret and
 # errno); see the top of abi-tests/vm-progs/cm_bad_input.c and
 # docs/bad-input.md.
-compare cm_bad_input --pending "issue 4" 'abi-tests/vm-progs/run-c-probe cm_bad_input'
+compare cm_bad_input 'abi-tests/vm-progs/run-c-probe cm_bad_input'
 # The inputs on which Debian's librdmacm crashes: each case must crash it (in a
 # child process) and must get a clear error (EINVAL) from ours.
-compare cm_bad_input_crashes --pending "issue 4" 'abi-tests/vm-progs/run-c-probe cm_bad_input_crashes'
+compare cm_bad_input_crashes 'abi-tests/vm-progs/run-c-probe cm_bad_input_crashes'
 
 # The IBVERBS_1.0 interface end to end: 1.0 PD/MR/CQ/QPs, the 1.0 modify and
 # query verbs, and an RC loopback send/recv through the 1.0 context's ops.
@@ -194,5 +194,5 @@ loaded pyverbs_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
 # LAST on purpose: deletes rxe0 and adds it back (with a new device index).
 # A process started while the machine has no RDMA device (the library's first
 # init fails with ENODEV) finds rxe0 once it is added; see cm_resync.c.
-compare cm_resync_no_device_at_start --pending "issue 4" --timeout 120 \
+compare cm_resync_no_device_at_start --timeout 120 \
   'abi-tests/vm-progs/run-c-probe cm_resync nodev'
