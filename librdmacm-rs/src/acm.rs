@@ -616,7 +616,7 @@ mod tests {
     #[test]
     fn requests_match_upstreams_bytes() {
         // Expected bytes: what upstream sends for the same input (reference
-        // run of abi-tests/vm-progs/getaddrinfo_probe.c acm).
+        // run of abi-tests/vm-progs/cm_getaddrinfo.c acm).
         let pad = |s: &str, len: usize| format!("{s}{}", "0".repeat(len * 2 - s.len()));
         let h = Hints { flags: RAI_NUMERICHOST, qp_type: IBV_QPT_UD as c_int, port_space: RDMA_PS_UDP as c_int, ..Default::default() };
         let rai = &resolved("127.0.0.1", "7471", Some(&h))[0];
@@ -753,7 +753,7 @@ mod tests {
     #[test]
     fn with_af_ib_support_an_af_ib_result_leads_the_chain() {
         // Expected values from upstream with AF_IB support (reference run of
-        // getaddrinfo_probe acm-afib).
+        // cm_getaddrinfo acm-afib).
         let mut chain = resolved("127.0.0.1", "7471", None);
         let answer = reply(0, &[addr_entry(ACM_EP_INFO_ADDRESS_IP, ACM_EP_FLAG_SOURCE, &[10, 9, 8, 7]), path_entry(1), path_entry(2)]);
         with_fake_ibacm(&mut chain, &Hints::default(), true, answer);

@@ -1,21 +1,24 @@
 /*
- * getaddrinfo_probe: calls rdma_getaddrinfo with a table of inputs and
+ * cm_getaddrinfo: calls rdma_getaddrinfo with a table of inputs and
  * prints every field of each result chain (or ret/errno), so that two
  * librdmacm.so.1 builds can be compared with diff.
  *
- *   getaddrinfo_probe          the resolver table (no ibacm needed)
- *   getaddrinfo_probe acm      the same process also plays ibacm: it listens
+ *   cm_getaddrinfo             the resolver table (no ibacm needed), without
+ *                              the one case known to differ (below)
+ *   cm_getaddrinfo all         the resolver table with that case
+ *   cm_getaddrinfo acm         the same process also plays ibacm: it listens
  *                              on /run/ibacm.sock, prints each request and
  *                              answers from a script. /run must be private
  *                              and writable: run it as
  *                              unshare -m sh -c 'mount -t tmpfs none /run; ...'
- *   getaddrinfo_probe acm-afib as acm, only cases that have both a source and
+ *   cm_getaddrinfo acm-afib    as acm, only cases that have both a source and
  *                              a destination address or an AF_IB one (for a
  *                              kernel with AF_IB support, where upstream
  *                              builds an AF_IB result and would crash on a
  *                              missing source address)
  *
- * Build: cc -O1 -Wall -o probe getaddrinfo_probe.c -lrdmacm -lpthread
+ * Build and run: abi-tests/vm-progs/run-c-probe cm_getaddrinfo [MODE]
+ * (scenarios cm_getaddrinfo and cm_getaddrinfo_acm in abi-tests/scenarios/vm.sh)
  * Compare: run it once as is (Debian's library) and once with
  * LD_LIBRARY_PATH=target/release (ours), then diff. On a host without RDMA
  * Debian's rdma_getaddrinfo fails in ucma_init (-1, ENODEV) for every input,
@@ -40,6 +43,9 @@
 #include <rdma/rdma_cma.h>
 
 #define RAI_ROUTEONLY 0x01000000
+
+/* Whether to run the case where upstream reads past an address (see top). */
+static int with_known_diffs;
 
 static void hex(const void *p, size_t len)
 {
@@ -199,7 +205,8 @@ static void resolver_table(void)
 	run("AF_IB numeric, scope", "fe80::1%1", "65535", &h);
 	h = H(RAI_FAMILY | RAI_NUMERICHOST | RAI_PASSIVE, AF_IB, 0, RDMA_PS_TCP);
 	run("AF_IB numeric passive", "fe80::1", "18515", &h);
-	run("AF_IB numeric passive wildcard", NULL, "18515", &h);
+	if (with_known_diffs)
+		run("AF_IB numeric passive wildcard", NULL, "18515", &h);
 	h = H(RAI_FAMILY, AF_IB, 0, RDMA_PS_TCP);
 	run("AF_IB without NUMERICHOST", "::1", "7471", &h);
 	h = H(RAI_NUMERICHOST, AF_IB, 0, RDMA_PS_TCP);
@@ -498,6 +505,7 @@ static void acm_afib_table(void)
 
 int main(int argc, char **argv)
 {
+	with_known_diffs = argc > 1 && !strcmp(argv[1], "all");
 	if (argc > 1 && !strcmp(argv[1], "acm-afib"))
 		acm_afib_table();
 	else if (argc > 1 && !strcmp(argv[1], "acm"))
