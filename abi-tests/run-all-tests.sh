@@ -4,8 +4,9 @@
 #
 #   abi-tests/run-all-tests.sh [extra cargo test arguments]
 #
-# Builds the release library first (the ABI tests compare
-# target/release/libibverbs.so.1 and do not build it themselves), then runs
+# Builds the release libraries first (the ABI tests compare
+# target/release/libibverbs.so.1 and librdmacm.so.1 and do not build them
+# themselves), then runs
 # `RDMA_VM_TESTS=1 cargo test --workspace --no-fail-fast`, so its summary lines
 # end the output. RDMA_SCENARIOS_PENDING=1 also runs the pending scenarios.
 set -euo pipefail
@@ -14,5 +15,5 @@ cd "$here/.."
 [[ -d $HOME/.cargo/bin ]] && PATH=$HOME/.cargo/bin:$PATH
 
 "$here/install-deps.sh"
-cargo build --release -p libibverbs-rs
+cargo build --release
 RDMA_VM_TESTS=1 cargo test --workspace --no-fail-fast "$@"

@@ -1,6 +1,6 @@
 //! The ABI tests compare the RELEASE build of our libraries
-//! (target/release/libibverbs.so.1) and do not build it themselves: run
-//! `cargo build --release -p libibverbs-rs` before `cargo test`
+//! (target/release/libibverbs.so.1 and librdmacm.so.1) and do not build them
+//! themselves: run `cargo build --release` before `cargo test`
 //! (abi-tests/run-all-tests.sh and .ci/run do). This test says so clearly
 //! when the library is missing or older than its sources.
 use abi_tests::{paths, symbols};
@@ -22,33 +22,56 @@ fn newest_mtime(dir: &Path, newest: &mut (SystemTime, String)) {
     }
 }
 
+fn release_build_exists(soname: &str) {
+    let lib = paths::ours_lib(soname);
+    assert_eq!(symbols::soname(&lib).as_deref(), Some(soname), "SONAME of {}", lib.display());
+}
+
 #[test]
 fn libibverbs_release_build_exists() {
-    let lib = paths::ours_lib("libibverbs.so.1");
-    assert_eq!(
-        symbols::soname(&lib).as_deref(),
-        Some("libibverbs.so.1"),
-        "SONAME of {}",
-        lib.display()
-    );
+    release_build_exists("libibverbs.so.1");
+}
+
+#[test]
+fn librdmacm_release_build_exists() {
+    release_build_exists("librdmacm.so.1");
 }
 
 #[test]
 fn libibverbs_release_build_is_current() {
+    release_build_is_current("libibverbs.so.1", &["libibverbs-rs"]);
+}
+
+#[test]
+fn librdmacm_release_build_is_current() {
+    // librdmacm includes some of libibverbs-rs's source files by path.
+    release_build_is_current("librdmacm.so.1", &["librdmacm-rs", "libibverbs-rs/src/abi", "libibverbs-rs/src/ffi.rs"]);
+}
+
+fn release_build_is_current(soname: &str, sources: &[&str]) {
     if paths::ours_overridden() {
         return; // RDMA_OURS_LIB_DIR: somebody else's build, not ours to judge.
     }
-    let lib = paths::ours_lib("libibverbs.so.1");
+    let lib = paths::ours_lib(soname);
     let built = std::fs::metadata(std::fs::canonicalize(&lib).unwrap())
         .unwrap()
         .modified()
         .unwrap();
     let mut newest = (SystemTime::UNIX_EPOCH, String::new());
-    newest_mtime(&paths::repo_root().join("libibverbs-rs"), &mut newest);
+    for src in sources {
+        let p = paths::repo_root().join(src);
+        if p.is_dir() {
+            newest_mtime(&p, &mut newest);
+        } else if let Ok(m) = std::fs::metadata(&p).and_then(|m| m.modified()) {
+            if m > newest.0 {
+                newest = (m, p.display().to_string());
+            }
+        }
+    }
     assert!(
         built >= newest.0,
         "{} is older than {}: the ABI tests would test stale code. Run:\n    \
-         cargo build --release -p libibverbs-rs",
+         cargo build --release",
         lib.display(),
         newest.1
     );
