@@ -20,8 +20,9 @@
 //! red-black tree of nodes that may or may not be merged; the counts per
 //! page, and so the madvise calls, are the same. The calls that change one
 //! run (a fresh registration, a nested one, the dofork undoing either) are
-//! found with one search and done in place, with at most one madvise over
-//! the whole range, as upstream's loop would do it. One mutex guards the
+//! found with one lookup (usually through a hint, else a search) and done
+//! in place, with at most one madvise over the whole range, as upstream's
+//! loop would do it. One mutex guards the
 //! table ([`lock`]: a futex mutex without atomic operations while the process
 //! has one thread, as glibc's pthread mutex, which upstream uses).
 //!
@@ -85,7 +86,7 @@ pub(crate) use pagesize::backing_page_size;
 use lock::RawLock;
 use lock_api::RawMutex as _;
 use parking_lot::Mutex;
-use ranges::RangeCounts;
+use ranges::{Change, RangeCounts};
 
 /// The counts; meaningful once [`PAGE_SIZE`] is non-zero. See [`lock`] for
 /// why this is not a parking_lot mutex.
@@ -232,23 +233,27 @@ impl Advice {
 #[inline]
 fn advise_range(counts: &mut RangeCounts, start: usize, last: usize, advice: Advice, ps: usize) -> c_int {
     let (inc, from) = advice.step();
-    // A nested call (no count crosses 0 <-> 1) is bookkeeping only.
-    if counts.bump_run(start, last, inc, from) {
-        return 0;
-    }
     // The common cases (a fresh registration over untracked pages, a nested
-    // one, the dofork undoing either) change one run, found by one search:
-    // at most one madvise, over the whole range.
-    if let Some(plan) = counts.plan(start, last, inc) {
-        if plan.old_count() == from && do_madvise(start, last, advice, ps) != 0 {
-            // Only MADV_DONTFORK gets here; undo what it may have done.
-            let err = errno();
-            do_madvise(start, last, Advice::DoFork, ps);
-            set_errno(err);
-            return -1;
+    // one, the dofork undoing either) change one run, found by one lookup,
+    // and need at most one madvise, over the whole range. The counts change
+    // first: the madvise then comes last, so the kernel's cache pollution
+    // does not fall between the lookup and the change.
+    match counts.change(start, last, inc, from) {
+        Change::Done => return 0,
+        Change::Advise => {
+            if do_madvise(start, last, advice, ps) != 0 {
+                // Only MADV_DONTFORK gets here; undo what it may have done,
+                // and take the count back (counts are canonical: adding
+                // -inc restores exactly the runs there were).
+                let err = errno();
+                do_madvise(start, last, Advice::DoFork, ps);
+                counts.add(start, last, -inc);
+                set_errno(err);
+                return -1;
+            }
+            return 0;
         }
-        counts.apply(plan, start, last, inc);
-        return 0;
+        Change::General => {}
     }
     counts.with_ranges_of_count(start, last, from, |counts, targets| {
         for (i, &(s, l)) in targets.iter().enumerate() {

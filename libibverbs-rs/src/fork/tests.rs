@@ -4,6 +4,9 @@
 //!   driven with random dontfork/dofork sequences over a real mapping and
 //!   checked after every step against a per-page count model, both the counts
 //!   and the kernel's VM_DONTCOPY flag ("dc" in /proc/self/smaps VmFlags).
+//! - [`child_concurrent_threads`] has threads call the exported functions
+//!   at once on shared and private pages, then checks the sum of their
+//!   changes against the counts and the kernel's flags.
 //! - Tests that unmap pages, or that call ibv_fork_init() (process-global
 //!   state), run alone in a child process: [`run_in_child`] re-executes this
 //!   test binary on one `#[ignore]`d `child_*` test.
@@ -607,6 +610,140 @@ fn child_init_enables_ranges() {
         assert_eq!(COUNTS.lock().run_count(), 0);
         assert_eq!(marked(&region), "00000000");
     }
+}
+
+#[test]
+fn concurrent_threads_match_the_model() {
+    run_in_child("child_concurrent_threads", &[]);
+}
+
+#[test]
+#[ignore = "run in a child process by concurrent_threads_match_the_model"]
+fn child_concurrent_threads() {
+    if !in_child() {
+        return;
+    }
+    // Several threads call the exported functions at once, on pages they
+    // share (overlapping ranges) and on pages of their own (disjoint
+    // ranges). Counts add up whatever the interleaving, and after each call
+    // a page is VM_DONTCOPY exactly when its count is at least 1, so the
+    // end state is known without knowing the order: the sum of every
+    // thread's changes, and "dc" exactly where that sum is at least 1.
+    const THREADS: usize = 4;
+    const SHARED: usize = 24; // pages 0..SHARED, used by every thread
+    const OWN: usize = 6; // then OWN pages per thread
+    const PAGES: usize = SHARED + THREADS * OWN;
+    const STEPS: usize = 1500;
+    assert_eq!(fork_init(), 0);
+    let region = Region::new(PAGES);
+    let ps = region.ps;
+    let base = region.page(0);
+    let barrier = std::sync::Barrier::new(THREADS);
+    let deltas: Vec<Vec<i32>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let barrier = &barrier;
+                scope.spawn(move || {
+                    let mut rng = XorShift::new(100 + t as u64);
+                    let mut delta = vec![0i32; PAGES];
+                    // Ranges this thread registered and has not released.
+                    let mut live: Vec<(usize, usize)> = Vec::new();
+                    let (mut shared_ops, mut own_ops) = (0, 0);
+                    barrier.wait();
+                    for step in 0..STEPS + STEPS / 2 {
+                        // Mostly registrations and their release, as from
+                        // ibv_reg_mr/ibv_dereg_mr; some unbalanced doforks.
+                        // Then the registrations of shared pages are
+                        // released, so that shared pages end up unmarked
+                        // (at 0 or below) and private ones mostly marked.
+                        let wind_down = step >= STEPS;
+                        if wind_down && !live.iter().any(|&(first, _)| first < SHARED) {
+                            break;
+                        }
+                        let (first, n, inc) = match rng.below(20) {
+                            _ if wind_down => {
+                                let at = live.iter().position(|&(first, _)| first < SHARED).expect("a shared one");
+                                let (first, n) = live.swap_remove(at);
+                                (first, n, -1)
+                            }
+                            1..=9 if !live.is_empty() => {
+                                let (first, n) = live.swap_remove(rng.below(live.len() as u64) as usize);
+                                (first, n, -1)
+                            }
+                            0 => {
+                                let first = rng.below(PAGES as u64) as usize;
+                                (first, 1, -1)
+                            }
+                            _ => {
+                                let (lo, span) = if rng.below(2) == 0 {
+                                    (0, SHARED)
+                                } else {
+                                    (SHARED + t * OWN, OWN)
+                                };
+                                let first = lo + rng.below(span as u64) as usize;
+                                let n = 1 + rng.below((lo + span - first).min(4) as u64) as usize;
+                                live.push((first, n));
+                                (first, n, 1)
+                            }
+                        };
+                        if first < SHARED {
+                            shared_ops += 1;
+                        } else {
+                            own_ops += 1;
+                        }
+                        // An unaligned byte range covering exactly those pages.
+                        let head = rng.below(ps as u64) as usize;
+                        let addr = base + first * ps + head;
+                        let size = n * ps - head - rng.below((ps - head) as u64) as usize;
+                        let p = addr as *mut c_void;
+                        // SAFETY: the exported functions only madvise the
+                        // pages of `region`, which stays mapped throughout;
+                        // they never dereference `p`.
+                        let r = unsafe {
+                            if inc == 1 {
+                                ibv_dontfork_range(p, size)
+                            } else {
+                                ibv_dofork_range(p, size)
+                            }
+                        };
+                        assert_eq!(r, 0, "thread {t}: {inc:+} pages {first}..{}", first + n);
+                        for d in &mut delta[first..first + n] {
+                            *d += inc;
+                        }
+                    }
+                    assert!(shared_ops > STEPS / 4 && own_ops > STEPS / 4, "thread {t}: {shared_ops} shared, {own_ops} own");
+                    delta
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("worker thread")).collect()
+    });
+    let mut model = vec![0i32; PAGES];
+    for d in &deltas {
+        for (m, x) in model.iter_mut().zip(d) {
+            *m += x;
+        }
+    }
+    let counts = COUNTS.lock();
+    check_state(&region, &counts, &model, &[], "after the threads");
+    drop(counts);
+    eprintln!("concurrent threads: final counts {model:?}");
+    // The end state is a real mix: pages held more than once, and pages
+    // not held (at 0 or below).
+    assert!(model.iter().any(|&c| c >= 2) && model.iter().any(|&c| c <= 0), "{model:?}");
+    assert!(model[..SHARED].iter().all(|&c| c <= 0), "{model:?}");
+    // Releasing what is held (and making up what went below 0) leaves
+    // nothing marked and no runs.
+    for (i, &c) in model.iter().enumerate() {
+        for _ in 0..c.abs() {
+            let p = region.page(i) as *mut c_void;
+            let r = if c > 0 { dofork_range(p, ps) } else { dontfork_range(p, ps) };
+            assert_eq!(r, 0);
+        }
+    }
+    let counts = COUNTS.lock();
+    check_state(&region, &counts, &[0; PAGES], &[], "drained");
+    assert_eq!(counts.run_count(), 0);
 }
 
 #[test]
