@@ -2200,6 +2200,14 @@ struct drv_get_context { struct ib_uverbs_cmd_hdr hdr; struct ib_uverbs_get_cont
 struct drv_get_context_resp { struct ib_uverbs_get_context_resp core; uint64_t drv[3]; };
 struct drv_query_port { struct ib_uverbs_cmd_hdr hdr; struct ib_uverbs_query_port core; };
 
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
 static struct verbs_sysfs_dev fake_sysfs;
 static struct verbs_device fake_vdev;
 
@@ -2416,6 +2424,46 @@ static void devices(void)
 	RET(ibv_query_gid_type(ctx, 1, 9, &gt));
 	printf("  type=%d\n", gt);
 	ioctl_ret = 0;
+
+	/* ... and its sysfs fallback (types the kernel names; entries that are
+	 * RoCE v1 would need ibv_query_port, which the fake context lacks). */
+	char dir[] = "/tmp/cmddiff-gid-XXXXXX";
+	char path[300];
+	static const char *const types[] = { "RoCE v2\n", "bogus\n" };
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(path, sizeof(path), "%s/ports", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/ports/1", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/ports/1/gid_attrs", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/ports/1/gid_attrs/types", dir);
+	mkdir(path, 0755);
+	for (int i = 0; i < 2; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/ports/1/gid_attrs/types/%d", dir, i);
+		f = fopen(path, "w");
+		if (f) {
+			fputs(types[i], f);
+			fclose(f);
+		}
+	}
+	snprintf(fake_sysfs.ibdev_path, sizeof(fake_sysfs.ibdev_path), "%s", dir);
+	for (int i = 0; i < 3; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "query_gid_type EPROTONOSUPPORT, sysfs index %d", i);
+		begin(name);
+		ioctl_ret = EPROTONOSUPPORT;
+		gt = 77;
+		RET(ibv_query_gid_type(ctx, 1, i, &gt));
+		printf("  type=%d\n", gt);
+	}
+	ioctl_ret = 0;
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 /*
@@ -2423,14 +2471,6 @@ static void devices(void)
  * sysfs tree, as it does when it first lists devices. Prints the version's
  * source so a machine whose netlink answers (and leaves it unset) is seen.
  */
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static bool init_abi6(void)
 {
 	char dir[] = "/tmp/cmddiff-sysfs-XXXXXX";
