@@ -12,6 +12,18 @@
 //! unbalanced decrement is recorded, as upstream's signed node counts record
 //! it, and a later increment brings it back to 0 first.
 //!
+//! # Tombstones
+//! Besides the runs, the table may hold entries of count 0, tombstones: a
+//! single run that goes to 0 (the dofork undoing a registration) stays in
+//! place with count 0 rather than being removed, so that neither that call
+//! nor the next registration of the same range moves any entries. A
+//! tombstone means exactly what absence means (count 0); it never touches a
+//! run of the same count, so the runs stay maximal and canonical among
+//! themselves. A general change removes the tombstones it covers; once
+//! there are more than a quarter of the live runs (plus 64), all are swept
+//! at once. [`RangeCounts::runs`] and [`RangeCounts::run_count`] leave them
+//! out.
+//!
 //! # Layout: sorted blocks (a B+ tree of height two)
 //! The runs live in blocks of at most [`BLOCK`] runs each, every block sorted
 //! and the blocks in address order. The first start of every block is copied
@@ -27,7 +39,7 @@
 //!
 //! The calls that matter for speed change one run: a new registration over
 //! untracked pages inserts one, a nested one changes a count in place, the
-//! dofork undoing either removes one or changes it back.
+//! dofork undoing either removes one (leaves a tombstone) or changes it back.
 //! [`RangeCounts::change`] recognises and does them with one lookup, which usually
 //! skips the search: a hash table of hints remembers in which block slot
 //! each run was last seen (blocks sit in a slab, so slots stay put), and the
