@@ -12,6 +12,18 @@
 //! unbalanced decrement is recorded, as upstream's signed node counts record
 //! it, and a later increment brings it back to 0 first.
 //!
+//! # Tombstones
+//! Besides the runs, the table may hold entries of count 0, tombstones: a
+//! single run that goes to 0 (the dofork undoing a registration) stays in
+//! place with count 0 rather than being removed, so that neither that call
+//! nor the next registration of the same range moves any entries. A
+//! tombstone means exactly what absence means (count 0); it never touches a
+//! run of the same count, so the runs stay maximal and canonical among
+//! themselves. A general change removes the tombstones it covers; once
+//! there are more than a quarter of the live runs (plus 64), all are swept
+//! at once. [`RangeCounts::runs`] and [`RangeCounts::run_count`] leave them
+//! out.
+//!
 //! # Layout: sorted blocks (a B+ tree of height two)
 //! The runs live in blocks of at most [`BLOCK`] runs each, every block sorted
 //! and the blocks in address order. The first start of every block is copied
@@ -27,7 +39,7 @@
 //!
 //! The calls that matter for speed change one run: a new registration over
 //! untracked pages inserts one, a nested one changes a count in place, the
-//! dofork undoing either removes one or changes it back.
+//! dofork undoing either removes one (leaves a tombstone) or changes it back.
 //! [`RangeCounts::change`] recognises and does them with one lookup, which usually
 //! skips the search: a hash table of hints remembers in which block slot
 //! each run was last seen (blocks sit in a slab, so slots stay put), and the
@@ -193,6 +205,12 @@ impl std::ops::IndexMut<usize> for Blocks {
     }
 }
 
+/// Tombstones allowed beyond a quarter of the live runs before a sweep.
+const TOMBSTONE_SLACK: usize = 64;
+
+/// Entries per block after a sweep of tombstones: 3/4 full.
+const COMPACT_FILL: usize = BLOCK * 3 / 4;
+
 /// Fills the unused start slots of a block and the unused tail of `firsts`,
 /// so that searches run over whole fixed-size arrays: no loop bound depends on
 /// a length, and nothing past the used part compares below an address (but
@@ -284,7 +302,10 @@ pub struct RangeCounts {
     /// of `firsts`, so a search reads one line of `firsts`.
     summary: Vec<usize>,
     blocks: Blocks,
+    /// Entries stored, tombstones included.
     total: usize,
+    /// Tombstones among them: entries of count 0 (see [`Self::bury`]).
+    dead: usize,
     /// Where the run starting at an address was last seen:
     /// `id << 5 | index` of its block, in a slot chosen by a hash of the
     /// start (see [`Self::hint_slot`]); `u32::MAX` for none. Only a hint: it
@@ -318,6 +339,7 @@ impl RangeCounts {
             summary: Vec::new(),
             blocks: Blocks::new(),
             total: 0,
+            dead: 0,
             hints: Vec::new(),
             hint_bits: 0,
             hint_mask: 0,
@@ -416,9 +438,14 @@ impl RangeCounts {
         self.holding(addr).map_or(0, |p| self.run(p).2)
     }
 
-    /// Number of stored runs (the non-zero ones).
+    /// Number of stored runs (the non-zero ones; tombstones not counted).
     pub fn run_count(&self) -> usize {
-        self.total
+        self.total - self.dead
+    }
+
+    /// Number of tombstones (count-0 entries) stored.
+    pub fn tombstone_count(&self) -> usize {
+        self.dead
     }
 
     /// Calls `f` on `[start, last]` cut into consecutive pieces of equal
@@ -512,6 +539,9 @@ impl RangeCounts {
                         return Change::General;
                     }
                     self.blocks.slab[id].tail[i].1 = new;
+                    // A tombstone brought back to life (a dofork of an
+                    // unregistered range, -1).
+                    self.dead -= (c == 0) as usize;
                     return Change::Done;
                 }
             }
@@ -641,6 +671,14 @@ impl RangeCounts {
         self.hints = vec![u32::MAX; n];
         self.hint_bits = n.trailing_zeros();
         self.hint_mask = n as u64 - 1;
+        self.record_hints();
+    }
+
+    /// Records in the hint table where every entry is now.
+    fn record_hints(&mut self) {
+        if self.hints.is_empty() {
+            return;
+        }
         for &id in &self.blocks.order {
             let k = &self.blocks.slab[id as usize];
             for (i, &start) in k.start[..k.len].iter().enumerate() {
@@ -733,8 +771,12 @@ impl RangeCounts {
     /// arguments, with `self` unchanged since.
     pub fn apply(&mut self, plan: Plan, start: usize, last: usize, inc: i32) {
         match plan.action {
-            Action::Whole { pos, new: 0 } => self.remove_at(pos),
-            Action::Whole { pos, new } => self.blocks[pos.b].tail[pos.i].1 = new,
+            Action::Whole { pos, new: 0 } => self.bury(pos),
+            Action::Whole { pos, new } => {
+                self.blocks[pos.b].tail[pos.i].1 = new;
+                // A tombstone reused: the same range registered again.
+                self.dead -= (plan.old == 0) as usize;
+            }
             Action::Gap { prev, next, merge_prev, merge_next } => match (prev, next) {
                 (Some(p), Some(q)) if merge_prev && merge_next => {
                     self.blocks[p.b].tail[p.i].0 = self.run(q).1;
@@ -870,6 +912,61 @@ impl RangeCounts {
         Pos { b, i }
     }
 
+    /// Takes the run at `p` to count 0 by leaving it in place as a
+    /// tombstone, rather than removing it: no entries move, and a later
+    /// registration of the same range (a buffer registered again, or the
+    /// dontfork of a rolled-back dofork) finds it through its hint and only
+    /// changes its count. Tombstones are bounded: once there are more than
+    /// a quarter of the live runs (plus [`TOMBSTONE_SLACK`]), all of them are
+    /// swept at once ([`Self::compact`]), so a sweep of n entries comes at
+    /// most once per n/5 burials.
+    fn bury(&mut self, p: Pos) {
+        self.blocks[p.b].tail[p.i].1 = 0;
+        self.dead += 1;
+        if self.dead > (self.total - self.dead) / 4 + TOMBSTONE_SLACK {
+            self.compact();
+        }
+    }
+
+    /// Drops every tombstone and repacks the live runs, [`COMPACT_FILL`] to a
+    /// block, so that fresh insertions rarely split a block right away.
+    #[cold]
+    #[inline(never)]
+    fn compact(&mut self) {
+        let mut live = std::mem::take(&mut self.fresh);
+        live.clear();
+        live.extend(self.entries().filter(|r| r.2 != 0));
+        let bs = &mut self.blocks;
+        for id in bs.order.drain(..) {
+            let k = &mut bs.slab[id as usize];
+            k.len = 0;
+            k.start.fill(PAD);
+            bs.free.push(id);
+        }
+        self.firsts.clear();
+        for chunk in live.chunks(COMPACT_FILL) {
+            let id = bs.free.pop().unwrap_or_else(|| {
+                bs.slab.push(Block::new());
+                bs.at.push(0);
+                (bs.slab.len() - 1) as u32
+            });
+            let k = &mut bs.slab[id as usize];
+            for (i, &run) in chunk.iter().enumerate() {
+                k.set(i, run);
+            }
+            k.len = chunk.len();
+            bs.order.push(id);
+            self.firsts.push(chunk[0].0);
+        }
+        bs.reposition(0);
+        self.total = live.len();
+        self.dead = 0;
+        self.repad_firsts();
+        self.resummarise(0);
+        self.fresh = live;
+        self.record_hints();
+    }
+
     /// Removes the run at `p`.
     fn remove_at(&mut self, p: Pos) {
         let k = &mut self.blocks[p.b];
@@ -911,6 +1008,7 @@ impl RangeCounts {
             if j == p.i {
                 break;
             }
+            self.dead -= k.tail[p.i..j].iter().filter(|t| t.1 == 0).count();
             k.shift(j, p.i);
             k.len -= j - p.i;
             self.total -= j - p.i;
@@ -957,8 +1055,14 @@ impl RangeCounts {
         self.remove_first(b + 1);
     }
 
-    /// All runs as `(start, last, count)`, ascending (for tests and checks).
+    /// All runs as `(start, last, count)`, ascending (for tests and checks);
+    /// tombstones left out.
     pub fn runs(&self) -> impl Iterator<Item = (usize, usize, i32)> + '_ {
+        self.entries().filter(|r| r.2 != 0)
+    }
+
+    /// All entries, tombstones (count 0) included, ascending.
+    fn entries(&self) -> impl Iterator<Item = (usize, usize, i32)> + '_ {
         self.blocks.iter().flat_map(|k| (0..k.len).map(move |i| (k.start[i], k.tail[i].0, k.tail[i].1)))
     }
 
@@ -980,14 +1084,14 @@ impl RangeCounts {
             assert!(k.start[k.len..].iter().all(|&s| s == PAD), "padding of block {b}");
             n += k.len;
         }
-        assert_eq!(n, self.total, "run total");
+        assert_eq!(n, self.total, "entry total");
+        assert_eq!(self.entries().filter(|r| r.2 == 0).count(), self.dead, "tombstone total");
         let mut prev: Option<(usize, usize, i32)> = None;
-        for (s, l, c) in self.runs() {
-            assert!(s <= l, "run {s:#x}..={l:#x} is inverted");
-            assert_ne!(c, 0, "run {s:#x}..={l:#x} has count 0");
+        for (s, l, c) in self.entries() {
+            assert!(s <= l, "entry {s:#x}..={l:#x} is inverted");
             if let Some((_, pl, pc)) = prev {
-                assert!(pl < s, "runs overlap at {s:#x}");
-                assert!(!(pl + 1 == s && pc == c), "touching runs with equal count {c} at {s:#x}");
+                assert!(pl < s, "entries overlap at {s:#x}");
+                assert!(!(pl + 1 == s && pc == c && c != 0), "touching runs with equal count {c} at {s:#x}");
             }
             prev = Some((s, l, c));
         }
@@ -997,6 +1101,35 @@ impl RangeCounts {
     #[cfg(test)]
     fn block_count(&self) -> usize {
         self.blocks.len()
+    }
+
+    /// Number of entries, tombstones included (for tests).
+    #[cfg(test)]
+    fn entry_count(&self) -> usize {
+        self.total
+    }
+
+    /// Whether a tombstone meets `[start, last]` (for tests).
+    #[cfg(test)]
+    fn meets_tombstone(&self, start: usize, last: usize) -> bool {
+        let mut p = self.first_reaching(start);
+        while let Some(q) = p {
+            let (s, _, c) = self.run(q);
+            if s > last {
+                return false;
+            }
+            if c == 0 {
+                return true;
+            }
+            p = self.next(q);
+        }
+        false
+    }
+
+    /// Whether `[start, last]` is exactly a tombstone (for tests).
+    #[cfg(test)]
+    fn is_tombstone(&self, start: usize, last: usize) -> bool {
+        self.holding(start).is_some_and(|p| self.run(p) == (start, last, 0))
     }
 }
 
@@ -1132,17 +1265,23 @@ mod tests {
             }
             if k % 200 == 0 {
                 check(&counts, &model, base, unit);
-                // Merging keeps the blocks from thinning out.
+                // Merging keeps the blocks from thinning out (tombstones
+                // are entries like runs until swept).
                 assert!(
-                    counts.block_count() <= counts.run_count() / 4 + 1,
-                    "{} blocks for {} runs",
+                    counts.block_count() <= counts.entry_count() / 4 + 1,
+                    "{} blocks for {} entries",
                     counts.block_count(),
-                    counts.run_count()
+                    counts.entry_count()
                 );
+                // Sweeps keep the tombstones bounded.
+                assert!(counts.tombstone_count() <= counts.entry_count() / 5 + TOMBSTONE_SLACK + 1);
             }
         }
         check(&counts, &model, base, unit);
-        assert_eq!((counts.run_count(), counts.block_count()), (0, 0));
+        // What is left are at most TOMBSTONE_SLACK tombstones.
+        assert_eq!(counts.run_count(), 0);
+        assert!(counts.tombstone_count() <= TOMBSTONE_SLACK, "{} tombstones", counts.tombstone_count());
+        assert!(counts.block_count() <= TOMBSTONE_SLACK / 4 + 1, "{} blocks", counts.block_count());
     }
 
     #[test]
@@ -1155,7 +1294,7 @@ mod tests {
         let mut rng = XorShift::new(11);
         let mut counts = RangeCounts::new();
         let mut model = vec![0i32; UNITS];
-        let (mut done, mut advised, mut general) = (0, 0, 0);
+        let (mut done, mut advised, mut general, mut reused) = (0, 0, 0, 0);
         for u in (0..UNITS).step_by(2) {
             counts.add(addr(u), addr(u + 1) - 1, 1);
             model[u] += 1;
@@ -1186,11 +1325,15 @@ mod tests {
             let touches = |v: i32| (a > 0 && model[a - 1] == v) || (b + 1 < UNITS && model[b + 1] == v);
             // One run exactly (whose new count merges with nothing), or all 0.
             let one_run = same && (c == 0 || (!touches(c) && (new == 0 || !touches(new))));
+            // A count-0 stretch that is partly a tombstone, or a tombstone
+            // whose new count merges with a neighbour, is a general change.
+            let meets_tomb = counts.meets_tombstone(addr(a), addr(b + 1) - 1);
+            let reuse = counts.is_tombstone(addr(a), addr(b + 1) - 1);
             let got = counts.change(addr(a), addr(b + 1) - 1, inc, keep);
             let what = format!("step {step}: units {a}..={b} count {c} inc {inc}: {got:?}");
             match got {
                 Change::General => {
-                    assert!(!one_run, "{what}");
+                    assert!(!one_run || meets_tomb, "{what}");
                     general += 1;
                 }
                 Change::Done => {
@@ -1200,6 +1343,7 @@ mod tests {
                 }
                 Change::Advise => {
                     assert!(one_run && c == keep, "{what}");
+                    reused += reuse as usize;
                     // Taken back, as after a failed madvise: nothing changed.
                     if rng.below(8) == 0 {
                         counts.add(addr(a), addr(b + 1) - 1, -inc);
@@ -1215,11 +1359,103 @@ mod tests {
         }
         check(&counts, &model, base, unit);
         // Every outcome was exercised, and blocks came and went.
-        assert!(done > 5_000 && advised > 5_000 && general > 1_000, "{done} done, {advised} advised, {general} general");
+        assert!(
+            done > 5_000 && advised > 5_000 && general > 1_000 && reused > 200,
+            "{done} done, {advised} advised, {general} general, {reused} tombstones reused"
+        );
         assert!(counts.blocks.free.len() + counts.block_count() == counts.blocks.slab.len());
         for (b, &id) in counts.blocks.order.iter().enumerate() {
             assert_eq!(counts.blocks.position(id as usize), b, "position of block {id}");
         }
+    }
+
+    #[test]
+    fn tombstones_are_reused_swept_and_never_counted() {
+        let (base, unit) = (0x2000_0000usize, 0x1000usize);
+        let addr = |u: usize| base + u * unit;
+        const N: usize = 4000;
+        let mut counts = RangeCounts::new();
+        let mut model = vec![0i32; 2 * N + 1];
+        let mut rng = XorShift::new(5);
+        let mut odd: Vec<usize> = (0..N).map(|i| 2 * i + 1).collect();
+        shuffle(&mut odd, &mut rng);
+        for &u in &odd {
+            assert_eq!(counts.change(addr(u), addr(u + 1) - 1, 1, 0), Change::Advise);
+            model[u] = 1;
+        }
+        check(&counts, &model, base, unit);
+        let entries = counts.entry_count();
+
+        // 1 -> 0 leaves a tombstone in place; 0 -> 1 of the same range
+        // reuses it: nothing moves, the entries stay the same.
+        let some = &odd[..N / 8];
+        for &u in some {
+            assert_eq!(counts.change(addr(u), addr(u + 1) - 1, -1, 1), Change::Advise);
+            model[u] = 0;
+            assert!(counts.is_tombstone(addr(u), addr(u + 1) - 1));
+        }
+        check(&counts, &model, base, unit);
+        assert_eq!((counts.entry_count(), counts.tombstone_count()), (entries, N / 8));
+        assert_eq!(counts.count_at(addr(some[0])), 0);
+        assert_eq!(counts.ranges_with_count(addr(0), addr(4) - 1, 0).len(), 2 - (model[1] == 0) as usize);
+        for &u in some {
+            assert_eq!(counts.change(addr(u), addr(u + 1) - 1, 1, 0), Change::Advise);
+            model[u] = 1;
+        }
+        check(&counts, &model, base, unit);
+        assert_eq!((counts.entry_count(), counts.tombstone_count()), (entries, 0));
+
+        // A dofork of a tombstone (unbalanced): a live run of -1 in place,
+        // and back.
+        let u = some[0];
+        counts.change(addr(u), addr(u + 1) - 1, -1, 1);
+        assert_eq!(counts.change(addr(u), addr(u + 1) - 1, -1, 1), Change::Done);
+        assert_eq!((counts.count_at(addr(u)), counts.tombstone_count()), (-1, 0));
+        assert_eq!(counts.change(addr(u), addr(u + 1) - 1, 1, 0), Change::Done);
+        assert_eq!(counts.change(addr(u), addr(u + 1) - 1, 1, 0), Change::Advise);
+        check(&counts, &model, base, unit);
+
+        // Stale tombstones: a tombstone next to a fresh range of another
+        // size, and general changes over tombstones, sweep them (or merge
+        // across them) with the counts exact.
+        let t = some[1];
+        counts.change(addr(t), addr(t + 1) - 1, -1, 1);
+        model[t] = 0;
+        counts.add(addr(t - 1), addr(t + 2) - 1, 1);
+        model[t - 1..t + 2].iter_mut().for_each(|m| *m += 1);
+        check(&counts, &model, base, unit);
+        assert!(!counts.meets_tombstone(addr(t - 1), addr(t + 2) - 1));
+        counts.add(addr(t - 1), addr(t + 2) - 1, -1);
+        model[t - 1..t + 2].iter_mut().for_each(|m| *m -= 1);
+        check(&counts, &model, base, unit);
+
+        // Unregistering everything sweeps once the tombstones outnumber a
+        // quarter of the live runs: they stay bounded all the way down.
+        let mut most_dead = 0;
+        for &u in &odd {
+            if model[u] == 1 {
+                counts.change(addr(u), addr(u + 1) - 1, -1, 1);
+                model[u] = 0;
+            }
+            let (dead, live) = (counts.tombstone_count(), counts.run_count());
+            assert!(dead <= live / 4 + TOMBSTONE_SLACK, "{dead} tombstones for {live} runs");
+            most_dead = most_dead.max(dead);
+        }
+        check(&counts, &model, base, unit);
+        assert!(most_dead > N / 5, "sweeps came too early: at most {most_dead} tombstones");
+        assert!(counts.tombstone_count() <= TOMBSTONE_SLACK);
+        // Registering at new places (buffers that moved) leaves the old
+        // tombstones stale; they are swept all the same.
+        for &u in &odd {
+            let v = u - 1; // the even units, never registered before
+            counts.change(addr(v), addr(v + 1) - 1, 1, 0);
+            model[v] = 1;
+            counts.change(addr(v), addr(v + 1) - 1, -1, 1);
+            model[v] = 0;
+            assert!(counts.tombstone_count() <= counts.run_count() / 4 + TOMBSTONE_SLACK);
+        }
+        check(&counts, &model, base, unit);
+        assert_eq!(counts.run_count(), 0);
     }
 
     #[test]

@@ -238,6 +238,75 @@ const CHILD_ENV: &str = "IBVERBS_FORK_TEST_CHILD";
 /// True inside a process started by [`run_in_child`]. The `child_*` tests
 /// return at once otherwise (e.g. under a plain `cargo test -- --ignored`),
 /// as they would disturb the other tests' process.
+#[test]
+fn tombstones_match_model_and_kernel() {
+    // Single-page registrations undone and redone (tombstones left and
+    // reused), registrations of other sizes over tombstones (general
+    // changes that sweep them), unbalanced doforks of tombstones, and a
+    // drain long enough to trigger sweeps: the counts and the "dc" flags
+    // follow the per-page model throughout.
+    const PAGES: usize = 600;
+    let region = Region::new(PAGES);
+    let ps = region.ps;
+    let mut counts = RangeCounts::new();
+    let mut model = vec![0i32; PAGES];
+    let mut rng = XorShift::new(3);
+    let op = |counts: &mut RangeCounts, model: &mut [i32], first: usize, n: usize, advice: Advice| {
+        let (s, l) = (region.page(first), region.page(first + n) - 1);
+        assert_eq!(advise_range(counts, s, l, advice, ps), 0);
+        let inc = if advice == Advice::DontFork { 1 } else { -1 };
+        model[first..first + n].iter_mut().for_each(|c| *c += inc);
+    };
+    let odd: Vec<usize> = (1..PAGES).step_by(2).collect();
+    for &i in &odd {
+        op(&mut counts, &mut model, i, 1, Advice::DontFork);
+    }
+    check_state(&region, &counts, &model, &[], "registered");
+    let (mut most_dead, mut swept) = (0, 0);
+    for step in 0..1500 {
+        let i = odd[rng.below(odd.len() as u64) as usize];
+        let before = counts.tombstone_count();
+        match rng.below(10) {
+            // Undo or redo a registration of exactly one page.
+            0..=6 => {
+                let advice = if model[i] >= 1 { Advice::DoFork } else { Advice::DontFork };
+                op(&mut counts, &mut model, i, 1, advice);
+            }
+            // A registration of other bounds over it, and its undo.
+            7 | 8 => {
+                let n = (1 + rng.below(3) as usize).min(PAGES - (i - 1));
+                op(&mut counts, &mut model, i - 1, n, Advice::DontFork);
+                check_state(&region, &counts, &model, &[], &format!("step {step}: over {i}"));
+                op(&mut counts, &mut model, i - 1, n, Advice::DoFork);
+            }
+            // An unbalanced dofork and its undo.
+            _ => {
+                op(&mut counts, &mut model, i, 1, Advice::DoFork);
+                op(&mut counts, &mut model, i, 1, Advice::DontFork);
+            }
+        }
+        most_dead = most_dead.max(counts.tombstone_count());
+        // A sweep: many tombstones gone at once (a general change covers at
+        // most a few).
+        swept += (before > 60 && counts.tombstone_count() == 0) as usize;
+        if step % 10 == 0 {
+            check_state(&region, &counts, &model, &[], &format!("step {step}"));
+        }
+    }
+    check_state(&region, &counts, &model, &[], "after the walk");
+    for (i, c) in model.clone().into_iter().enumerate() {
+        let advice = if c > 0 { Advice::DoFork } else { Advice::DontFork };
+        for _ in 0..c.abs() {
+            op(&mut counts, &mut model, i, 1, advice);
+        }
+        most_dead = most_dead.max(counts.tombstone_count());
+    }
+    check_state(&region, &counts, &model, &[], "drained");
+    assert_eq!(counts.run_count(), 0);
+    // Tombstones did pile up, and sweeps cleared them.
+    assert!(most_dead > 50 && swept > 0, "at most {most_dead} tombstones, {swept} sweeps");
+}
+
 fn in_child() -> bool {
     std::env::var_os(CHILD_ENV).is_some()
 }
