@@ -15,6 +15,14 @@
  *                node type and transport (devices exist only when a
  *                registered provider matched and allocated them)
  *
+ * Registration: this program defines verbs_register_driver_34 itself (it
+ * is linked with -rdynamic, so a provider's constructor binds to this
+ * definition first). It prints "register NAME" with the name of the
+ * provider's verbs_device_ops and hands the call on to the library's own
+ * (dlvsym RTLD_NEXT, version IBVERBS_PRIVATE_34). That shows the constructor
+ * really registered, also for providers whose devices cannot be faked
+ * (siw and mana match by kernel driver id only).
+ *
  * Exit status 1 if a load failed or a second libibverbs appeared.
  */
 #define _GNU_SOURCE
@@ -30,6 +38,26 @@ struct found {
 	int count;
 	char path[PATH_MAX];
 };
+
+/* The first member of rdma-core 44's struct verbs_device_ops (driver.h). */
+struct ops_head {
+	const char *name;
+};
+
+void verbs_register_driver_34(const struct ops_head *ops);
+void verbs_register_driver_34(const struct ops_head *ops)
+{
+	void (*real)(const struct ops_head *) =
+		(void (*)(const struct ops_head *))dlvsym(RTLD_NEXT, "verbs_register_driver_34",
+							  "IBVERBS_PRIVATE_34");
+
+	printf("register %s\n", ops && ops->name ? ops->name : "(null)");
+	if (!real) {
+		printf("register: no verbs_register_driver_34@IBVERBS_PRIVATE_34 to hand on to\n");
+		exit(1);
+	}
+	real(ops);
+}
 
 static int find_ibverbs(struct dl_phdr_info *info, size_t size, void *data)
 {

@@ -175,7 +175,7 @@ fn build_probe(name: &str) -> PathBuf {
         .args(["-std=gnu11", "-Wall", "-Werror", "-o"])
         .arg(&exe)
         .arg(&src)
-        .args(["-libverbs", "-ldl"])
+        .args(["-rdynamic", "-libverbs", "-ldl"])
         .output()
         .expect("run gcc");
     assert!(
@@ -213,7 +213,7 @@ fn text(o: &Output) -> String {
 }
 
 #[test]
-fn every_provider_loads_into_ours() {
+fn every_provider_loads_into_ours_and_registers() {
     let ours_lib = fs::canonicalize(paths::ours_lib("libibverbs.so.1")).unwrap();
     let debian_lib = fs::canonicalize(paths::system_lib("libibverbs.so.1")).unwrap();
     let exe = build_probe("provider_load_1");
@@ -225,12 +225,16 @@ fn every_provider_loads_into_ours() {
     );
     for p in &all {
         let steps = vec!["whose".to_string(), format!("load:{}", p.display())];
+        // The probe's own verbs_register_driver_34 prints "register NAME"
+        // for each registration the provider's constructor makes.
+        let mut registered: Vec<Vec<String>> = Vec::new();
         for (ours, lib) in [(true, &ours_lib), (false, &debian_lib)] {
             let o = run(&exe, &steps, ours, &[]);
             let out = String::from_utf8_lossy(&o.stdout);
             let want_lib = format!("libibverbs: {}\n", lib.display());
             let want_load = format!("load {}: ok\n", p.display());
             // "whose" before and after the load: our library both times.
+            registered.push(out.lines().filter(|l| l.starts_with("register ")).map(str::to_string).collect());
             let ok = o.status.success()
                 && out.matches(&want_lib).count() == 2
                 && out.contains(&want_load);
@@ -242,6 +246,14 @@ fn every_provider_loads_into_ours() {
                     text(&o)
                 ));
             }
+        }
+        if registered[0].len() != 1 || registered[0] != registered[1] {
+            failures.push(format!(
+                "{}: registrations with our library {:?}, with Debian's {:?} (want one, the same)",
+                p.display(),
+                registered[0],
+                registered[1]
+            ));
         }
     }
     assert!(
