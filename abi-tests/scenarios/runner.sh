@@ -212,7 +212,12 @@ compare() {
   echo "$cmd" > "$dir/cmd"
   report "command: $cmd"
   for v in upstream ours; do run_cmd "$v" "$o_timeout" "$dir/$v" "$cmd"; done
-  if same "$dir/upstream" "$dir/ours" "Debian's library vs ours"; then
+  # 126/127: the shell could not run the command at all (not found, not
+  # executable). Two such runs are "equal" but test nothing.
+  case $(cat "$dir/upstream.rc") in
+    126|127) ok=0; report "the command could not be run (exit code $(cat "$dir/upstream.rc")): a broken scenario, not a result" ;;
+  esac
+  if same "$dir/upstream" "$dir/ours" "Debian's library vs ours" && [[ $ok = 1 ]]; then
     report "same stdout, stderr and exit code ($(cat "$dir/upstream.rc")) with Debian's library and ours"
   else
     ok=0

@@ -399,6 +399,7 @@ pub mod scenarios {
         // Results of an earlier run must never be mistaken for this one's.
         let _ = std::fs::remove_dir_all(out.join("scenarios"));
         let mut cmd = Command::new(&script);
+        cmd.current_dir(paths::repo_root());
         cmd.args(extra);
         if std::env::var("RDMA_SCENARIOS_PENDING").as_deref() == Ok("1") {
             cmd.arg("--pending");
