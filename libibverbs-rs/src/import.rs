@@ -272,16 +272,33 @@ mod tests {
         dev
     }
 
+    thread_local! {
+        /// The inode behind each fd this test thread made with `devnull`.
+        static INODES: RefCell<std::collections::HashMap<c_int, u64>> = RefCell::default();
+    }
+
+    /// A fresh fd on a file of its own (a memfd: its own inode), so that
+    /// `is_open` can tell it from whatever another test thread gets under
+    /// the same number once it is closed.
     fn devnull() -> c_int {
-        // SAFETY: opening a file with a constant NUL-terminated path.
-        let fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+        // SAFETY: a constant NUL-terminated name.
+        let fd = unsafe { libc::memfd_create(c"import-test".as_ptr(), libc::MFD_CLOEXEC) };
         assert!(fd >= 0);
+        INODES.with(|m| m.borrow_mut().insert(fd, inode(fd).unwrap()));
         fd
     }
 
+    fn inode(fd: c_int) -> Option<u64> {
+        // SAFETY: all-zero is a valid stat buffer, filled by fstat.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: a stat buffer of ours.
+        (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st.st_ino)
+    }
+
+    /// Whether `fd` still refers to the file `devnull` opened under it.
     fn is_open(fd: c_int) -> bool {
-        // SAFETY: F_GETFD only queries the descriptor table.
-        unsafe { libc::fcntl(fd, libc::F_GETFD) != -1 }
+        let want = INODES.with(|m| m.borrow().get(&fd).copied());
+        want.is_some() && inode(fd) == want
     }
 
     /// A kernel that answers the async fd allocation with `async_fd`, or
@@ -379,7 +396,10 @@ mod tests {
         assert!(unsafe { ibv_import_device(std::os::fd::AsRawFd::as_raw_fd(&f)) }.is_null());
         assert_eq!(errno(), libc::EINVAL);
         // A character device that belongs to no RDMA device.
-        let fd = devnull();
+        // SAFETY: opening a file with a constant NUL-terminated path.
+        let fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+        assert!(fd >= 0);
+        INODES.with(|m| m.borrow_mut().insert(fd, inode(fd).unwrap()));
         set_errno(0);
         // SAFETY: a live fd.
         assert!(unsafe { ibv_import_device(fd) }.is_null());
