@@ -14,7 +14,8 @@
 //! them with the inline functions of rdma-core's `cmd_ioctl.h`.
 
 use core::alloc::Layout;
-use core::mem::{align_of, size_of};
+use core::marker::PhantomData;
+use core::mem::{align_of, size_of, MaybeUninit};
 use core::ptr::{self, addr_of_mut, NonNull};
 use libc::{c_int, c_uint, c_void};
 
@@ -205,7 +206,8 @@ unsafe fn finalize_attrs(cmd: *mut ibv_command_buffer) {
 /// # Safety
 /// `ctx` is a live verbs context with its command state attached.
 pub unsafe fn has_ioctl_write(ctx: *mut ibv_context) -> bool {
-    let rc = match CmdBuf::new(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 1) {
+    let mut cmd_space = CmdSpace::new();
+    let rc = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 1) {
         Ok(mut cmdb) => {
             cmdb.fill_const_in(UVERBS_ATTR_WRITE_CMD, IB_USER_VERBS_CMD_QUERY_DEVICE as u64);
             // SAFETY: ctx is live; the only attribute is inline.
@@ -231,23 +233,103 @@ impl Attr {
     }
 }
 
-/// A command buffer this library owns (upstream's
-/// `DECLARE_COMMAND_BUFFER[_LINK]`), sized for its own attributes plus those
-/// of the chain it links. Heap-allocated so the addresses the C structure
-/// stores stay valid; dropping it frees it.
-pub struct CmdBuf {
-    cmd: NonNull<ibv_command_buffer>,
-    layout: Layout,
+/// Attribute slots a [`CmdSpace`] holds: enough for every command this
+/// library builds (QP_CREATE, the largest, has 15 of its own) plus the two
+/// UHW attributes a compatibility buffer links.
+pub const INLINE_ATTRS: usize = 20;
+
+/// Uninitialised stack room for one command buffer (upstream's on-stack
+/// `DECLARE_COMMAND_BUFFER`): declare it in the helper, then build the
+/// buffer in it with [`CmdBuf::new_in`] / [`CmdBuf::with_link_in`] /
+/// [`CmdBuf::compat_in`]. The buffer borrows the space, so the borrow checker
+/// keeps the space from moving while the buffer (whose header points into
+/// itself, and which other buffers may link) is alive. Nothing is zeroed:
+/// the header is written whole when the buffer is built and an attribute
+/// slot only when it is filled.
+#[repr(C)]
+pub struct CmdSpace {
+    _cmd: MaybeUninit<ibv_command_buffer>,
+    _attrs: MaybeUninit<[ib_uverbs_attr; INLINE_ATTRS]>,
 }
 
-impl CmdBuf {
-    /// A buffer for `num_attrs` attributes, linking nothing.
-    pub fn new(object_id: u16, method_id: u16, num_attrs: usize) -> Result<CmdBuf, c_int> {
+impl CmdSpace {
+    pub const fn new() -> CmdSpace {
+        CmdSpace {
+            _cmd: MaybeUninit::uninit(),
+            _attrs: MaybeUninit::uninit(),
+        }
+    }
+}
+
+impl Default for CmdSpace {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A command buffer this library owns (upstream's
+/// `DECLARE_COMMAND_BUFFER[_LINK]`), sized for its own attributes plus those
+/// of the chain it links. It lives in a caller's [`CmdSpace`] when it fits
+/// (the per-command path: no allocation), otherwise on the heap; either way
+/// its memory does not move while the `CmdBuf` exists, so the addresses the
+/// C structure stores stay valid. The `CmdBuf` handle itself may move.
+pub struct CmdBuf<'a> {
+    cmd: NonNull<ibv_command_buffer>,
+    /// `Some` when heap-allocated (freed on drop).
+    layout: Option<Layout>,
+    _space: PhantomData<&'a mut CmdSpace>,
+}
+
+/// Writes a complete, empty command header for `total` attribute slots at
+/// `raw`.
+///
+/// # Safety
+/// `raw` is writable and aligned for a command buffer followed by `total`
+/// attribute slots.
+unsafe fn init_header(
+    raw: *mut ibv_command_buffer,
+    object_id: u16,
+    method_id: u16,
+    total: usize,
+    link: *mut ibv_command_buffer,
+) {
+    // SAFETY: caller guarantee; the slot pointers stay inside the memory.
+    unsafe {
+        let attrs = attrs_of(raw);
+        ptr::write(
+            raw,
+            ibv_command_buffer {
+                next: link,
+                next_attr: attrs,
+                last_attr: attrs.add(total),
+                uhw_in_idx: _UHW_NO_INDEX,
+                uhw_out_idx: _UHW_NO_INDEX,
+                uhw_in_headroom_dwords: 0,
+                uhw_out_headroom_dwords: 0,
+                bitfields: 0,
+                hdr: ib_uverbs_ioctl_hdr {
+                    length: 0,
+                    object_id,
+                    method_id,
+                    num_attrs: 0,
+                    reserved1: 0,
+                    driver_id: 0,
+                    reserved2: 0,
+                    attrs: [],
+                },
+            },
+        );
+    }
+}
+
+impl CmdBuf<'static> {
+    /// A heap buffer for `num_attrs` attributes, linking nothing.
+    pub fn new(object_id: u16, method_id: u16, num_attrs: usize) -> Result<CmdBuf<'static>, c_int> {
         // SAFETY: a NULL link is always valid.
         unsafe { Self::with_link(object_id, method_id, num_attrs, ptr::null_mut()) }
     }
 
-    /// A buffer for `num_attrs` attributes of its own, linking `link`.
+    /// A heap buffer for `num_attrs` attributes of its own, linking `link`.
     /// Fails with ENOMEM (errno set) if the memory cannot be had.
     ///
     /// # Safety
@@ -257,9 +339,21 @@ impl CmdBuf {
         method_id: u16,
         num_attrs: usize,
         link: *mut ibv_command_buffer,
-    ) -> Result<CmdBuf, c_int> {
+    ) -> Result<CmdBuf<'static>, c_int> {
         // SAFETY: caller guarantee on link.
         let total = unsafe { final_num_attrs(num_attrs, link) };
+        // SAFETY: forwarded.
+        unsafe { Self::on_heap(object_id, method_id, total, link) }
+    }
+
+    /// # Safety
+    /// As for [`CmdBuf::with_link`]; `total` includes the linked attributes.
+    unsafe fn on_heap(
+        object_id: u16,
+        method_id: u16,
+        total: usize,
+        link: *mut ibv_command_buffer,
+    ) -> Result<CmdBuf<'static>, c_int> {
         let size = size_of::<ibv_command_buffer>() + size_of::<ib_uverbs_attr>() * total;
         let Ok(layout) = Layout::from_size_align(size, align_of::<ibv_command_buffer>()) else {
             set_errno(libc::ENOMEM);
@@ -271,19 +365,121 @@ impl CmdBuf {
             set_errno(libc::ENOMEM);
             return Err(libc::ENOMEM);
         };
-        // SAFETY: fresh zeroed allocation large enough for the header and
-        // `total` attributes.
-        unsafe {
-            let attrs = attrs_of(raw);
-            (*raw).next = link;
-            (*raw).next_attr = attrs;
-            (*raw).last_attr = attrs.add(total);
-            (*raw).uhw_in_idx = _UHW_NO_INDEX;
-            (*raw).uhw_out_idx = _UHW_NO_INDEX;
-            (*raw).hdr.object_id = object_id;
-            (*raw).hdr.method_id = method_id;
+        // SAFETY: fresh allocation large enough for the header and `total`
+        // attributes.
+        unsafe { init_header(raw, object_id, method_id, total, link) };
+        Ok(CmdBuf {
+            cmd,
+            layout: Some(layout),
+            _space: PhantomData,
+        })
+    }
+
+    /// [`CmdBuf::compat_in`] on the heap.
+    ///
+    /// # Safety
+    /// As for [`CmdBuf::compat_in`].
+    pub unsafe fn compat<C, R>(
+        object_id: u16,
+        method_id: u16,
+        cmd: *mut C,
+        cmd_size: usize,
+        resp: *mut R,
+        resp_size: usize,
+    ) -> Result<CmdBuf<'static>, c_int> {
+        let mut b = CmdBuf::new(object_id, method_id, 2)?;
+        // SAFETY: forwarded caller guarantee.
+        unsafe { b.set_compat_uhw(cmd, cmd_size, resp, resp_size) };
+        Ok(b)
+    }
+}
+
+impl<'a> CmdBuf<'a> {
+    /// A buffer for `num_attrs` attributes in `space`, linking nothing.
+    pub fn new_in(
+        space: &'a mut CmdSpace,
+        object_id: u16,
+        method_id: u16,
+        num_attrs: usize,
+    ) -> Result<CmdBuf<'a>, c_int> {
+        // SAFETY: a NULL link is always valid.
+        unsafe { Self::with_link_in(space, object_id, method_id, num_attrs, ptr::null_mut()) }
+    }
+
+    /// A buffer for `num_attrs` attributes of its own, linking `link`, in
+    /// `space` if it fits there (else on the heap, as [`CmdBuf::with_link`]).
+    ///
+    /// # Safety
+    /// `link` is NULL or a valid chain that outlives this buffer.
+    pub unsafe fn with_link_in(
+        space: &'a mut CmdSpace,
+        object_id: u16,
+        method_id: u16,
+        num_attrs: usize,
+        link: *mut ibv_command_buffer,
+    ) -> Result<CmdBuf<'a>, c_int> {
+        // SAFETY: caller guarantee on link.
+        let total = unsafe { final_num_attrs(num_attrs, link) };
+        if total > INLINE_ATTRS {
+            // SAFETY: forwarded.
+            return unsafe { CmdBuf::on_heap(object_id, method_id, total, link) };
         }
-        Ok(CmdBuf { cmd, layout })
+        let raw = (space as *mut CmdSpace).cast::<ibv_command_buffer>();
+        // SAFETY: the space is aligned for the header (its first field) and
+        // its attribute array starts at size_of::<ibv_command_buffer>(), not
+        // before the header's flexible array, so `total` slots fit.
+        unsafe { init_header(raw, object_id, method_id, total, link) };
+        Ok(CmdBuf {
+            // SAFETY: derived from a reference.
+            cmd: unsafe { NonNull::new_unchecked(raw) },
+            layout: None,
+            _space: PhantomData,
+        })
+    }
+
+    /// The compatibility buffer of the classic `ibv_cmd_*(..., cmd, cmd_size,
+    /// resp, resp_size)` helpers (upstream's `DECLARE_CMD_BUFFER_COMPAT`), in
+    /// `space`: two slots, holding the provider's UHW data if it passed any
+    /// beyond the core structs `C` and `R`.
+    ///
+    /// # Safety
+    /// As for [`CmdBuf::set_uhw`] with `core_req_size = size_of::<C>()` and
+    /// `core_resp_size = size_of::<R>()`.
+    pub unsafe fn compat_in<C, R>(
+        space: &'a mut CmdSpace,
+        object_id: u16,
+        method_id: u16,
+        cmd: *mut C,
+        cmd_size: usize,
+        resp: *mut R,
+        resp_size: usize,
+    ) -> Result<CmdBuf<'a>, c_int> {
+        let mut b = CmdBuf::new_in(space, object_id, method_id, 2)?;
+        // SAFETY: forwarded caller guarantee.
+        unsafe { b.set_compat_uhw(cmd, cmd_size, resp, resp_size) };
+        Ok(b)
+    }
+
+    /// # Safety
+    /// As for [`CmdBuf::compat_in`].
+    unsafe fn set_compat_uhw<C, R>(
+        &mut self,
+        cmd: *mut C,
+        cmd_size: usize,
+        resp: *mut R,
+        resp_size: usize,
+    ) {
+        // SAFETY: forwarded caller guarantee.
+        unsafe {
+            self.set_uhw(
+                cmd.cast(),
+                size_of::<C>(),
+                cmd_size,
+                resp.cast(),
+                size_of::<R>(),
+                resp_size,
+            )
+        };
     }
 
     pub fn as_ptr(&self) -> *mut ibv_command_buffer {
@@ -567,37 +763,6 @@ impl CmdBuf {
         }
     }
 
-    /// The compatibility buffer of the classic `ibv_cmd_*(..., cmd, cmd_size,
-    /// resp, resp_size)` helpers (upstream's `DECLARE_CMD_BUFFER_COMPAT`):
-    /// two slots, holding the provider's UHW data if it passed any beyond
-    /// the core structs `C` and `R`.
-    ///
-    /// # Safety
-    /// As for [`CmdBuf::set_uhw`] with `core_req_size = size_of::<C>()` and
-    /// `core_resp_size = size_of::<R>()`.
-    pub unsafe fn compat<C, R>(
-        object_id: u16,
-        method_id: u16,
-        cmd: *mut C,
-        cmd_size: usize,
-        resp: *mut R,
-        resp_size: usize,
-    ) -> Result<CmdBuf, c_int> {
-        let mut b = CmdBuf::new(object_id, method_id, 2)?;
-        // SAFETY: forwarded caller guarantee.
-        unsafe {
-            b.set_uhw(
-                cmd.cast(),
-                size_of::<C>(),
-                cmd_size,
-                resp.cast(),
-                size_of::<R>(),
-                resp_size,
-            )
-        };
-        Ok(b)
-    }
-
     /// `fallback_require_ex`: without ioctl support, use the extended write().
     pub fn require_ex(&mut self) {
         self.raw_mut().bitfields |= CMDB_FALLBACK_REQUIRE_EX;
@@ -629,10 +794,12 @@ impl CmdBuf {
     }
 }
 
-impl Drop for CmdBuf {
+impl Drop for CmdBuf<'_> {
     fn drop(&mut self) {
-        // SAFETY: allocated in with_link with this layout.
-        unsafe { std::alloc::dealloc(self.cmd.as_ptr().cast(), self.layout) }
+        if let Some(layout) = self.layout {
+            // SAFETY: allocated in on_heap with this layout.
+            unsafe { std::alloc::dealloc(self.cmd.as_ptr().cast(), layout) }
+        }
     }
 }
 
