@@ -520,9 +520,10 @@ impl<'a> CmdBuf<'a> {
         self.raw().bitfields
     }
 
-    /// Claims the next slot: `attr_id`, mandatory, everything else zero
-    /// (upstream's `_ioctl_next_attr`).
-    fn next_attr(&mut self, attr_id: u16) -> Attr {
+    /// Claims the next slot and writes it whole: `attr_id`, mandatory, `len`
+    /// and `data`, everything else zero (upstream's `_ioctl_next_attr` plus
+    /// the fill).
+    fn push(&mut self, attr_id: u16, len: u16, data: u64) -> Attr {
         let p = self.as_ptr();
         // SAFETY: p is this buffer; the slot written is checked to be below
         // last_attr, inside the allocation.
@@ -537,7 +538,9 @@ impl<'a> CmdBuf<'a> {
                 slot,
                 ib_uverbs_attr {
                     attr_id,
+                    len,
                     flags: UVERBS_ATTR_F_MANDATORY,
+                    data,
                     ..Default::default()
                 },
             );
@@ -561,9 +564,7 @@ impl<'a> CmdBuf<'a> {
 
     /// `fill_attr_in_obj`: an object handle (IDR) going in.
     pub fn fill_in_obj(&mut self, attr_id: u16, idr: u32) -> Attr {
-        let a = self.next_attr(attr_id);
-        self.set(a, |attr| attr.data = idr as u64);
-        a
+        self.push(attr_id, 0, idr as u64)
     }
 
     /// `fill_attr_out_obj`: slot for the handle of a new object.
@@ -578,28 +579,23 @@ impl<'a> CmdBuf<'a> {
     /// `data` is readable for `len` bytes now (inline case) and until the
     /// command executes (pointer case).
     pub unsafe fn fill_in(&mut self, attr_id: u16, data: *const c_void, len: usize) -> Attr {
-        let a = self.next_attr(attr_id);
+        let mut v: u64 = 0;
+        if len <= size_of::<u64>() {
+            if len > 0 {
+                // SAFETY: data readable for len bytes (caller); the
+                // destination is the 8-byte value (the low bytes in memory
+                // order, as C's memcpy into the data field).
+                unsafe {
+                    ptr::copy_nonoverlapping(data.cast::<u8>(), addr_of_mut!(v).cast::<u8>(), len)
+                };
+            }
+        } else {
+            v = data as usize as u64;
+        }
+        let a = self.push(attr_id, len as u16, v);
         if len > u16::MAX as usize {
             self.raw_mut().bitfields |= CMDB_BUFFER_ERROR;
         }
-        self.set(a, |attr| {
-            attr.len = len as u16;
-            if len <= size_of::<u64>() {
-                if len > 0 {
-                    // SAFETY: data readable for len bytes (caller); the
-                    // destination is the 8-byte data field.
-                    unsafe {
-                        ptr::copy_nonoverlapping(
-                            data.cast::<u8>(),
-                            addr_of_mut!(attr.data).cast::<u8>(),
-                            len,
-                        )
-                    };
-                }
-            } else {
-                attr.data = data as usize as u64;
-            }
-        });
         a
     }
 
@@ -614,12 +610,7 @@ impl<'a> CmdBuf<'a> {
 
     /// `fill_attr_in_uint64` / `fill_attr_const_in`: an inline 64-bit value.
     pub fn fill_in_u64(&mut self, attr_id: u16, v: u64) -> Attr {
-        let a = self.next_attr(attr_id);
-        self.set(a, |attr| {
-            attr.len = 8;
-            attr.data = v;
-        });
-        a
+        self.push(attr_id, 8, v)
     }
 
     /// `fill_attr_const_in`: an enum-like constant, sent as 64 bits.
@@ -630,14 +621,9 @@ impl<'a> CmdBuf<'a> {
     /// `fill_attr_in_uint32`: an inline 32-bit value (in the first four
     /// bytes of `data`, as C's memcpy puts it).
     pub fn fill_in_u32(&mut self, attr_id: u16, v: u32) -> Attr {
-        let a = self.next_attr(attr_id);
-        self.set(a, |attr| {
-            attr.len = 4;
-            let mut b = [0u8; 8];
-            b[..4].copy_from_slice(&v.to_ne_bytes());
-            attr.data = u64::from_ne_bytes(b);
-        });
-        a
+        let mut b = [0u8; 8];
+        b[..4].copy_from_slice(&v.to_ne_bytes());
+        self.push(attr_id, 4, u64::from_ne_bytes(b))
     }
 
     /// `fill_attr_in_fd`: a file descriptor going in; nothing is added for -1.
@@ -645,16 +631,12 @@ impl<'a> CmdBuf<'a> {
         if fd == -1 {
             return None;
         }
-        let a = self.next_attr(attr_id);
-        self.set(a, |attr| attr.data = fd as i64 as u64);
-        Some(a)
+        Some(self.push(attr_id, 0, fd as i64 as u64))
     }
 
     /// `fill_attr_out_fd`: slot for a new file descriptor.
     pub fn fill_out_fd(&mut self, attr_id: u16) -> Attr {
-        let a = self.next_attr(attr_id);
-        self.set(a, |attr| attr.data = 0);
-        a
+        self.push(attr_id, 0, 0)
     }
 
     /// `fill_attr_out`: `len` bytes at `data` for the kernel to write.
@@ -662,14 +644,10 @@ impl<'a> CmdBuf<'a> {
     /// # Safety
     /// `data` is writable for `len` bytes until the command has executed.
     pub unsafe fn fill_out(&mut self, attr_id: u16, data: *mut c_void, len: usize) -> Attr {
-        let a = self.next_attr(attr_id);
+        let a = self.push(attr_id, len as u16, data as usize as u64);
         if len > u16::MAX as usize {
             self.raw_mut().bitfields |= CMDB_BUFFER_ERROR;
         }
-        self.set(a, |attr| {
-            attr.len = len as u16;
-            attr.data = data as usize as u64;
-        });
         a
     }
 
@@ -708,14 +686,10 @@ impl<'a> CmdBuf<'a> {
     /// inlined (if short) only right before the ioctl, so the write()
     /// fallback can still find the provider's buffer.
     unsafe fn fill_in_uhw(&mut self, data: *const c_void, len: usize) -> Attr {
-        let a = self.next_attr(UVERBS_ATTR_UHW_IN);
+        let a = self.push(UVERBS_ATTR_UHW_IN, len as u16, data as usize as u64);
         if len > u16::MAX as usize {
             self.raw_mut().bitfields |= CMDB_BUFFER_ERROR;
         }
-        self.set(a, |attr| {
-            attr.len = len as u16;
-            attr.data = data as usize as u64;
-        });
         a
     }
 
@@ -1050,6 +1024,48 @@ mod tests {
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe { main.execute(t.ctx()) });
         assert_eq!(ret, libc::EINVAL);
         assert!(sent.is_empty());
+    }
+
+    #[test]
+    fn stack_buffer_sends_the_same_bytes_and_large_chains_go_to_the_heap() {
+        let mut t = TestCtx::new(14, false);
+        let mut space = CmdSpace::new();
+        let space_addr = &space as *const CmdSpace as usize;
+        let mut heap = CmdBuf::new(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY, 3).unwrap();
+        let mut stack =
+            CmdBuf::new_in(&mut space, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY, 3).unwrap();
+        assert_eq!(stack.as_ptr() as usize, space_addr, "built in the caller's space");
+        for b in [&mut heap, &mut stack] {
+            b.fill_in_obj(UVERBS_ATTR_DESTROY_CQ_HANDLE, 0x44);
+            b.fill_in_u32(0x1000, 0xabcd);
+            let four = [1u8, 2, 3, 4];
+            // SAFETY: four outlives the call (inline copy).
+            unsafe { b.fill_in(0x1001, four.as_ptr().cast(), 4) };
+        }
+        // SAFETY: live test context; all attributes are inline.
+        let (r1, s1) = with_kernel(FakeKernel::new(), || unsafe { heap.execute(t.ctx()) });
+        // SAFETY: as above.
+        let (r2, s2) = with_kernel(FakeKernel::new(), || unsafe { stack.execute(t.ctx()) });
+        assert_eq!((r1, r2), (0, 0));
+        match (&s1[0], &s2[0]) {
+            (Sent::Ioctl { bytes: a, .. }, Sent::Ioctl { bytes: b, .. }) => assert_eq!(a, b),
+            other => panic!("{other:?}"),
+        }
+        // A chain that does not fit the space lands on the heap, with room
+        // for all of it.
+        let mut link = CmdBuf::new(0, 0, 4).unwrap();
+        for i in 0..4 {
+            link.fill_in_u64(0x1000 + i, 1);
+        }
+        let mut space2 = CmdSpace::new();
+        let space2_addr = &space2 as *const CmdSpace as usize;
+        // SAFETY: link outlives big.
+        let big = unsafe { CmdBuf::with_link_in(&mut space2, 0, 0, INLINE_ATTRS - 3, link.as_ptr()) }
+            .unwrap();
+        assert_ne!(big.as_ptr() as usize, space2_addr);
+        // SAFETY: big is valid.
+        let slots = unsafe { (*big.as_ptr()).last_attr.offset_from(attrs_of(big.as_ptr())) };
+        assert_eq!(slots as usize, INLINE_ATTRS + 1);
     }
 
     #[test]
