@@ -32,15 +32,26 @@ pub fn errno() -> i32 {
 
 /// Runs `f`; if it panics, reports the function name on stderr, sets errno to
 /// EIO and returns `on_panic`.
+///
+/// Always inlined into the export: as a separate call it cost each exported
+/// function 14 to 44 instructions (moving the closure's captures), which is
+/// a tenth of a cheap ibv_cmd_* helper. The panic path stays out of line.
+#[inline(always)]
 pub fn guard<R>(name: &'static str, on_panic: R, f: impl FnOnce() -> R) -> R {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(_) => {
-            eprintln!("{}: internal error in {name}; returning an error (EIO)", crate::LIB_NAME);
-            set_errno(libc::EIO);
+            report_panic(name);
             on_panic
         }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn report_panic(name: &'static str) {
+    eprintln!("{}: internal error in {name}; returning an error (EIO)", crate::LIB_NAME);
+    set_errno(libc::EIO);
 }
 
 /// Saves errno across a block, as upstream does around logging.
@@ -162,4 +173,19 @@ macro_rules! symver {
             f = sym $func,
         );
     };
+}
+
+#[cfg(test)]
+mod guard_tests {
+    use super::*;
+
+    #[test]
+    fn guard_passes_results_through_and_turns_panics_into_eio() {
+        set_errno(0);
+        assert_eq!(guard("t", -1, || 7), 7);
+        assert_eq!(errno(), 0);
+        let r = guard("t", -1, || -> i32 { panic!("deliberate test panic") });
+        assert_eq!(r, -1);
+        assert_eq!(errno(), libc::EIO);
+    }
 }

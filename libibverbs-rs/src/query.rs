@@ -7,7 +7,7 @@ use std::ptr;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::cmd::ioctl::CmdBuf;
+use crate::cmd::ioctl::{CmdBuf, CmdSpace};
 use crate::cmd::write::{execute_ioctl_fallback, Fallback};
 use crate::context::ops_of;
 use crate::device::sysfs_of;
@@ -206,7 +206,8 @@ const GID_QUERY_BIT: usize = crate::cmd_bit!(async_event);
 /// `context` is live; `entry` is writable for `entry_size` bytes.
 unsafe fn gid_entry_ioctl(context: *mut ibv_context, port: u32, index: u32, entry: *mut ibv_gid_entry,
                           flags: u32, entry_size: usize) -> Fallback {
-    let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY, 4) {
+    let mut cmd_space = CmdSpace::new();
+    let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY, 4) {
         Ok(b) => b,
         Err(e) => return Fallback::Error(e),
     };
@@ -226,7 +227,8 @@ unsafe fn gid_entry_ioctl(context: *mut ibv_context, port: u32, index: u32, entr
 /// `context` is live; `entries` is writable for max_entries * entry_size bytes.
 unsafe fn gid_table_ioctl(context: *mut ibv_context, entries: *mut ibv_gid_entry, max_entries: usize,
                           flags: u32, entry_size: usize, num: &mut u64) -> Fallback {
-    let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_TABLE, 4) {
+    let mut cmd_space = CmdSpace::new();
+    let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_TABLE, 4) {
         Ok(b) => b,
         Err(e) => return Fallback::Error(e),
     };

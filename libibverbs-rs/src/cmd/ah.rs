@@ -4,7 +4,7 @@
 use core::mem::size_of;
 use libc::c_int;
 
-use super::ioctl::CmdBuf;
+use super::ioctl::{CmdBuf, CmdSpace};
 use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, Fallback};
 use super::{fallback_result, is_destroy_err};
 use crate::abi::kern::*;
@@ -81,7 +81,8 @@ pub unsafe fn destroy_ah(ah: *mut ibv_ah) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*ah).context;
-        let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_AH, UVERBS_METHOD_AH_DESTROY, 1) {
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_AH, UVERBS_METHOD_AH_DESTROY, 1) {
             Ok(b) => b,
             Err(e) => return e,
         };

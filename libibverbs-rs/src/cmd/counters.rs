@@ -3,7 +3,7 @@
 
 use libc::c_int;
 
-use super::ioctl::{ibv_command_buffer, CmdBuf};
+use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::is_destroy_err;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
@@ -24,7 +24,8 @@ crate::export! {
         // SAFETY: the provider passes its live context, attributes, object
         // and (NULL or) its command buffer chain.
         unsafe {
-            let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_COUNTERS,
+            let mut cmd_space = CmdSpace::new();
+            let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_COUNTERS,
                                                    UVERBS_METHOD_COUNTERS_CREATE, 1, link) {
                 Ok(b) => b,
                 Err(e) => return e,
@@ -52,7 +53,8 @@ crate::export! {
         ensure!(!vcounters.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes a live counters object.
         unsafe {
-            let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_COUNTERS,
+            let mut cmd_space = CmdSpace::new();
+            let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_COUNTERS,
                                              UVERBS_METHOD_COUNTERS_DESTROY, 1) {
                 Ok(b) => b,
                 Err(e) => return e,
@@ -77,7 +79,8 @@ crate::export! {
         // SAFETY: the provider passes a live counters object, room for
         // ncounters values and (NULL or) its command buffer chain.
         unsafe {
-            let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_COUNTERS,
+            let mut cmd_space = CmdSpace::new();
+            let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_COUNTERS,
                                                    UVERBS_METHOD_COUNTERS_READ, 3, link) {
                 Ok(b) => b,
                 Err(e) => return e,

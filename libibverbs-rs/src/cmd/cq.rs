@@ -4,7 +4,7 @@ use core::mem::size_of;
 use core::ptr::{self, addr_of_mut};
 use libc::c_int;
 
-use super::ioctl::{ibv_command_buffer, CmdBuf};
+use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::{
     execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, execute_write_bufs,
     execute_write_bufs_ex, Fallback,
@@ -35,7 +35,8 @@ unsafe fn icmd_create_cq(
         let Some(state) = cmd_state(ctx) else {
             return libc::EINVAL;
         };
-        let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 8, link) {
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 8, link) {
             Ok(b) => b,
             Err(e) => return e,
         };
@@ -125,7 +126,8 @@ crate::export! {
     {
         ensure!(!context.is_null() && !cq.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes its command and response buffers (or NULL).
-        let cmdb = match unsafe { CmdBuf::compat(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE,
+        let mut cmd_space = CmdSpace::new();
+        let cmdb = match unsafe { CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE,
                                                   cmd, cmd_size, resp, resp_size) } {
             Ok(b) => b,
             Err(e) => return e,
@@ -148,7 +150,8 @@ crate::export! {
         ensure!(!context.is_null() && !cq_attr.is_null() && !cq.is_null(),
                 libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes its command and response buffers (or NULL).
-        let cmdb = match unsafe { CmdBuf::compat(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE,
+        let mut cmd_space = CmdSpace::new();
+        let cmdb = match unsafe { CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE,
                                                   cmd, cmd_size, resp, resp_size) } {
             Ok(b) => b,
             Err(e) => return e,
@@ -232,7 +235,8 @@ pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*cq).context;
-        let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY, 2) {
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY, 2) {
             Ok(b) => b,
             Err(e) => return e,
         };

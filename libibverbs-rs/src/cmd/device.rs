@@ -5,7 +5,7 @@ use core::mem::size_of;
 use core::ptr;
 use libc::c_int;
 
-use super::ioctl::{ibv_command_buffer, CmdBuf};
+use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::{
     execute_cmd_write, execute_cmd_write_ex, execute_ioctl_fallback, execute_write_bufs, Fallback,
 };
@@ -36,8 +36,9 @@ unsafe fn cmd_get_context(vctx: *mut verbs_context, link: *mut ibv_command_buffe
     // link is the compatibility buffer of the caller's command.
     unsafe {
         let ctx: *mut ibv_context = ptr::addr_of_mut!((*vctx).context);
+        let mut cmd_space = CmdSpace::new();
         let mut cmdb =
-            match CmdBuf::with_link(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT, 2, link) {
+            match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT, 2, link) {
                 Ok(b) => b,
                 Err(e) => return e,
             };
@@ -83,7 +84,8 @@ crate::export! {
         ensure!(!context_ex.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes its command and response buffers with
         // their sizes.
-        let cmdb = match unsafe { CmdBuf::compat(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT,
+        let mut cmd_space = CmdSpace::new();
+        let cmdb = match unsafe { CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT,
                                                   cmd, cmd_size, resp, resp_size) } {
             Ok(b) => b,
             Err(e) => return e,
@@ -101,8 +103,9 @@ crate::export! {
 pub unsafe fn query_context(ctx: *mut ibv_context, driver: *mut ibv_command_buffer) -> c_int {
     // SAFETY (whole function): caller guarantees.
     unsafe {
+        let mut cmd_space = CmdSpace::new();
         let mut cmdb =
-            match CmdBuf::with_link(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT, 2, driver) {
+            match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT, 2, driver) {
                 Ok(b) => b,
                 Err(e) => return e,
             };
@@ -140,7 +143,8 @@ crate::export! {
 /// # Safety
 /// `ctx` is a live context.
 pub unsafe fn ibv_cmd_alloc_async_fd(ctx: *mut ibv_context) -> c_int {
-    let mut cmdb = match CmdBuf::new(
+    let mut cmd_space = CmdSpace::new();
+    let mut cmdb = match CmdBuf::new_in(&mut cmd_space, 
         UVERBS_OBJECT_ASYNC_EVENT,
         UVERBS_METHOD_ASYNC_EVENT_ALLOC,
         1,
@@ -195,7 +199,8 @@ pub unsafe fn query_port(
     cmd: *mut ibv_query_port,
     cmd_size: usize,
 ) -> c_int {
-    let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT, 2) {
+    let mut cmd_space = CmdSpace::new();
+    let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT, 2) {
         Ok(b) => b,
         Err(e) => return e,
     };

@@ -4,7 +4,7 @@
 
 use libc::{c_int, c_uint};
 
-use super::ioctl::{ibv_command_buffer, CmdBuf};
+use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::is_destroy_err;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
@@ -24,7 +24,8 @@ crate::export! {
         // SAFETY: the provider passes its live context, attributes, DM and
         // (NULL or) its command buffer chain.
         unsafe {
-            let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC, 3, link) {
+            let mut cmd_space = CmdSpace::new();
+            let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC, 3, link) {
                 Ok(b) => b,
                 Err(e) => return e,
             };
@@ -52,7 +53,8 @@ crate::export! {
         ensure!(!dm.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes a live DM.
         unsafe {
-            let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_DM, UVERBS_METHOD_DM_FREE, 1) {
+            let mut cmd_space = CmdSpace::new();
+            let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_FREE, 1) {
                 Ok(b) => b,
                 Err(e) => return e,
             };
@@ -82,7 +84,8 @@ crate::export! {
         // SAFETY: the provider passes live PD, DM and MR and (NULL or) its
         // command buffer chain.
         unsafe {
-            let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_MR, UVERBS_METHOD_DM_MR_REG, 8, link) {
+            let mut cmd_space = CmdSpace::new();
+            let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_MR, UVERBS_METHOD_DM_MR_REG, 8, link) {
                 Ok(b) => b,
                 Err(e) => return e,
             };

@@ -11,7 +11,7 @@ use core::mem::{offset_of, size_of};
 use core::ptr::{self, addr_of_mut};
 use libc::{c_int, c_void};
 
-use super::ioctl::CmdBuf;
+use super::ioctl::{CmdBuf, CmdSpace};
 use super::write::{execute_cmd_write_ex_raw, execute_cmd_write_ex_req, execute_ioctl_fallback, Fallback};
 use super::{fallback_result, is_destroy_err};
 use crate::abi::driver::*;
@@ -393,7 +393,8 @@ pub unsafe fn destroy_flow(flow: *mut ibv_flow) -> c_int {
     unsafe {
         let ctx = (*flow).context;
         let handle = (*flow).handle;
-        let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_FLOW, UVERBS_METHOD_FLOW_DESTROY, 1) {
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_FLOW, UVERBS_METHOD_FLOW_DESTROY, 1) {
             Ok(b) => b,
             Err(e) => return e,
         };

@@ -6,7 +6,7 @@
 use core::ptr::addr_of;
 use libc::c_int;
 
-use super::ioctl::{ibv_command_buffer, CmdBuf};
+use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::is_destroy_err;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
@@ -71,7 +71,8 @@ crate::export! {
         // SAFETY: the provider passes its live context, attributes, action
         // and (NULL or) its command buffer chain.
         unsafe {
-            let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_FLOW_ACTION,
+            let mut cmd_space = CmdSpace::new();
+            let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_FLOW_ACTION,
                                                    UVERBS_METHOD_FLOW_ACTION_ESP_CREATE,
                                                    FLOW_ACTION_ESP_ATTRS_NUM, driver) {
                 Ok(b) => b,
@@ -102,7 +103,8 @@ crate::export! {
         // SAFETY: the provider passes a live action, its attributes and
         // (NULL or) its command buffer chain.
         unsafe {
-            let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_FLOW_ACTION,
+            let mut cmd_space = CmdSpace::new();
+            let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_FLOW_ACTION,
                                                    UVERBS_METHOD_FLOW_ACTION_ESP_MODIFY,
                                                    FLOW_ACTION_ESP_ATTRS_NUM, driver) {
                 Ok(b) => b,
@@ -124,7 +126,8 @@ crate::export! {
         ensure!(!action.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes a live action.
         unsafe {
-            let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_FLOW_ACTION,
+            let mut cmd_space = CmdSpace::new();
+            let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_FLOW_ACTION,
                                              UVERBS_METHOD_FLOW_ACTION_DESTROY, 1) {
                 Ok(b) => b,
                 Err(e) => return e,

@@ -14,7 +14,8 @@
 //! them with the inline functions of rdma-core's `cmd_ioctl.h`.
 
 use core::alloc::Layout;
-use core::mem::{align_of, size_of};
+use core::marker::PhantomData;
+use core::mem::{align_of, size_of, MaybeUninit};
 use core::ptr::{self, addr_of_mut, NonNull};
 use libc::{c_int, c_uint, c_void};
 
@@ -205,7 +206,8 @@ unsafe fn finalize_attrs(cmd: *mut ibv_command_buffer) {
 /// # Safety
 /// `ctx` is a live verbs context with its command state attached.
 pub unsafe fn has_ioctl_write(ctx: *mut ibv_context) -> bool {
-    let rc = match CmdBuf::new(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 1) {
+    let mut cmd_space = CmdSpace::new();
+    let rc = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 1) {
         Ok(mut cmdb) => {
             cmdb.fill_const_in(UVERBS_ATTR_WRITE_CMD, IB_USER_VERBS_CMD_QUERY_DEVICE as u64);
             // SAFETY: ctx is live; the only attribute is inline.
@@ -231,23 +233,103 @@ impl Attr {
     }
 }
 
-/// A command buffer this library owns (upstream's
-/// `DECLARE_COMMAND_BUFFER[_LINK]`), sized for its own attributes plus those
-/// of the chain it links. Heap-allocated so the addresses the C structure
-/// stores stay valid; dropping it frees it.
-pub struct CmdBuf {
-    cmd: NonNull<ibv_command_buffer>,
-    layout: Layout,
+/// Attribute slots a [`CmdSpace`] holds: enough for every command this
+/// library builds (QP_CREATE, the largest, has 15 of its own) plus the two
+/// UHW attributes a compatibility buffer links.
+pub const INLINE_ATTRS: usize = 20;
+
+/// Uninitialised stack room for one command buffer (upstream's on-stack
+/// `DECLARE_COMMAND_BUFFER`): declare it in the helper, then build the
+/// buffer in it with [`CmdBuf::new_in`] / [`CmdBuf::with_link_in`] /
+/// [`CmdBuf::compat_in`]. The buffer borrows the space, so the borrow checker
+/// keeps the space from moving while the buffer (whose header points into
+/// itself, and which other buffers may link) is alive. Nothing is zeroed:
+/// the header is written whole when the buffer is built and an attribute
+/// slot only when it is filled.
+#[repr(C)]
+pub struct CmdSpace {
+    _cmd: MaybeUninit<ibv_command_buffer>,
+    _attrs: MaybeUninit<[ib_uverbs_attr; INLINE_ATTRS]>,
 }
 
-impl CmdBuf {
-    /// A buffer for `num_attrs` attributes, linking nothing.
-    pub fn new(object_id: u16, method_id: u16, num_attrs: usize) -> Result<CmdBuf, c_int> {
+impl CmdSpace {
+    pub const fn new() -> CmdSpace {
+        CmdSpace {
+            _cmd: MaybeUninit::uninit(),
+            _attrs: MaybeUninit::uninit(),
+        }
+    }
+}
+
+impl Default for CmdSpace {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A command buffer this library owns (upstream's
+/// `DECLARE_COMMAND_BUFFER[_LINK]`), sized for its own attributes plus those
+/// of the chain it links. It lives in a caller's [`CmdSpace`] when it fits
+/// (the per-command path: no allocation), otherwise on the heap; either way
+/// its memory does not move while the `CmdBuf` exists, so the addresses the
+/// C structure stores stay valid. The `CmdBuf` handle itself may move.
+pub struct CmdBuf<'a> {
+    cmd: NonNull<ibv_command_buffer>,
+    /// `Some` when heap-allocated (freed on drop).
+    layout: Option<Layout>,
+    _space: PhantomData<&'a mut CmdSpace>,
+}
+
+/// Writes a complete, empty command header for `total` attribute slots at
+/// `raw`.
+///
+/// # Safety
+/// `raw` is writable and aligned for a command buffer followed by `total`
+/// attribute slots.
+unsafe fn init_header(
+    raw: *mut ibv_command_buffer,
+    object_id: u16,
+    method_id: u16,
+    total: usize,
+    link: *mut ibv_command_buffer,
+) {
+    // SAFETY: caller guarantee; the slot pointers stay inside the memory.
+    unsafe {
+        let attrs = attrs_of(raw);
+        ptr::write(
+            raw,
+            ibv_command_buffer {
+                next: link,
+                next_attr: attrs,
+                last_attr: attrs.add(total),
+                uhw_in_idx: _UHW_NO_INDEX,
+                uhw_out_idx: _UHW_NO_INDEX,
+                uhw_in_headroom_dwords: 0,
+                uhw_out_headroom_dwords: 0,
+                bitfields: 0,
+                hdr: ib_uverbs_ioctl_hdr {
+                    length: 0,
+                    object_id,
+                    method_id,
+                    num_attrs: 0,
+                    reserved1: 0,
+                    driver_id: 0,
+                    reserved2: 0,
+                    attrs: [],
+                },
+            },
+        );
+    }
+}
+
+impl CmdBuf<'static> {
+    /// A heap buffer for `num_attrs` attributes, linking nothing.
+    pub fn new(object_id: u16, method_id: u16, num_attrs: usize) -> Result<CmdBuf<'static>, c_int> {
         // SAFETY: a NULL link is always valid.
         unsafe { Self::with_link(object_id, method_id, num_attrs, ptr::null_mut()) }
     }
 
-    /// A buffer for `num_attrs` attributes of its own, linking `link`.
+    /// A heap buffer for `num_attrs` attributes of its own, linking `link`.
     /// Fails with ENOMEM (errno set) if the memory cannot be had.
     ///
     /// # Safety
@@ -257,9 +339,21 @@ impl CmdBuf {
         method_id: u16,
         num_attrs: usize,
         link: *mut ibv_command_buffer,
-    ) -> Result<CmdBuf, c_int> {
+    ) -> Result<CmdBuf<'static>, c_int> {
         // SAFETY: caller guarantee on link.
         let total = unsafe { final_num_attrs(num_attrs, link) };
+        // SAFETY: forwarded.
+        unsafe { Self::on_heap(object_id, method_id, total, link) }
+    }
+
+    /// # Safety
+    /// As for [`CmdBuf::with_link`]; `total` includes the linked attributes.
+    unsafe fn on_heap(
+        object_id: u16,
+        method_id: u16,
+        total: usize,
+        link: *mut ibv_command_buffer,
+    ) -> Result<CmdBuf<'static>, c_int> {
         let size = size_of::<ibv_command_buffer>() + size_of::<ib_uverbs_attr>() * total;
         let Ok(layout) = Layout::from_size_align(size, align_of::<ibv_command_buffer>()) else {
             set_errno(libc::ENOMEM);
@@ -271,19 +365,121 @@ impl CmdBuf {
             set_errno(libc::ENOMEM);
             return Err(libc::ENOMEM);
         };
-        // SAFETY: fresh zeroed allocation large enough for the header and
-        // `total` attributes.
-        unsafe {
-            let attrs = attrs_of(raw);
-            (*raw).next = link;
-            (*raw).next_attr = attrs;
-            (*raw).last_attr = attrs.add(total);
-            (*raw).uhw_in_idx = _UHW_NO_INDEX;
-            (*raw).uhw_out_idx = _UHW_NO_INDEX;
-            (*raw).hdr.object_id = object_id;
-            (*raw).hdr.method_id = method_id;
+        // SAFETY: fresh allocation large enough for the header and `total`
+        // attributes.
+        unsafe { init_header(raw, object_id, method_id, total, link) };
+        Ok(CmdBuf {
+            cmd,
+            layout: Some(layout),
+            _space: PhantomData,
+        })
+    }
+
+    /// [`CmdBuf::compat_in`] on the heap.
+    ///
+    /// # Safety
+    /// As for [`CmdBuf::compat_in`].
+    pub unsafe fn compat<C, R>(
+        object_id: u16,
+        method_id: u16,
+        cmd: *mut C,
+        cmd_size: usize,
+        resp: *mut R,
+        resp_size: usize,
+    ) -> Result<CmdBuf<'static>, c_int> {
+        let mut b = CmdBuf::new(object_id, method_id, 2)?;
+        // SAFETY: forwarded caller guarantee.
+        unsafe { b.set_compat_uhw(cmd, cmd_size, resp, resp_size) };
+        Ok(b)
+    }
+}
+
+impl<'a> CmdBuf<'a> {
+    /// A buffer for `num_attrs` attributes in `space`, linking nothing.
+    pub fn new_in(
+        space: &'a mut CmdSpace,
+        object_id: u16,
+        method_id: u16,
+        num_attrs: usize,
+    ) -> Result<CmdBuf<'a>, c_int> {
+        // SAFETY: a NULL link is always valid.
+        unsafe { Self::with_link_in(space, object_id, method_id, num_attrs, ptr::null_mut()) }
+    }
+
+    /// A buffer for `num_attrs` attributes of its own, linking `link`, in
+    /// `space` if it fits there (else on the heap, as [`CmdBuf::with_link`]).
+    ///
+    /// # Safety
+    /// `link` is NULL or a valid chain that outlives this buffer.
+    pub unsafe fn with_link_in(
+        space: &'a mut CmdSpace,
+        object_id: u16,
+        method_id: u16,
+        num_attrs: usize,
+        link: *mut ibv_command_buffer,
+    ) -> Result<CmdBuf<'a>, c_int> {
+        // SAFETY: caller guarantee on link.
+        let total = unsafe { final_num_attrs(num_attrs, link) };
+        if total > INLINE_ATTRS {
+            // SAFETY: forwarded.
+            return unsafe { CmdBuf::on_heap(object_id, method_id, total, link) };
         }
-        Ok(CmdBuf { cmd, layout })
+        let raw = (space as *mut CmdSpace).cast::<ibv_command_buffer>();
+        // SAFETY: the space is aligned for the header (its first field) and
+        // its attribute array starts at size_of::<ibv_command_buffer>(), not
+        // before the header's flexible array, so `total` slots fit.
+        unsafe { init_header(raw, object_id, method_id, total, link) };
+        Ok(CmdBuf {
+            // SAFETY: derived from a reference.
+            cmd: unsafe { NonNull::new_unchecked(raw) },
+            layout: None,
+            _space: PhantomData,
+        })
+    }
+
+    /// The compatibility buffer of the classic `ibv_cmd_*(..., cmd, cmd_size,
+    /// resp, resp_size)` helpers (upstream's `DECLARE_CMD_BUFFER_COMPAT`), in
+    /// `space`: two slots, holding the provider's UHW data if it passed any
+    /// beyond the core structs `C` and `R`.
+    ///
+    /// # Safety
+    /// As for [`CmdBuf::set_uhw`] with `core_req_size = size_of::<C>()` and
+    /// `core_resp_size = size_of::<R>()`.
+    pub unsafe fn compat_in<C, R>(
+        space: &'a mut CmdSpace,
+        object_id: u16,
+        method_id: u16,
+        cmd: *mut C,
+        cmd_size: usize,
+        resp: *mut R,
+        resp_size: usize,
+    ) -> Result<CmdBuf<'a>, c_int> {
+        let mut b = CmdBuf::new_in(space, object_id, method_id, 2)?;
+        // SAFETY: forwarded caller guarantee.
+        unsafe { b.set_compat_uhw(cmd, cmd_size, resp, resp_size) };
+        Ok(b)
+    }
+
+    /// # Safety
+    /// As for [`CmdBuf::compat_in`].
+    unsafe fn set_compat_uhw<C, R>(
+        &mut self,
+        cmd: *mut C,
+        cmd_size: usize,
+        resp: *mut R,
+        resp_size: usize,
+    ) {
+        // SAFETY: forwarded caller guarantee.
+        unsafe {
+            self.set_uhw(
+                cmd.cast(),
+                size_of::<C>(),
+                cmd_size,
+                resp.cast(),
+                size_of::<R>(),
+                resp_size,
+            )
+        };
     }
 
     pub fn as_ptr(&self) -> *mut ibv_command_buffer {
@@ -324,9 +520,10 @@ impl CmdBuf {
         self.raw().bitfields
     }
 
-    /// Claims the next slot: `attr_id`, mandatory, everything else zero
-    /// (upstream's `_ioctl_next_attr`).
-    fn next_attr(&mut self, attr_id: u16) -> Attr {
+    /// Claims the next slot and writes it whole: `attr_id`, mandatory, `len`
+    /// and `data`, everything else zero (upstream's `_ioctl_next_attr` plus
+    /// the fill).
+    fn push(&mut self, attr_id: u16, len: u16, data: u64) -> Attr {
         let p = self.as_ptr();
         // SAFETY: p is this buffer; the slot written is checked to be below
         // last_attr, inside the allocation.
@@ -341,7 +538,9 @@ impl CmdBuf {
                 slot,
                 ib_uverbs_attr {
                     attr_id,
+                    len,
                     flags: UVERBS_ATTR_F_MANDATORY,
+                    data,
                     ..Default::default()
                 },
             );
@@ -365,9 +564,7 @@ impl CmdBuf {
 
     /// `fill_attr_in_obj`: an object handle (IDR) going in.
     pub fn fill_in_obj(&mut self, attr_id: u16, idr: u32) -> Attr {
-        let a = self.next_attr(attr_id);
-        self.set(a, |attr| attr.data = idr as u64);
-        a
+        self.push(attr_id, 0, idr as u64)
     }
 
     /// `fill_attr_out_obj`: slot for the handle of a new object.
@@ -382,28 +579,23 @@ impl CmdBuf {
     /// `data` is readable for `len` bytes now (inline case) and until the
     /// command executes (pointer case).
     pub unsafe fn fill_in(&mut self, attr_id: u16, data: *const c_void, len: usize) -> Attr {
-        let a = self.next_attr(attr_id);
+        let mut v: u64 = 0;
+        if len <= size_of::<u64>() {
+            if len > 0 {
+                // SAFETY: data readable for len bytes (caller); the
+                // destination is the 8-byte value (the low bytes in memory
+                // order, as C's memcpy into the data field).
+                unsafe {
+                    ptr::copy_nonoverlapping(data.cast::<u8>(), addr_of_mut!(v).cast::<u8>(), len)
+                };
+            }
+        } else {
+            v = data as usize as u64;
+        }
+        let a = self.push(attr_id, len as u16, v);
         if len > u16::MAX as usize {
             self.raw_mut().bitfields |= CMDB_BUFFER_ERROR;
         }
-        self.set(a, |attr| {
-            attr.len = len as u16;
-            if len <= size_of::<u64>() {
-                if len > 0 {
-                    // SAFETY: data readable for len bytes (caller); the
-                    // destination is the 8-byte data field.
-                    unsafe {
-                        ptr::copy_nonoverlapping(
-                            data.cast::<u8>(),
-                            addr_of_mut!(attr.data).cast::<u8>(),
-                            len,
-                        )
-                    };
-                }
-            } else {
-                attr.data = data as usize as u64;
-            }
-        });
         a
     }
 
@@ -418,12 +610,7 @@ impl CmdBuf {
 
     /// `fill_attr_in_uint64` / `fill_attr_const_in`: an inline 64-bit value.
     pub fn fill_in_u64(&mut self, attr_id: u16, v: u64) -> Attr {
-        let a = self.next_attr(attr_id);
-        self.set(a, |attr| {
-            attr.len = 8;
-            attr.data = v;
-        });
-        a
+        self.push(attr_id, 8, v)
     }
 
     /// `fill_attr_const_in`: an enum-like constant, sent as 64 bits.
@@ -434,14 +621,9 @@ impl CmdBuf {
     /// `fill_attr_in_uint32`: an inline 32-bit value (in the first four
     /// bytes of `data`, as C's memcpy puts it).
     pub fn fill_in_u32(&mut self, attr_id: u16, v: u32) -> Attr {
-        let a = self.next_attr(attr_id);
-        self.set(a, |attr| {
-            attr.len = 4;
-            let mut b = [0u8; 8];
-            b[..4].copy_from_slice(&v.to_ne_bytes());
-            attr.data = u64::from_ne_bytes(b);
-        });
-        a
+        let mut b = [0u8; 8];
+        b[..4].copy_from_slice(&v.to_ne_bytes());
+        self.push(attr_id, 4, u64::from_ne_bytes(b))
     }
 
     /// `fill_attr_in_fd`: a file descriptor going in; nothing is added for -1.
@@ -449,16 +631,12 @@ impl CmdBuf {
         if fd == -1 {
             return None;
         }
-        let a = self.next_attr(attr_id);
-        self.set(a, |attr| attr.data = fd as i64 as u64);
-        Some(a)
+        Some(self.push(attr_id, 0, fd as i64 as u64))
     }
 
     /// `fill_attr_out_fd`: slot for a new file descriptor.
     pub fn fill_out_fd(&mut self, attr_id: u16) -> Attr {
-        let a = self.next_attr(attr_id);
-        self.set(a, |attr| attr.data = 0);
-        a
+        self.push(attr_id, 0, 0)
     }
 
     /// `fill_attr_out`: `len` bytes at `data` for the kernel to write.
@@ -466,14 +644,10 @@ impl CmdBuf {
     /// # Safety
     /// `data` is writable for `len` bytes until the command has executed.
     pub unsafe fn fill_out(&mut self, attr_id: u16, data: *mut c_void, len: usize) -> Attr {
-        let a = self.next_attr(attr_id);
+        let a = self.push(attr_id, len as u16, data as usize as u64);
         if len > u16::MAX as usize {
             self.raw_mut().bitfields |= CMDB_BUFFER_ERROR;
         }
-        self.set(a, |attr| {
-            attr.len = len as u16;
-            attr.data = data as usize as u64;
-        });
         a
     }
 
@@ -512,14 +686,10 @@ impl CmdBuf {
     /// inlined (if short) only right before the ioctl, so the write()
     /// fallback can still find the provider's buffer.
     unsafe fn fill_in_uhw(&mut self, data: *const c_void, len: usize) -> Attr {
-        let a = self.next_attr(UVERBS_ATTR_UHW_IN);
+        let a = self.push(UVERBS_ATTR_UHW_IN, len as u16, data as usize as u64);
         if len > u16::MAX as usize {
             self.raw_mut().bitfields |= CMDB_BUFFER_ERROR;
         }
-        self.set(a, |attr| {
-            attr.len = len as u16;
-            attr.data = data as usize as u64;
-        });
         a
     }
 
@@ -567,37 +737,6 @@ impl CmdBuf {
         }
     }
 
-    /// The compatibility buffer of the classic `ibv_cmd_*(..., cmd, cmd_size,
-    /// resp, resp_size)` helpers (upstream's `DECLARE_CMD_BUFFER_COMPAT`):
-    /// two slots, holding the provider's UHW data if it passed any beyond
-    /// the core structs `C` and `R`.
-    ///
-    /// # Safety
-    /// As for [`CmdBuf::set_uhw`] with `core_req_size = size_of::<C>()` and
-    /// `core_resp_size = size_of::<R>()`.
-    pub unsafe fn compat<C, R>(
-        object_id: u16,
-        method_id: u16,
-        cmd: *mut C,
-        cmd_size: usize,
-        resp: *mut R,
-        resp_size: usize,
-    ) -> Result<CmdBuf, c_int> {
-        let mut b = CmdBuf::new(object_id, method_id, 2)?;
-        // SAFETY: forwarded caller guarantee.
-        unsafe {
-            b.set_uhw(
-                cmd.cast(),
-                size_of::<C>(),
-                cmd_size,
-                resp.cast(),
-                size_of::<R>(),
-                resp_size,
-            )
-        };
-        Ok(b)
-    }
-
     /// `fallback_require_ex`: without ioctl support, use the extended write().
     pub fn require_ex(&mut self) {
         self.raw_mut().bitfields |= CMDB_FALLBACK_REQUIRE_EX;
@@ -629,10 +768,12 @@ impl CmdBuf {
     }
 }
 
-impl Drop for CmdBuf {
+impl Drop for CmdBuf<'_> {
     fn drop(&mut self) {
-        // SAFETY: allocated in with_link with this layout.
-        unsafe { std::alloc::dealloc(self.cmd.as_ptr().cast(), self.layout) }
+        if let Some(layout) = self.layout {
+            // SAFETY: allocated in on_heap with this layout.
+            unsafe { std::alloc::dealloc(self.cmd.as_ptr().cast(), layout) }
+        }
     }
 }
 
@@ -883,6 +1024,48 @@ mod tests {
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe { main.execute(t.ctx()) });
         assert_eq!(ret, libc::EINVAL);
         assert!(sent.is_empty());
+    }
+
+    #[test]
+    fn stack_buffer_sends_the_same_bytes_and_large_chains_go_to_the_heap() {
+        let mut t = TestCtx::new(14, false);
+        let mut space = CmdSpace::new();
+        let space_addr = &space as *const CmdSpace as usize;
+        let mut heap = CmdBuf::new(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY, 3).unwrap();
+        let mut stack =
+            CmdBuf::new_in(&mut space, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY, 3).unwrap();
+        assert_eq!(stack.as_ptr() as usize, space_addr, "built in the caller's space");
+        for b in [&mut heap, &mut stack] {
+            b.fill_in_obj(UVERBS_ATTR_DESTROY_CQ_HANDLE, 0x44);
+            b.fill_in_u32(0x1000, 0xabcd);
+            let four = [1u8, 2, 3, 4];
+            // SAFETY: four outlives the call (inline copy).
+            unsafe { b.fill_in(0x1001, four.as_ptr().cast(), 4) };
+        }
+        // SAFETY: live test context; all attributes are inline.
+        let (r1, s1) = with_kernel(FakeKernel::new(), || unsafe { heap.execute(t.ctx()) });
+        // SAFETY: as above.
+        let (r2, s2) = with_kernel(FakeKernel::new(), || unsafe { stack.execute(t.ctx()) });
+        assert_eq!((r1, r2), (0, 0));
+        match (&s1[0], &s2[0]) {
+            (Sent::Ioctl { bytes: a, .. }, Sent::Ioctl { bytes: b, .. }) => assert_eq!(a, b),
+            other => panic!("{other:?}"),
+        }
+        // A chain that does not fit the space lands on the heap, with room
+        // for all of it.
+        let mut link = CmdBuf::new(0, 0, 4).unwrap();
+        for i in 0..4 {
+            link.fill_in_u64(0x1000 + i, 1);
+        }
+        let mut space2 = CmdSpace::new();
+        let space2_addr = &space2 as *const CmdSpace as usize;
+        // SAFETY: link outlives big.
+        let big = unsafe { CmdBuf::with_link_in(&mut space2, 0, 0, INLINE_ATTRS - 3, link.as_ptr()) }
+            .unwrap();
+        assert_ne!(big.as_ptr() as usize, space2_addr);
+        // SAFETY: big is valid.
+        let slots = unsafe { (*big.as_ptr()).last_attr.offset_from(attrs_of(big.as_ptr())) };
+        assert_eq!(slots as usize, INLINE_ATTRS + 1);
     }
 
     #[test]

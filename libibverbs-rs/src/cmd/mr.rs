@@ -4,7 +4,7 @@ use core::mem::size_of;
 use core::ptr;
 use libc::{c_int, c_void};
 
-use super::ioctl::CmdBuf;
+use super::ioctl::{CmdBuf, CmdSpace};
 use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, Fallback};
 use super::{fallback_result, is_destroy_err};
 use crate::abi::driver::*;
@@ -92,7 +92,8 @@ pub unsafe fn dereg_mr(vmr: *mut verbs_mr) -> c_int {
     unsafe {
         let ctx = (*vmr).ibv_mr.context;
         let handle = (*vmr).ibv_mr.handle;
-        let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_MR, UVERBS_METHOD_MR_DESTROY, 1) {
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_MR, UVERBS_METHOD_MR_DESTROY, 1) {
             Ok(b) => b,
             Err(e) => return e,
         };

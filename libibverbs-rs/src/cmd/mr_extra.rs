@@ -9,7 +9,7 @@ use core::mem::size_of;
 use core::ptr::{self, addr_of_mut};
 use libc::{c_int, c_void};
 
-use super::ioctl::CmdBuf;
+use super::ioctl::{CmdBuf, CmdSpace};
 use super::write::execute_cmd_write;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
@@ -69,7 +69,8 @@ crate::export! {
         // the keys and length straight into the MR.
         unsafe {
             let mr = addr_of_mut!((*vmr).ibv_mr);
-            let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR, 4) {
+            let mut cmd_space = CmdSpace::new();
+            let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR, 4) {
                 Ok(b) => b,
                 Err(e) => return e,
             };
@@ -101,7 +102,8 @@ crate::export! {
         // SAFETY: the provider passes a live PD and num_sge entries (a
         // short list is copied inline now, a longer one read by the kernel).
         unsafe {
-            let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR, 4) {
+            let mut cmd_space = CmdSpace::new();
+            let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_MR, UVERBS_METHOD_ADVISE_MR, 4) {
                 Ok(b) => b,
                 Err(e) => return e,
             };
@@ -128,7 +130,8 @@ crate::export! {
         ensure!(!pd.is_null() && !vmr.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes a live PD and MR.
         unsafe {
-            let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 9) {
+            let mut cmd_space = CmdSpace::new();
+            let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 9) {
                 Ok(b) => b,
                 Err(e) => return e,
             };

@@ -4,7 +4,7 @@ use core::mem::size_of;
 use core::ptr;
 use libc::c_int;
 
-use super::ioctl::CmdBuf;
+use super::ioctl::{CmdBuf, CmdSpace};
 use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, Fallback};
 use super::{fallback_result, is_destroy_err};
 use crate::abi::kern::*;
@@ -49,7 +49,8 @@ pub unsafe fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*mw).context;
-        let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_MW, UVERBS_METHOD_MW_DESTROY, 1) {
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_MW, UVERBS_METHOD_MW_DESTROY, 1) {
             Ok(b) => b,
             Err(e) => return e,
         };

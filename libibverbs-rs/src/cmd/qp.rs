@@ -4,7 +4,7 @@ use core::mem::{offset_of, size_of};
 use core::ptr::{self, addr_of_mut};
 use libc::c_int;
 
-use super::ioctl::{ibv_command_buffer, CmdBuf};
+use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::{
     execute_cmd_write, execute_cmd_write_ex, execute_cmd_write_req, execute_ioctl_fallback,
     execute_write_bufs, execute_write_bufs_ex, Fallback,
@@ -117,7 +117,8 @@ unsafe fn icmd_create_qp(
         let Some(state) = cmd_state(ctx) else {
             return einval();
         };
-        let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 15, link)
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 15, link)
         {
             Ok(b) => b,
             Err(e) => return e,
@@ -345,7 +346,8 @@ crate::export! {
     {
         ensure!(!pd.is_null() && !qp.is_null() && !attr.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes its buffers (or NULL).
-        let cmdb = match unsafe { CmdBuf::compat(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE,
+        let mut cmd_space = CmdSpace::new();
+        let cmdb = match unsafe { CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE,
                                                   cmd, cmd_size, resp, resp_size) } {
             Ok(b) => b,
             Err(e) => return e,
@@ -382,7 +384,8 @@ crate::export! {
     {
         ensure!(!context.is_null() && !qp.is_null() && !attr_ex.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes its buffers (or NULL).
-        let cmdb = match unsafe { CmdBuf::compat(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE,
+        let mut cmd_space = CmdSpace::new();
+        let cmdb = match unsafe { CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE,
                                                   cmd, cmd_size, resp, resp_size) } {
             Ok(b) => b,
             Err(e) => return e,
@@ -408,7 +411,8 @@ crate::export! {
     {
         ensure!(!context.is_null() && !qp.is_null() && !attr_ex.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes its buffers (or NULL).
-        let cmdb = match unsafe { CmdBuf::compat(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE,
+        let mut cmd_space = CmdSpace::new();
+        let cmdb = match unsafe { CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE,
                                                   cmd, cmd_size, resp, resp_size) } {
             Ok(b) => b,
             Err(e) => return e,
@@ -681,7 +685,8 @@ pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*qp).context;
-        let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_DESTROY, 2) {
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_DESTROY, 2) {
             Ok(b) => b,
             Err(e) => return e,
         };

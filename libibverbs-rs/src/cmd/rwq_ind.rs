@@ -7,7 +7,7 @@
 use core::mem::size_of;
 use libc::c_int;
 
-use super::ioctl::CmdBuf;
+use super::ioctl::{CmdBuf, CmdSpace};
 use super::write::{execute_cmd_write_ex_raw, execute_cmd_write_ex_req, execute_ioctl_fallback, Fallback};
 use super::{fallback_result, is_destroy_err};
 use crate::abi::kern::*;
@@ -114,7 +114,8 @@ pub unsafe fn destroy_rwq_ind_table(table: *mut ibv_rwq_ind_table) -> c_int {
     unsafe {
         let ctx = (*table).context;
         let handle = (*table).ind_tbl_handle as u32;
-        let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_RWQ_IND_TBL, UVERBS_METHOD_RWQ_IND_TBL_DESTROY, 1)
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_RWQ_IND_TBL, UVERBS_METHOD_RWQ_IND_TBL_DESTROY, 1)
         {
             Ok(b) => b,
             Err(e) => return e,

@@ -6,7 +6,7 @@ use core::ptr::{self, addr_of_mut};
 use libc::c_int;
 
 use super::device::unhandled_fallback;
-use super::ioctl::{ibv_command_buffer, CmdBuf};
+use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::{
     execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, execute_write_bufs, Fallback,
 };
@@ -64,8 +64,9 @@ unsafe fn icmd_create_srq(
         let Some(state) = cmd_state(ctx) else {
             return einval();
         };
+        let mut cmd_space = CmdSpace::new();
         let mut cmdb =
-            match CmdBuf::with_link(UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_CREATE, 13, link) {
+            match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_CREATE, 13, link) {
                 Ok(b) => b,
                 Err(e) => return e,
             };
@@ -211,7 +212,8 @@ crate::export! {
     {
         ensure!(!pd.is_null() && !srq.is_null() && !attr.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes its buffers (or NULL).
-        let cmdb = match unsafe { CmdBuf::compat(UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_CREATE,
+        let mut cmd_space = CmdSpace::new();
+        let cmdb = match unsafe { CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_CREATE,
                                                   cmd, cmd_size, resp, resp_size) } {
             Ok(b) => b,
             Err(e) => return e,
@@ -243,7 +245,8 @@ crate::export! {
     {
         ensure!(!srq.is_null() && !attr_ex.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes its buffers (or NULL).
-        let cmdb = match unsafe { CmdBuf::compat(UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_CREATE,
+        let mut cmd_space = CmdSpace::new();
+        let cmdb = match unsafe { CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_CREATE,
                                                   cmd, cmd_size, resp, resp_size) } {
             Ok(b) => b,
             Err(e) => return e,
@@ -353,7 +356,8 @@ pub unsafe fn destroy_srq(srq: *mut ibv_srq) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*srq).context;
-        let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_DESTROY, 2) {
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_DESTROY, 2) {
             Ok(b) => b,
             Err(e) => return e,
         };

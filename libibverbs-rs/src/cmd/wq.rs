@@ -7,7 +7,7 @@ use core::mem::size_of;
 use core::ptr::{self, addr_of_mut};
 use libc::c_int;
 
-use super::ioctl::{ibv_command_buffer, CmdBuf};
+use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::{
     execute_cmd_write_ex, execute_cmd_write_ex_req, execute_ioctl_fallback, execute_write_bufs_ex,
     Fallback,
@@ -51,7 +51,8 @@ unsafe fn create_wq(
         let pd_handle = (*(*init).pd).handle;
         let cq_handle = (*(*init).cq).handle;
 
-        let mut cmdb = match CmdBuf::with_link(UVERBS_OBJECT_WQ, UVERBS_METHOD_WQ_CREATE, 13, link) {
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_WQ, UVERBS_METHOD_WQ_CREATE, 13, link) {
             Ok(b) => b,
             Err(e) => return e,
         };
@@ -134,7 +135,8 @@ crate::export! {
         // SAFETY: the provider passes its live context, attributes, WQ and
         // (NULL or) buffers of the sizes it gives.
         unsafe {
-            let compat = match CmdBuf::compat(UVERBS_OBJECT_WQ, UVERBS_METHOD_WQ_CREATE, cmd,
+            let mut cmd_space = CmdSpace::new();
+            let compat = match CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_WQ, UVERBS_METHOD_WQ_CREATE, cmd,
                                               cmd_size, resp, resp_size) {
                 Ok(b) => b,
                 Err(e) => return e,
@@ -201,7 +203,8 @@ pub unsafe fn destroy_wq(wq: *mut ibv_wq) -> c_int {
     unsafe {
         let ctx = (*wq).context;
         let handle = (*wq).handle;
-        let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_WQ, UVERBS_METHOD_WQ_DESTROY, 2) {
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_WQ, UVERBS_METHOD_WQ_DESTROY, 2) {
             Ok(b) => b,
             Err(e) => return e,
         };

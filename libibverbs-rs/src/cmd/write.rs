@@ -21,7 +21,7 @@ use core::mem::{offset_of, size_of, MaybeUninit};
 use core::ptr;
 use libc::{c_int, c_void};
 
-use super::ioctl::{attrs_of, ibv_command_buffer, CmdBuf, _UHW_NO_INDEX};
+use super::ioctl::{attrs_of, ibv_command_buffer, CmdBuf, CmdSpace, _UHW_NO_INDEX};
 use super::ioctl::{CMDB_FALLBACK_IOCTL_ONLY, CMDB_FALLBACK_REQUIRE_EX};
 use super::{cmd_state, sys};
 use crate::abi::kern::*;
@@ -137,7 +137,8 @@ unsafe fn ioctl_write(
     core_resp_size: usize,
     resp_size: usize,
 ) -> c_int {
-    let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 5) {
+    let mut cmd_space = CmdSpace::new();
+    let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 5) {
         Ok(b) => b,
         Err(e) => return e,
     };

@@ -6,7 +6,7 @@ use core::mem::{offset_of, size_of};
 use core::ptr::{self, addr_of_mut};
 use libc::c_int;
 
-use super::ioctl::CmdBuf;
+use super::ioctl::{CmdBuf, CmdSpace};
 use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, Fallback};
 use super::{fallback_result, is_destroy_err};
 use crate::abi::driver::*;
@@ -64,7 +64,8 @@ pub unsafe fn close_xrcd(xrcd: *mut verbs_xrcd) -> c_int {
     unsafe {
         let ctx = (*xrcd).xrcd.context;
         let handle = (*xrcd).handle;
-        let mut cmdb = match CmdBuf::new(UVERBS_OBJECT_XRCD, UVERBS_METHOD_XRCD_DESTROY, 1) {
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_XRCD, UVERBS_METHOD_XRCD_DESTROY, 1) {
             Ok(b) => b,
             Err(e) => return e,
         };
