@@ -32,7 +32,7 @@ use parking_lot::Mutex;
 
 use crate::abi::verbs::{ibv_path_data, ibv_path_record};
 use crate::addrinfo::{bytes_at, sa_family, AddrInfo, Hints, SibBuilder, RAI_ROUTEONLY};
-use crate::addrinfo_types::*;
+use crate::abi::cma::*;
 
 /// Where ibacm publishes its TCP port (Debian: RUNDIR is /run).
 pub const IBACM_PORT_FILE: &str = "/run/ibacm.port";

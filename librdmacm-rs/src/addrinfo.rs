@@ -37,7 +37,7 @@ use core::ptr;
 use std::ffi::CString;
 
 use crate::abi::verbs::{IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_XRC_RECV, IBV_QPT_XRC_SEND};
-use crate::addrinfo_types::*;
+use crate::abi::cma::*;
 use crate::ffi::set_errno;
 
 /// The hint flag that keeps rdma_getaddrinfo from adding the AF_IB result

@@ -45,4 +45,3 @@ pub mod rpoll;
 pub mod ucma;
 pub mod verbs;
 pub mod acm;
-pub mod addrinfo_types;
