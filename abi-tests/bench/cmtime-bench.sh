@@ -105,45 +105,10 @@ if [[ ${1:-} = --in-vm ]]; then
   # disturbed by the host's other load) and the median of the per-repetition
   # ratios (each repetition runs both libraries back to back).
   say ""
-  awk '
-    { v[$1, $2, $3] = $4; reps[$3] = 1; if (!($1 in seen)) { seen[$1] = 1; steps[++ns] = $1 } }
-    function sort_list(list, k,   i, j, t) {
-      for (i = 2; i <= k; i++)
-        for (j = i; j > 1 && list[j - 1] > list[j]; j--) { t = list[j]; list[j] = list[j - 1]; list[j - 1] = t }
-    }
-    function median(list, k) {
-      if (k == 0) return -1
-      return (k % 2) ? list[(k + 1) / 2] : (list[k / 2] + list[k / 2 + 1]) / 2
-    }
-    function summary(step, lib,   k, r, list) {
-      k = 0
-      for (r in reps) if ((step, lib, r) in v) list[++k] = v[step, lib, r]
-      sort_list(list, k)
-      med[lib] = median(list, k); best[lib] = list[1]; worst[lib] = list[k]
-      printf "%-14s %-9s %10.2f %10.2f %10.2f %5d\n", step, lib, med[lib], best[lib], worst[lib], k
-    }
-    function ratio(a, b) { return (a > 0 && b > 0) ? sprintf("%.3f", a / b) : "-" }
-    END {
-      printf "%-14s %-9s %10s %10s %10s %5s\n", "step", "library", "median", "best", "worst", "runs"
-      for (s = 1; s <= ns; s++) {
-        step = steps[s]
-        summary(step, "upstream"); summary(step, "ours")
-        k = 0
-        for (r in reps)
-          if ((step, "ours", r) in v && (step, "upstream", r) in v && v[step, "upstream", r] > 0)
-            pr[++k] = v[step, "ours", r] / v[step, "upstream", r]
-        sort_list(pr, k)
-        line[s] = sprintf("  %-14s medians %s, best runs %s, per-repetition (median) %s", step,
-                          ratio(med["ours"], med["upstream"]), ratio(best["ours"], best["upstream"]),
-                          k ? sprintf("%.3f", median(pr, k)) : "-")
-        delete pr
-      }
-      print ""
-      print "units: ms for the whole step over all connections (cmtime \"total ms\"; lower is better)"
-      print ""
-      print "ratios ours / Debian'"'"'s per step (1.000 = same; above 1 = ours slower):"
-      for (s = 1; s <= ns; s++) print line[s]
-    }' "$raw/figures.tsv" | tee -a "$report"
+  awk -f "$here/ab-summary.awk" "$raw/figures.tsv" | tee -a "$report"
+  say ""
+  say "units: ms for the whole step over all connections (cmtime \"total ms\"; lower is better);"
+  say "a ratio above 1 means ours is slower"
   exit 0
 fi
 

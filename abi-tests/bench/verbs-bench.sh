@@ -107,51 +107,11 @@ if [[ ${1:-} = --in-vm ]]; then
   # machine's other load) and the median of the per-repetition ratios (each
   # repetition runs both libraries back to back).
   say ""
-  awk '
-    { v[$1, $2, $3] = $4; n[$1, $2]++; reps[$3] = 1; tools[$1] = 1 }
-    function sort_list(list, k,   i, j, t) {
-      for (i = 2; i <= k; i++)
-        for (j = i; j > 1 && list[j - 1] > list[j]; j--) { t = list[j]; list[j] = list[j - 1]; list[j - 1] = t }
-    }
-    function median(list, k) {
-      if (k == 0) return -1
-      return (k % 2) ? list[(k + 1) / 2] : (list[k / 2] + list[k / 2 + 1]) / 2
-    }
-    function summary(tool, lib, higher,   k, r, list) {
-      k = 0
-      for (r in reps) if ((tool, lib, r) in v) list[++k] = v[tool, lib, r]
-      sort_list(list, k)
-      med[lib] = median(list, k)
-      best[lib] = higher ? list[k] : list[1]
-      worst[lib] = higher ? list[1] : list[k]
-      printf "%-12s %-9s %10.2f %10.2f %10.2f %5d\n", tool, lib, med[lib], best[lib], worst[lib], k
-    }
-    function ratio(a, b) { return (a > 0 && b > 0) ? sprintf("%.3f", a / b) : "-" }
-    END {
-      printf "%-12s %-9s %10s %10s %10s %5s\n", "test", "library", "median", "best", "worst", "runs"
-      split("ib_write_bw ib_send_lat", order, " ")
-      for (t = 1; t <= 2; t++) {
-        tool = order[t]
-        higher = (tool == "ib_write_bw")
-        summary(tool, "upstream", higher)
-        summary(tool, "ours", higher)
-        k = 0
-        for (r in reps)
-          if ((tool, "ours", r) in v && (tool, "upstream", r) in v && v[tool, "upstream", r] > 0)
-            pr[++k] = v[tool, "ours", r] / v[tool, "upstream", r]
-        sort_list(pr, k)
-        line[t] = sprintf("  %-12s medians %s, best runs %s, per-repetition (median) %s", tool,
-                          ratio(med["ours"], med["upstream"]), ratio(best["ours"], best["upstream"]),
-                          k ? sprintf("%.3f", median(pr, k)) : "-")
-        delete pr
-      }
-      print ""
-      print "units: ib_write_bw MB/s (BW average; higher is better), ib_send_lat usec (t_typical; lower is better)"
-      print ""
-      print "ratios ours / Debian'"'"'s (1.000 = same; ib_write_bw below 1 or ib_send_lat above 1 = ours slower):"
-      print line[1]
-      print line[2]
-    }' "$raw/figures.tsv" | tee -a "$report"
+  awk -f "$here/ab-summary.awk" -v higher=ib_write_bw -v order="ib_write_bw ib_send_lat" -v width=12 \
+    "$raw/figures.tsv" | tee -a "$report"
+  say ""
+  say "units: ib_write_bw MB/s (BW average; higher is better), ib_send_lat usec (t_typical; lower is better);"
+  say "ib_write_bw below 1 or ib_send_lat above 1 means ours is slower"
   exit 0
 fi
 

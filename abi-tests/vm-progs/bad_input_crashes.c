@@ -36,6 +36,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "crash_case.h"
+
 /* Exported by libibverbs but declared only in rdma-core's internal headers
  * (driver.h, marshall.h), which Debian does not install. The structures are
  * only passed through here, so void pointers do. */
@@ -57,13 +59,6 @@ void ibv_copy_path_rec_to_kern(void *dst, void *src);
  * a pointer that crashes whoever reads it.
  */
 enum kind { K_PTR, K_INT, K_VOID, K_ZERO, K_NAME };
-
-struct outcome {
-	long ret;
-	int is_null;
-	uintptr_t ptr;
-	int err;
-};
 
 static struct ibv_device **list;
 static struct ibv_device *dev;
@@ -289,60 +284,19 @@ static int clear_error(enum kind kind, const struct outcome *o)
 static void run_case(const struct bad_case *c)
 {
 	struct outcome o = { 0 };
-	int pfd[2], st;
-	ssize_t n;
-	pid_t pid;
+	struct child_result r = run_in_child(NULL, c->fn, &o);
 	char got[128];
 	int ok;
 
-	if (pipe(pfd)) {
-		perror("pipe");
-		exit(1);
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		perror("fork");
-		exit(1);
-	}
-	if (pid == 0) {
-		close(pfd[0]);
-		alarm(20);	/* a hang is reported as SIGALRM */
-		errno = 0;
-		c->fn(&o);
-		if (write(pfd[1], &o, sizeof(o)) != sizeof(o))
-			_exit(3);
-		_exit(0);
-	}
-	close(pfd[1]);
-	n = read(pfd[0], &o, sizeof(o));
-	close(pfd[0]);
-	if (waitpid(pid, &st, 0) != pid) {
-		perror("waitpid");
-		exit(1);
-	}
-
-	if (WIFSIGNALED(st))
-		snprintf(got, sizeof(got), "killed by signal %d (%s)", WTERMSIG(st),
-			 strsignal(WTERMSIG(st)));
-	else if (n != sizeof(o) || WEXITSTATUS(st))
-		snprintf(got, sizeof(got), "the child failed (exit %d)", WEXITSTATUS(st));
-	else if (c->kind == K_PTR || c->kind == K_NAME)
-		snprintf(got, sizeof(got), "returned %s (%#lx), errno %d",
-			 o.is_null ? "NULL" : "a pointer", (unsigned long)o.ptr, o.err);
-	else if (c->kind == K_VOID)
-		snprintf(got, sizeof(got), "returned, errno %d", o.err);
-	else
-		snprintf(got, sizeof(got), "returned %ld, errno %d", o.ret, o.err);
-
+	describe_child(got, sizeof(got), &r, &o, c->kind == K_PTR || c->kind == K_NAME,
+		       c->kind == K_VOID);
 	if (upstream && c->kind == K_NAME)
-		ok = !WIFSIGNALED(st) && n == sizeof(o) &&
+		ok = !WIFSIGNALED(r.status) && r.complete &&
 		     o.ptr == offsetof(struct ibv_device, name);
 	else if (upstream)
-		ok = WIFSIGNALED(st) && WTERMSIG(st) != SIGALRM;
+		ok = child_crashed(&r);
 	else
-		ok = !WIFSIGNALED(st) && n == sizeof(o) && !WEXITSTATUS(st) &&
-		     clear_error(c->kind, &o);
+		ok = child_returned(&r) && clear_error(c->kind, &o);
 	if (ok) {
 		printf("case %s: as documented\n", c->name);
 	} else {
@@ -356,20 +310,17 @@ static void run_case(const struct bad_case *c)
 
 int main(void)
 {
-	Dl_info info;
-	char real[PATH_MAX], deb[PATH_MAX];
 	struct ibv_qp_init_attr qa;
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
 	size_t i;
 	int n;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!dladdr((void *)ibv_get_device_list, &info) || !realpath(info.dli_fname, real) ||
-	    !realpath("/usr/lib/x86_64-linux-gnu/libibverbs.so.1", deb)) {
+	upstream = bound_to((void *)ibv_get_device_list, "/usr/lib/x86_64-linux-gnu/libibverbs.so.1");
+	if (upstream < 0) {
 		printf("cannot tell which libibverbs is in use\n");
 		return 1;
 	}
-	upstream = !strcmp(real, deb);
 
 	list = ibv_get_device_list(&n);
 	for (i = 0; list && i < (size_t)n; i++)

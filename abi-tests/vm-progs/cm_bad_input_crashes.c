@@ -43,17 +43,13 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
+#include "crash_case.h"
+
 #define SELF "10.0.2.15"
 
 /* K_INT: -1/errno; K_PTR: NULL/errno; K_VOID: nothing; K_PORT: a port
  * number, whose clear error is 0 with errno EINVAL. */
 enum kind { K_INT, K_PTR, K_VOID, K_PORT };
-
-struct outcome {
-	long ret;
-	int is_null;
-	int err;
-};
 
 static struct rdma_event_channel *ch;
 static int upstream;		/* Debian's librdmacm */
@@ -71,7 +67,7 @@ static struct sockaddr_in in4(const char *ip, int port)
 /* The setup of a case failed: a distinct exit status the parent reports. */
 static void setup_failed(void)
 {
-	_exit(4);
+	_exit(CRASH_CASE_SETUP_FAILED);
 }
 
 static struct rdma_cm_id *fresh(enum rdma_port_space ps)
@@ -255,66 +251,28 @@ static int clear_error(enum kind kind, const struct outcome *o)
 	return 0;
 }
 
+/* The child's own channel: the kernel refuses (EACCES) commands written
+ * to an rdma_cm file another process opened. */
+static void child_setup(void)
+{
+	ch = rdma_create_event_channel();
+	if (!ch)
+		setup_failed();
+}
+
 static void run_case(const struct bad_case *c)
 {
 	struct outcome o = { 0 };
-	int pfd[2], st, ok, crashes;
-	ssize_t n;
-	pid_t pid;
+	struct child_result r = run_in_child(child_setup, c->fn, &o);
 	char got[128];
+	int ok, crashes;
 
-	if (pipe(pfd)) {
-		perror("pipe");
-		exit(1);
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		perror("fork");
-		exit(1);
-	}
-	if (pid == 0) {
-		close(pfd[0]);
-		alarm(20);	/* a hang is reported as SIGALRM */
-		/* The child's own channel: the kernel refuses (EACCES) commands
-		 * written to an rdma_cm file another process opened. */
-		ch = rdma_create_event_channel();
-		if (!ch)
-			setup_failed();
-		errno = 0;
-		c->fn(&o);
-		if (write(pfd[1], &o, sizeof(o)) != sizeof(o))
-			_exit(3);
-		_exit(0);
-	}
-	close(pfd[1]);
-	n = read(pfd[0], &o, sizeof(o));
-	close(pfd[0]);
-	if (waitpid(pid, &st, 0) != pid) {
-		perror("waitpid");
-		exit(1);
-	}
-
-	if (WIFSIGNALED(st))
-		snprintf(got, sizeof(got), "killed by signal %d (%s)", WTERMSIG(st),
-			 strsignal(WTERMSIG(st)));
-	else if (WEXITSTATUS(st) == 4)
-		snprintf(got, sizeof(got), "the case's setup failed");
-	else if (n != sizeof(o) || WEXITSTATUS(st))
-		snprintf(got, sizeof(got), "the child failed (exit %d)", WEXITSTATUS(st));
-	else if (c->kind == K_PTR)
-		snprintf(got, sizeof(got), "returned %s, errno %d", o.is_null ? "NULL" : "a pointer", o.err);
-	else if (c->kind == K_VOID)
-		snprintf(got, sizeof(got), "returned, errno %d", o.err);
-	else
-		snprintf(got, sizeof(got), "returned %ld, errno %d", o.ret, o.err);
-
+	describe_child(got, sizeof(got), &r, &o, c->kind == K_PTR, c->kind == K_VOID);
 	crashes = upstream && (!c->in_verbs || upstream_verbs);
 	if (crashes)
-		ok = WIFSIGNALED(st) && WTERMSIG(st) != SIGALRM;
+		ok = child_crashed(&r);
 	else
-		ok = !WIFSIGNALED(st) && n == sizeof(o) && !WEXITSTATUS(st) &&
-		     clear_error(c->kind, &o);
+		ok = child_returned(&r) && clear_error(c->kind, &o);
 	if (ok) {
 		printf("case %s: as documented\n", c->name);
 	} else {
@@ -327,23 +285,16 @@ static void run_case(const struct bad_case *c)
 
 int main(void)
 {
-	Dl_info info;
-	char real[PATH_MAX], deb[PATH_MAX];
 	size_t i, n = sizeof(cases) / sizeof(cases[0]);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!dladdr((void *)rdma_create_id, &info) || !realpath(info.dli_fname, real) ||
-	    !realpath("/usr/lib/x86_64-linux-gnu/librdmacm.so.1", deb)) {
-		printf("cannot tell which librdmacm is in use\n");
+	upstream = bound_to((void *)rdma_create_id, "/usr/lib/x86_64-linux-gnu/librdmacm.so.1");
+	upstream_verbs = bound_to((void *)ibv_get_device_list,
+				  "/usr/lib/x86_64-linux-gnu/libibverbs.so.1");
+	if (upstream < 0 || upstream_verbs < 0) {
+		printf("cannot tell which librdmacm and libibverbs are in use\n");
 		return 1;
 	}
-	upstream = !strcmp(real, deb);
-	if (!dladdr((void *)ibv_get_device_list, &info) || !realpath(info.dli_fname, real) ||
-	    !realpath("/usr/lib/x86_64-linux-gnu/libibverbs.so.1", deb)) {
-		printf("cannot tell which libibverbs is in use\n");
-		return 1;
-	}
-	upstream_verbs = !strcmp(real, deb);
 
 	/* The parent never uses librdmacm: a child could not use what it
 	 * opened (see run_case), and must start from a clean library state. */
