@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# rstream-bench.sh: rsockets throughput and latency with Debian's librdmacm vs
+# ours, in ONE boot of the Soft-RoCE VM: rstream (rdmacm-utils) server and
+# client both on Debian's libraries or both on ours, alternating (ABBA order,
+# so a drift of the machine hits both alike), a few repetitions. rstream runs
+# a latency test (ping-pong of one transfer) and then a bandwidth test (many
+# transfers each way) per size. Prints every figure, per test the medians,
+# best runs and the ratios ours / Debian's.
+#
+#   abi-tests/bench/rstream-bench.sh [--reps N] [--args "RSTREAM ARGS"] [--out DIR]
+#
+#   --reps N    repetitions per library (default 2)
+#   --args A    rstream's test options, given to server and client alike
+#               (default "-S all": every size from 64 B to 6 MiB; "" gives
+#               rstream's four default sizes, a quick check)
+#   --out DIR   results (default target/bench-rs): DIR/bench.txt (the
+#               report), DIR/raw/ (every run's output, raw/figures.tsv),
+#               DIR/console.txt, DIR/host-load.txt
+# Environment: RDMA_OURS_LIB_DIR (default target/release) holds our
+# libibverbs.so.1 and librdmacm.so.1; RDMA_VM_ACCEL=kvm uses KVM when the
+# machine has it.
+#
+# The server is pinned to CPU 0 and the client to CPU 1 of the VM's two. The
+# figures are the client's: for the *_bw tests MB/s computed from the size
+# and usec/xfer (higher is better), for the *_lat tests usec/xfer (lower is
+# better). Under software emulation
+# (TCG) absolute figures are far below real hardware and the host's other
+# load shows in them: compare the ratios, and repeat when the spread is large.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+# ---- inside the VM ---------------------------------------------------------------
+if [[ ${1:-} = --in-vm ]]; then
+  reps=${BENCH_REPS:-2}
+  read -r -a args <<< "${BENCH_ARGS-"-S all"}"
+  ours=${RDMA_OURS_LIB_DIR:?}
+  raw=$VM_OUT/raw
+  rm -rf "$raw"; mkdir -p "$raw"
+  report=$VM_OUT/bench.txt
+  : > "$report"
+  say() { echo "$*" | tee -a "$report"; }
+  base_env=(env -i "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+            "HOME=/root" LC_ALL=C)
+  listening() { rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 '; }
+  port_busy() { rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 '; }
+
+  # run_pair LIB PREFIX: rstream server and client, both with LIB (upstream
+  # or ours); outputs PREFIX.{server,client}.{out,err}, exit codes in
+  # PREFIX.{server,client}.rc.
+  run_pair() {
+    local lib=$1 p=$2 envv spid i rc
+    envv=("${base_env[@]}")
+    [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
+    for ((i = 0; i < 300; i++)); do port_busy || break; sleep 0.1; done
+    "${envv[@]}" timeout 3000 taskset -c 0 rstream -b 10.0.2.15 "${args[@]}" \
+      > "$p.server.out" 2> "$p.server.err" < /dev/null &
+    spid=$!
+    for ((i = 0; i < 600; i++)); do
+      listening && break
+      kill -0 "$spid" 2>/dev/null || break
+      sleep 0.1
+    done
+    rc=0
+    "${envv[@]}" timeout 3000 taskset -c 1 rstream -s 10.0.2.15 "${args[@]}" \
+      > "$p.client.out" 2> "$p.client.err" < /dev/null || rc=$?
+    echo "$rc" > "$p.client.rc"
+    rc=0
+    wait "$spid" || rc=$?
+    echo "$rc" > "$p.server.rc"
+  }
+
+  # figures FILE: "test<TAB>value" per row of rstream's table: for the
+  # bandwidth tests MB/s (10^6 bytes per second, from the transfer size and
+  # usec/xfer: rstream's own Gb/sec column has two decimals, too few under
+  # emulation), for the latency tests usec/xfer.
+  figures() {
+    awk 'function bytes(s,   m) {
+           m = 1
+           if (s ~ /k$/) m = 1024; else if (s ~ /m$/) m = 1048576; else if (s ~ /g$/) m = 1073741824
+           sub(/[kmg]$/, "", s)
+           return s * m
+         }
+      $1 == "name" && $2 == "bytes" { t = 1; next }
+      t && NF == 8 && $1 ~ /_lat$/ { print $1 "\t" $8 }
+      t && NF == 8 && $1 ~ /_bw$/ && $8 > 0 { printf "%s\t%.3f\n", $1, bytes($2) / $8 }' "$1"
+  }
+
+  : > "$raw/figures.tsv"
+  say "rstream-bench: $reps repetitions of rstream ${args[*]} per library"
+  say "ours: $ours/librdmacm.so.1 and $ours/libibverbs.so.1"
+  say "kernel $(uname -r), $(nproc) CPUs, accel ${RDMA_VM_ACCEL_NAME:-tcg}"
+  say ""
+  tests=""
+  for ((r = 1; r <= reps; r++)); do
+    if ((r % 2)); then order=(upstream ours); else order=(ours upstream); fi
+    for lib in "${order[@]}"; do
+      p=$raw/rstream.$lib.$r
+      run_pair "$lib" "$p"
+      f=$(figures "$p.client.out")
+      if [[ $(cat "$p.client.rc") != 0 || $(cat "$p.server.rc") != 0 || -z $f ]]; then
+        say "$(printf '%-4s %-9s FAILED (client exit %s, server exit %s; see %s.*)' "$r" "$lib" \
+          "$(cat "$p.client.rc")" "$(cat "$p.server.rc")" "$p")"
+        continue
+      fi
+      while IFS=$'\t' read -r t v; do
+        echo "$t $lib $r $v" >> "$raw/figures.tsv"
+      done <<< "$f"
+      [[ -n $tests ]] || tests=$(cut -f1 <<< "$f" | tr '\n' ' ')
+      say "$(printf '%-4s %-9s %s tests' "$r" "$lib" "$(wc -l <<< "$f")")"
+    done
+  done
+
+  say ""
+  bw=$(tr ' ' '\n' <<< "$tests" | grep '_bw$' | tr '\n' ' ' || true)
+  awk -f "$here/ab-summary.awk" -v higher="$bw" -v order="$tests" -v width=10 \
+    "$raw/figures.tsv" | tee -a "$report"
+  say ""
+  say "units: *_bw MB/s (10^6 bytes/s per direction; higher is better), *_lat usec per transfer (lower is better);"
+  say "a *_bw ratio below 1 or a *_lat ratio above 1 means ours is slower"
+  exit 0
+fi
+
+# ---- on the host: boot the VM and run the above inside ----------------------------
+reps=2; args="-S all"; out=$repo/target/bench-rs
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --reps) reps=$2; shift 2 ;;
+    --args) args=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) sed -n '11,11p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
+  esac
+done
+[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "rstream-bench: --reps wants a positive number" >&2; exit 2; }
+ours=${RDMA_OURS_LIB_DIR:-${CARGO_TARGET_DIR:-$repo/target}/release}
+for lib in libibverbs.so.1 librdmacm.so.1; do
+  if [[ ! -e $ours/$lib ]]; then
+    echo "rstream-bench: $ours/$lib does not exist; build it first:" >&2
+    echo "  cargo build --release -p libibverbs-rs -p librdmacm-rs" >&2
+    exit 2
+  fi
+done
+ours=$(cd "$ours" && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+envs=(--env "BENCH_REPS=$reps" --env "BENCH_ARGS=$args" --env "RDMA_OURS_LIB_DIR=$ours"
+      --env "RDMA_VM_ACCEL_NAME=${RDMA_VM_ACCEL:-tcg}")
+echo "rstream-bench: host load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)" | tee "$out/host-load.txt"
+rc=0
+"$repo/abi-tests/vm/vm-run" --timeout 7200 --out "$out" "${envs[@]}" "$here/rstream-bench.sh" --in-vm || rc=$?
+echo "rstream-bench: host load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/host-load.txt"
+echo "rstream-bench: report in $out/bench.txt"
+exit "$rc"
