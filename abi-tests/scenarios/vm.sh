@@ -242,3 +242,18 @@ pair rspreload_tcp_xfer_ours_cm --pending "issue 7: rsockets in librdmacm" --tim
   --ready 'cm_listening 7777' \
   'abi-tests/vm-progs/rspreload-run --cm ours tcp_xfer server 7777' \
   'abi-tests/vm-progs/rspreload-run --cm ours --expect rdma --port 7777 tcp_xfer client 10.0.2.15 7777'
+# RDMAV_FORK_SAFE=1: the fork-support mode. Both sides start on kernel TCP
+# (the server's port is a TCP listener); at the first read/write the accepted
+# side opens an rsocket listener on the same port and says so with a 4-byte
+# zero, the connecting side connects an rsocket to it, and the 64 MiB go
+# over rxe0 with only the handshake on TCP.
+pair rspreload_fork_support --timeout 300 --ready 'tcp_listening 7779' \
+  'env RDMAV_FORK_SAFE=1 abi-tests/vm-progs/rspreload-run tcp_xfer server 7779' \
+  'env RDMAV_FORK_SAFE=1 abi-tests/vm-progs/rspreload-run --expect fork --port 7779 tcp_xfer client 10.0.2.15 7779'
+# Which socket() calls become rsockets, under 19 preload_config contents,
+# program names and RS_SQ_SIZE / RS_RQ_SIZE / RS_INLINE values (read back
+# with getsockopt(SOL_RDMA)); see abi-tests/vm-progs/rspreload_config_probe.c.
+# A single program, run as a pair's "server" (against `true`) because a pair
+# demands that the reference run, Debian's preload, exits 0.
+pair rspreload_config_probe --timeout 300 --ready 'true' \
+  'abi-tests/vm-progs/rspreload-run rspreload_config_probe' 'true'
