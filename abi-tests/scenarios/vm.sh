@@ -236,6 +236,13 @@ pair rspreload_config_excludes --timeout 300 --ready 'tcp_listening 7778' \
 pair rspreload_unix_fallback --timeout 300 --ready 'true' \
   'abi-tests/vm-progs/rspreload-run tcp_xfer unix 64' \
   'abi-tests/vm-progs/rspreload-run tcp_xfer unix 8'
+# The connect-time fallback: a plain kernel TCP server (no preload in either
+# variant); the preloaded client's rsocket connect is refused (no RDMA CM
+# listener on the port), so the preload swaps in a kernel TCP socket, with
+# the options set so far, and connects that.
+pair rspreload_connect_fallback --timeout 300 --ready 'tcp_listening 7780' \
+  'abi-tests/vm-progs/rspreload-run --no-preload tcp_xfer server 7780' \
+  'abi-tests/vm-progs/rspreload-run --expect tcp --port 7780 tcp_xfer client 10.0.2.15 7780'
 # The same transfer on OUR librdmacm (ours:ours = our preload and our
 # rsockets; the mixed pairs talk to Debian's preload on Debian's librdmacm).
 pair rspreload_tcp_xfer_ours_cm --pending "issue 7: rsockets in librdmacm" --timeout 300 \

@@ -14,7 +14,8 @@
  * socket (S_IFSOCK), or the error. For rsockets it also prints the rsocket
  * queue sizes and inline size read back with getsockopt(SOL_RDMA, ...),
  * which show the RS_SQ_SIZE / RS_RQ_SIZE / RS_INLINE settings.
- * The config file is removed at the end.
+ * The config file is removed at the end. Datagram rsockets are left open
+ * (see child()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -112,6 +113,11 @@ static int child(void)
 		} else {
 			printf("other (mode %o)\n", st.st_mode & S_IFMT);
 		}
+		/* Debian's rclose() of a datagram rsocket that never sent waits
+		 * for send completions forever (epoll_wait in ds_shutdown's
+		 * completion loop): datagram sockets stay open until exit. */
+		if (calls[i].type == SOCK_DGRAM && S_ISCHR(st.st_mode))
+			continue;
 		if (close(s))
 			printf("  close: error %s\n", strerrorname_np(errno));
 	}

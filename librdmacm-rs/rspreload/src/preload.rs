@@ -25,6 +25,10 @@ thread_local! {
     /// Set while socket() is inside rsocket(): sockets librdmacm makes for
     /// itself are plain kernel sockets.
     static IN_RSOCKET: Cell<bool> = const { Cell::new(false) };
+    /// Set while this thread runs a fork-support switch: a call that comes
+    /// back here from inside it (a diagnostic written to a descriptor that is
+    /// itself waiting to switch) must not wait for the lock it holds.
+    static SETTLING: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Serialises the fork-support switches (a rare path that blocks).
@@ -294,10 +298,18 @@ fn fork_passive(index: c_int) {
 /// Finishes a pending fork-support switch of `index`, if any.
 fn fork_settle(index: c_int) {
     let pending = |i| matches!(TABLE.get(i), Some(Entry { state: ForkState::Active | ForkState::Passive, .. }));
-    if !pending(index) {
+    if !pending(index) || SETTLING.get() {
         return;
     }
     let _g = FORK_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    struct Settling;
+    impl Drop for Settling {
+        fn drop(&mut self) {
+            SETTLING.set(false);
+        }
+    }
+    SETTLING.set(true);
+    let _s = Settling;
     match TABLE.get(index).map(|e| e.state) {
         Some(ForkState::Passive) => fork_passive(index),
         Some(ForkState::Active) => fork_active(index),
