@@ -257,7 +257,7 @@ pair rspreload_tcp_xfer_ours_cm --pending "issue 7: rsockets in librdmacm" --tim
 pair rspreload_fork_support --timeout 300 --ready 'tcp_listening 7779' \
   'env RDMAV_FORK_SAFE=1 abi-tests/vm-progs/rspreload-run tcp_xfer server 7779' \
   'env RDMAV_FORK_SAFE=1 abi-tests/vm-progs/rspreload-run --expect fork --port 7779 tcp_xfer client 10.0.2.15 7779'
-# Which socket() calls become rsockets, under 19 preload_config contents,
+# Which socket() calls become rsockets, under 20 preload_config contents,
 # program names and RS_SQ_SIZE / RS_RQ_SIZE / RS_INLINE values (read back
 # with getsockopt(SOL_RDMA)); see abi-tests/vm-progs/rspreload_config_probe.c.
 # A single program, run as a pair's "server" (against `true`) because a pair

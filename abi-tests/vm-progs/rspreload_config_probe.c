@@ -75,9 +75,14 @@ static const struct {
 	{ " #not a comment INET STREAM TCP\n", "#not", NULL },
 	{ "                                                                                                              "
 	  "probe INET STREAM TCP\n* INET6 * *\n", "probe", NULL },
-	{ "probeprobeprobeprobeprobeprobeprobeprobeprobeprobeprobeprobeprobe"
+	/* a 63-byte program word, then the domain with no space between */
+	{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	  "INET STREAM TCP\n",
-	  "probeprobeprobeprobeprobeprobeprobeprobeprobeprobeprobeprobeprobe", NULL },
+	  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaax", NULL },
+	/* a 64-byte program word: its last byte becomes the domain word */
+	{ "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	  " INET STREAM TCP\n",
+	  "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", NULL },
 	{ "* IB * *\n", "probe", NULL },
 };
 

@@ -6,8 +6,8 @@
  * move the connection to rsockets at its first data call; without an RDMA
  * device that attempt fails and the socket stays a kernel socket. So every
  * call here must go through the index to the right kernel socket: bind,
- * listen, getsockname, accept, connect, read/write/send/recv, poll, fcntl,
- * dup2 and close. The server speaks first (4 non-zero bytes), so the
+ * listen, getsockname, accept, connect, read/write/send/recv, poll,
+ * select, sendfile, fcntl, dup2 and close. The server speaks first (4 non-zero bytes), so the
  * connecting side's switch attempt sees "no rsocket offered" and stays.
  * One line per step; exit 0 when every step did what it should.
  */
@@ -17,8 +17,10 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,6 +74,32 @@ int main(void)
 	r = poll(&p, 1, 5000);
 	CHECK(r == 1 && p.revents == POLLIN, "poll sees the data (ret %d revents %#x)", r, p.revents);
 	CHECK(read(c, buf, 4) == 4 && !memcmp(buf, "more", 4), "client reads it");
+
+	{
+		fd_set rd;
+		struct timeval tv = { 0, 200000 };
+		FD_ZERO(&rd);
+		FD_SET(c, &rd);
+		r = select(c + 1, &rd, NULL, NULL, &tv);
+		CHECK(r == 0 && !FD_ISSET(c, &rd), "select with nothing to read times out (ret %d)", r);
+		CHECK(write(a, "sel!", 4) == 4, "server writes again");
+		FD_ZERO(&rd);
+		FD_SET(c, &rd);
+		tv = (struct timeval){ 5, 0 };
+		r = select(c + 1, &rd, NULL, NULL, &tv);
+		CHECK(r == 1 && FD_ISSET(c, &rd), "select sees the data (ret %d)", r);
+		CHECK(recv(c, buf, 4, 0) == 4 && !memcmp(buf, "sel!", 4), "client receives it");
+	}
+	{
+		char path[] = "/tmp/fork_mode_probe.XXXXXX";
+		int f = mkstemp(path);
+		off_t off = 2;
+		unlink(path);
+		CHECK(f >= 0 && write(f, "xxfile", 6) == 6, "a file to send");
+		CHECK(sendfile(c, f, &off, 4) == 4 && off == 6, "sendfile 4 bytes from offset 2");
+		CHECK(recv(a, buf, 4, MSG_WAITALL) == 4 && !memcmp(buf, "file", 4), "server receives them");
+		close(f);
+	}
 
 	r = fcntl(a, F_GETFL);
 	CHECK(r >= 0 && !(r & O_NONBLOCK), "fcntl F_GETFL: blocking");
