@@ -10,12 +10,17 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The built librspreload.so: this profile's if cargo built it (a plain
+/// `cargo build`), else the release build the ABI tests use (`cargo test`
+/// does not build a cdylib-only library).
 fn our_library() -> PathBuf {
-    // target/<profile>/deps/<this test> -> target/<profile>/librspreload.so
+    // target/<profile>/deps/<this test> -> target/<profile>
     let exe = std::env::current_exe().unwrap();
-    let lib = exe.parent().unwrap().parent().unwrap().join("librspreload.so");
-    assert!(lib.exists(), "{} not built", lib.display());
-    lib
+    let profile = exe.parent().unwrap().parent().unwrap();
+    let candidates = [profile.join("librspreload.so"), profile.parent().unwrap().join("release/librspreload.so")];
+    candidates.iter().find(|p| p.exists()).cloned().unwrap_or_else(|| {
+        panic!("librspreload.so is not built ({candidates:?}); run first:\n    cargo build --release -p librspreload-rs")
+    })
 }
 
 fn probe() -> PathBuf {
