@@ -130,6 +130,11 @@ pub struct FdTable {
     slots: &'static [Slot],
 }
 
+/// An index beyond the table, or (for [`FdTable::alias`]) a source with no
+/// entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoEntry;
+
 /// The table of this process.
 pub static TABLE: FdTable = FdTable { slots: &SLOTS_STATIC };
 
@@ -162,12 +167,12 @@ impl FdTable {
 
     /// Records a new primary entry (one reference). Err when `index` is
     /// beyond the table.
-    pub fn insert(&self, index: i32, e: Entry) -> Result<(), ()> {
+    pub fn insert(&self, index: i32, e: Entry) -> Result<(), NoEntry> {
         self.insert_with(index, e, -1, 1)
     }
 
-    fn insert_with(&self, index: i32, e: Entry, dupfd: i32, refcnt: i32) -> Result<(), ()> {
-        let s = self.slot(index).ok_or(())?;
+    fn insert_with(&self, index: i32, e: Entry, dupfd: i32, refcnt: i32) -> Result<(), NoEntry> {
+        let s = self.slot(index).ok_or(NoEntry)?;
         s.dupfd.store(dupfd, Ordering::Relaxed);
         s.refcnt.store(refcnt, Ordering::Relaxed);
         s.word.store(encode(e), Ordering::Release);
@@ -202,17 +207,17 @@ impl FdTable {
     /// Makes `new` an alias of `old` (after dup2(old, new) succeeded): same
     /// descriptor and kind, no fork state, one more reference on the primary.
     /// Err when `new` is beyond the table or `old` has no entry.
-    pub fn alias(&self, old: i32, new: i32) -> Result<(), ()> {
-        let e = self.get(old).ok_or(())?;
+    pub fn alias(&self, old: i32, new: i32) -> Result<(), NoEntry> {
+        let e = self.get(old).ok_or(NoEntry)?;
         let primary = match self.dupfd(old) {
             -1 => old,
             p => p,
         };
-        self.slot(new).ok_or(())?;
-        let ps = self.slot(primary).ok_or(())?;
+        self.slot(new).ok_or(NoEntry)?;
+        let ps = self.slot(primary).ok_or(NoEntry)?;
         ps.refcnt.fetch_add(1, Ordering::AcqRel);
         let entry = Entry { fd: e.fd, ty: e.ty, state: ForkState::Ready };
-        self.insert_with(new, entry, primary, 1).map_err(|_| {
+        self.insert_with(new, entry, primary, 1).inspect_err(|_| {
             ps.refcnt.fetch_sub(1, Ordering::AcqRel);
         })
     }

@@ -33,6 +33,7 @@
 //! - Settings and rules are read at the first socket() call (upstream: the
 //!   first of several calls); fork-support switches are serialised by a
 //!   lock (upstream: unsynchronised).
+//!
 //! As in Debian's build, `__fxstat` (in upstream's source, not in its
 //! version script) is not exported.
 //!
