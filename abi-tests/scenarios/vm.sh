@@ -204,3 +204,63 @@ loaded pyverbs_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
 # init fails with ENODEV) finds rxe0 once it is added; see cm_resync.c.
 compare cm_resync_no_device_at_start --timeout 120 \
   'abi-tests/vm-progs/run-c-probe cm_resync nodev'
+
+# ---- librspreload (issue 7) ----
+# tcp_xfer (abi-tests/vm-progs/tcp_xfer.c) is an ordinary TCP program: 64 MiB
+# from client to server in writes and reads of odd sizes, every byte checked,
+# checksums compared both ways. rspreload-run (see its top) preloads Debian's
+# librspreload in the "upstream" variant and ours in the "ours" variant, so
+# the reference is Debian's preload on both sides, ours:ours is ours on both,
+# and the mixed pairs one of each. With --cm debian (the default) both
+# variants use Debian's librdmacm for the rsockets: only the preload differs.
+# The client side also proves where the bytes went: the server's port is an
+# RDMA CM listener and no kernel TCP socket, rxe0 sent at least 16384 packets
+# during the transfer, and the kernel sent fewer than 100 TCP segments.
+pair rspreload_tcp_xfer --timeout 300 --ready 'cm_listening 7777' \
+  'abi-tests/vm-progs/rspreload-run tcp_xfer server 7777' \
+  'abi-tests/vm-progs/rspreload-run --expect rdma --port 7777 tcp_xfer client 10.0.2.15 7777'
+# preload_config selecting the program by a prefix of its name (the compiled
+# tcp_xfer runs as /tmp/tcp_xfer.XXXXXX), with lower-case words: rsockets.
+pair rspreload_config_selects --timeout 300 --ready 'cm_listening 7777' \
+  "abi-tests/vm-progs/rspreload-run --config 'tcp_x inet stream tcp' tcp_xfer server 7777" \
+  "abi-tests/vm-progs/rspreload-run --config 'tcp_x inet stream tcp' --expect rdma --port 7777 tcp_xfer client 10.0.2.15 7777"
+# Fallbacks. preload_config naming other programs and other socket types
+# (and a comment, and a line with an unknown word): tcp_xfer keeps kernel
+# TCP sockets on both sides.
+pair rspreload_config_excludes --timeout 300 --ready 'tcp_listening 7778' \
+  "abi-tests/vm-progs/rspreload-run --config \$'# only these\nrstream * * *\n* INET DGRAM UDP\ntcp_xfer INET STREAM SCTP' tcp_xfer server 7778" \
+  "abi-tests/vm-progs/rspreload-run --config \$'# only these\nrstream * * *\n* INET DGRAM UDP\ntcp_xfer INET STREAM SCTP' --expect tcp --port 7778 tcp_xfer client 10.0.2.15 7778"
+# UNIX stream sockets: rsocket() refuses AF_UNIX and the preload falls back
+# to the C library's socket; two independent runs (64 MiB and 8 MiB), each a
+# receiver and a forked sender, as "server" and "client".
+pair rspreload_unix_fallback --timeout 300 --ready 'true' \
+  'abi-tests/vm-progs/rspreload-run tcp_xfer unix 64' \
+  'abi-tests/vm-progs/rspreload-run tcp_xfer unix 8'
+# The connect-time fallback: a plain kernel TCP server (no preload in either
+# variant); the preloaded client's rsocket connect is refused (no RDMA CM
+# listener on the port), so the preload swaps in a kernel TCP socket, with
+# the options set so far, and connects that.
+pair rspreload_connect_fallback --timeout 300 --ready 'tcp_listening 7780' \
+  'abi-tests/vm-progs/rspreload-run --no-preload tcp_xfer server 7780' \
+  'abi-tests/vm-progs/rspreload-run --expect tcp --port 7780 tcp_xfer client 10.0.2.15 7780'
+# The same transfer on OUR librdmacm (ours:ours = our preload and our
+# rsockets; the mixed pairs talk to Debian's preload on Debian's librdmacm).
+pair rspreload_tcp_xfer_ours_cm --pending "issue 7: rsockets in librdmacm" --timeout 300 \
+  --ready 'cm_listening 7777' \
+  'abi-tests/vm-progs/rspreload-run --cm ours tcp_xfer server 7777' \
+  'abi-tests/vm-progs/rspreload-run --cm ours --expect rdma --port 7777 tcp_xfer client 10.0.2.15 7777'
+# RDMAV_FORK_SAFE=1: the fork-support mode. Both sides start on kernel TCP
+# (the server's port is a TCP listener); at the first read/write the accepted
+# side opens an rsocket listener on the same port and says so with a 4-byte
+# zero, the connecting side connects an rsocket to it, and the 64 MiB go
+# over rxe0 with only the handshake on TCP.
+pair rspreload_fork_support --timeout 300 --ready 'tcp_listening 7779' \
+  'env RDMAV_FORK_SAFE=1 abi-tests/vm-progs/rspreload-run tcp_xfer server 7779' \
+  'env RDMAV_FORK_SAFE=1 abi-tests/vm-progs/rspreload-run --expect fork --port 7779 tcp_xfer client 10.0.2.15 7779'
+# Which socket() calls become rsockets, under 20 preload_config contents,
+# program names and RS_SQ_SIZE / RS_RQ_SIZE / RS_INLINE values (read back
+# with getsockopt(SOL_RDMA)); see abi-tests/vm-progs/rspreload_config_probe.c.
+# A single program, run as a pair's "server" (against `true`) because a pair
+# demands that the reference run, Debian's preload, exits 0.
+pair rspreload_config_probe --timeout 300 --ready 'true' \
+  'abi-tests/vm-progs/rspreload-run rspreload_config_probe' 'true'

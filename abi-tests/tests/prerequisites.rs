@@ -44,8 +44,34 @@ fn libibverbs_release_build_is_current() {
 
 #[test]
 fn librdmacm_release_build_is_current() {
-    // librdmacm includes some of libibverbs-rs's source files by path.
-    release_build_is_current("librdmacm.so.1", &["librdmacm-rs", "libibverbs-rs/src/abi", "libibverbs-rs/src/ffi.rs"]);
+    // librdmacm includes some of libibverbs-rs's source files by path. Its
+    // directory also holds the rspreload crate (below), which is not part of
+    // librdmacm.so.1: only the crate's own files count.
+    release_build_is_current(
+        "librdmacm.so.1",
+        &[
+            "librdmacm-rs/src",
+            "librdmacm-rs/Cargo.toml",
+            "librdmacm-rs/build.rs",
+            "librdmacm-rs/librdmacm.map",
+            "libibverbs-rs/src/abi",
+            "libibverbs-rs/src/ffi.rs",
+        ],
+    );
+}
+
+#[test]
+fn librspreload_release_build_is_current() {
+    release_build_is_current(
+        "librspreload.so.1",
+        &[
+            "librdmacm-rs/rspreload/src",
+            "librdmacm-rs/rspreload/Cargo.toml",
+            "librdmacm-rs/rspreload/build.rs",
+            "librdmacm-rs/rspreload/librspreload.map",
+            "libibverbs-rs/src/ffi.rs",
+        ],
+    );
 }
 
 fn release_build_is_current(soname: &str, sources: &[&str]) {

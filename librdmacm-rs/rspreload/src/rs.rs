@@ -1,0 +1,49 @@
+//! The rsocket family, imported from librdmacm.so.1 (RDMACM_1.0).
+use libc::{c_int, c_void, iovec, msghdr, nfds_t, pollfd, size_t, sockaddr, socklen_t, ssize_t};
+
+/// setsockopt level of the rsocket options (rdma/rsocket.h).
+pub const SOL_RDMA: c_int = 0x10000;
+pub const RDMA_SQSIZE: c_int = 0;
+pub const RDMA_RQSIZE: c_int = 1;
+pub const RDMA_INLINE: c_int = 2;
+
+extern "C" {
+    pub fn rsocket(domain: c_int, ty: c_int, protocol: c_int) -> c_int;
+    pub fn rbind(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int;
+    pub fn rlisten(socket: c_int, backlog: c_int) -> c_int;
+    pub fn raccept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int;
+    pub fn rconnect(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int;
+    pub fn rshutdown(socket: c_int, how: c_int) -> c_int;
+    pub fn rclose(socket: c_int) -> c_int;
+    pub fn rrecv(socket: c_int, buf: *mut c_void, len: size_t, flags: c_int) -> ssize_t;
+    pub fn rrecvfrom(
+        socket: c_int,
+        buf: *mut c_void,
+        len: size_t,
+        flags: c_int,
+        src_addr: *mut sockaddr,
+        addrlen: *mut socklen_t,
+    ) -> ssize_t;
+    pub fn rrecvmsg(socket: c_int, msg: *mut msghdr, flags: c_int) -> ssize_t;
+    pub fn rsend(socket: c_int, buf: *const c_void, len: size_t, flags: c_int) -> ssize_t;
+    pub fn rsendto(
+        socket: c_int,
+        buf: *const c_void,
+        len: size_t,
+        flags: c_int,
+        dest_addr: *const sockaddr,
+        addrlen: socklen_t,
+    ) -> ssize_t;
+    pub fn rsendmsg(socket: c_int, msg: *const msghdr, flags: c_int) -> ssize_t;
+    pub fn rread(socket: c_int, buf: *mut c_void, count: size_t) -> ssize_t;
+    pub fn rreadv(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t;
+    pub fn rwrite(socket: c_int, buf: *const c_void, count: size_t) -> ssize_t;
+    pub fn rwritev(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t;
+    pub fn rpoll(fds: *mut pollfd, nfds: nfds_t, timeout: c_int) -> c_int;
+    pub fn rgetpeername(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int;
+    pub fn rgetsockname(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int;
+    pub fn rsetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *const c_void, optlen: socklen_t) -> c_int;
+    pub fn rgetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut socklen_t)
+        -> c_int;
+    pub fn rfcntl(socket: c_int, cmd: c_int, ...) -> c_int;
+}
