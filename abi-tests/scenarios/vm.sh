@@ -204,3 +204,14 @@ loaded pyverbs_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
 # init fails with ENODEV) finds rxe0 once it is added; see cm_resync.c.
 compare cm_resync_no_device_at_start --timeout 120 \
   'abi-tests/vm-progs/run-c-probe cm_resync nodev'
+
+# ---- rsockets (issue 7) ----
+# rstream over rsockets: Debian's rstream (rdmacm-utils) on both ends, with
+# Debian's librdmacm as the reference, then ours:ours, ours:upstream and
+# upstream:ours (the wire protocol must interoperate both ways). The server
+# listens on an RDMA CM id (port 7471). Only the timing columns (seconds,
+# Gb/sec, usec/xfer) are filtered: every result line must still be there,
+# and a failed transfer prints an error and exits non-zero.
+RSTREAM_FILTER='s/ *[0-9]\+\.[0-9]\+s *[0-9.]\+ *[0-9.]\+$/ <time> <rate> <usec>/'
+pair rstream --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
