@@ -215,3 +215,21 @@ compare cm_resync_no_device_at_start --timeout 120 \
 RSTREAM_FILTER='s/ *[0-9]\+\.[0-9]\+s *[0-9.]\+ *[0-9.]\+$/ <time> <rate> <usec>/'
 pair rstream --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
+# Nonblocking calls (-T n: MSG_DONTWAIT, retried on EAGAIN) with every byte
+# verified (-T v), 500 transfers of 60000 bytes (not a multiple of the
+# buffer halves, so transfers wrap around the ring buffers).
+pair rstream_nonblock_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15 -T n -T v -S 60000 -C 500' 'rstream -s 10.0.2.15 -T n -T v -S 60000 -C 500'
+# Asynchronous (-T a): every call waits in rpoll first; verified.
+pair rstream_async_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15 -T a -T v -S 10000 -C 2000' 'rstream -s 10.0.2.15 -T a -T v -S 10000 -C 2000'
+# -T s: rstream over ordinary TCP sockets, linked to (and loading) our
+# librdmacm: nothing of ours may get in the way.
+pair rstream_sockets --timeout 180 --ready 'tcp_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15 -T s' 'rstream -s 10.0.2.15 -T s'
+# rcopy of a 64 MiB random file; the client checks the copy's SHA-256.
+# rcopy's server never exits: cm-serve stops it after the client is done.
+pair rcopy_64m --timeout 300 --ready 'cm_listening 7427' \
+  --filter 's/^\([0-9]* bytes in\) [0-9.]* seconds = [0-9.]* Gb\/sec/\1 <t> seconds = <rate>/' \
+  'abi-tests/vm-progs/cm-serve rs_rcopy rcopy' \
+  'abi-tests/vm-progs/cm-clients rs_rcopy 1 abi-tests/vm-progs/rs_rcopy_check 10.0.2.15'
