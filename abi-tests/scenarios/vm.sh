@@ -230,6 +230,6 @@ pair rstream_sockets --timeout 180 --ready 'tcp_listening 7471' --filter "$RSTRE
 # rcopy of a 64 MiB random file; the client checks the copy's SHA-256.
 # rcopy's server never exits: cm-serve stops it after the client is done.
 pair rcopy_64m --timeout 300 --ready 'cm_listening 7427' \
-  --filter 's/^\([0-9]* bytes in\) [0-9.]* seconds = [0-9.]* Gb\/sec/\1 <t> seconds = <rate>/' \
+  --filter 's/\([0-9]* bytes in\) [0-9.]* seconds = [0-9.]* Gb\/sec/\1 <t> seconds = <rate>/' \
   'abi-tests/vm-progs/cm-serve rs_rcopy rcopy' \
   'abi-tests/vm-progs/cm-clients rs_rcopy 1 abi-tests/vm-progs/rs_rcopy_check 10.0.2.15'
