@@ -109,6 +109,12 @@ fn send(rs: &Rsocket, len: usize, flags: c_int, inline_src: &dyn Fn(usize) -> Op
         return err(e);
     }
     let _s = rs.slock.lock();
+    let pending = !rs.st.lock().iomap_queue.is_empty();
+    if pending {
+        if let Err(e) = super::iomap::send_iomaps(rs, flags) {
+            return err(e);
+        }
+    }
     let mut left = len;
     let mut olen = RS_OLAP_START_SIZE as usize;
     let mut ret: Res<()> = Ok(());
@@ -546,6 +552,48 @@ crate::export! {
         match unsafe { poll::rselect(nfds, readfds, writefds, exceptfds, timeout) } {
             Ok(n) => n,
             Err(e) => err(e),
+        }
+    }
+}
+
+crate::export! {
+    /// Maps `buf` for the peer's riowrite (PROT_WRITE) at `offset` (-1:
+    /// the buffer's address); returns the offset.
+    fn riomap(socket: c_int, buf: *mut c_void, len: usize, prot: c_int, flags: c_int, offset: libc::off_t) -> libc::off_t, on_panic = -1;
+    {
+        let _ = flags;
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        match super::iomap::riomap(&rs, buf.cast(), len, prot, offset) {
+            Ok(o) => o,
+            Err(e) => err(e),
+        }
+    }
+}
+
+crate::export! {
+    fn riounmap(socket: c_int, buf: *mut c_void, len: usize) -> c_int, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        int_ret(super::iomap::riounmap(&rs, buf.cast(), len))
+    }
+}
+
+crate::export! {
+    /// Writes into the peer's mapping at `offset`; (size_t)-1 with errno
+    /// when nothing could be written.
+    fn riowrite(socket: c_int, buf: *const c_void, count: usize, offset: libc::off_t, flags: c_int) -> usize, on_panic = usize::MAX;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => { set_errno(e); return usize::MAX } };
+        if buf.is_null() && count != 0 {
+            set_errno(libc::EFAULT);
+            return usize::MAX;
+        }
+        match super::iomap::riowrite(&rs, buf.cast(), count, offset as u64, flags) {
+            Ok(n) => n,
+            Err((e, _)) => {
+                set_errno(e);
+                usize::MAX
+            }
         }
     }
 }

@@ -10,6 +10,7 @@
 //! - [`connection`]: listen / accept / connect / shutdown;
 //! - [`svc`]: the CM service threads (accepting, CM events);
 //! - [`keepalive`]: the keepalive service;
+//! - [`iomap`]: riomap / riounmap / riowrite;
 //! - [`opts`]: set/getsockopt, fcntl;
 //! - [`poll`]: rpoll / rselect;
 //! - [`api`]: the exported functions.
@@ -17,6 +18,7 @@ pub mod api;
 pub mod config;
 pub mod connection;
 pub mod index;
+pub mod iomap;
 pub mod keepalive;
 pub mod opts;
 pub mod poll;

@@ -170,6 +170,21 @@ pub struct Conn {
     pub cq: *mut ibv_cq,
     pub bufs: Option<Bufs>,
     pub accept_queue: [c_int; 2],
+
+    /// Local mappings announced to the peer (or local-only ones).
+    pub iomap_list: Vec<IoMr>,
+    /// Writable mappings still to announce (before the next send).
+    pub iomap_queue: std::collections::VecDeque<IoMr>,
+    /// Which slots of the peer's iomap table we fill.
+    pub iomap_slots: Vec<bool>,
+}
+
+/// A registered mapping of riomap: its offset, the MR and its slot in the
+/// peer's iomap table (-1: not announced, no remote write access).
+pub struct IoMr {
+    pub offset: u64,
+    pub mr: Mr,
+    pub index: i32,
 }
 
 /// A stream rsocket.
@@ -207,6 +222,10 @@ impl Drop for Rsocket {
         if self.cm_id.is_null() {
             return;
         }
+        // Mappings go before the id: the id may hold the last reference
+        // on the device's protection domain.
+        c.iomap_list.clear();
+        c.iomap_queue.clear();
         // SAFETY: the id is ours and no other thread uses it any more (the
         // last reference is going and the CM service dropped it first).
         unsafe {
@@ -313,6 +332,9 @@ impl Conn {
             cq: null_mut(),
             bufs: None,
             accept_queue: [-1, -1],
+            iomap_list: Vec::new(),
+            iomap_queue: std::collections::VecDeque::new(),
+            iomap_slots: Vec::new(),
         }
     }
 
@@ -888,8 +910,35 @@ impl Conn {
         len - left
     }
 
+    /// Copies `xfer` bytes from `fill` into the send ring and returns the
+    /// SGEs that describe them (one, or two when the ring wraps).
+    fn stage(&mut self, xfer: u32, fill: &mut dyn FnMut(*mut u8, usize)) -> ([ibv_sge; 2], c_int) {
+        let left = self.sbuf_left();
+        let base = self.bufs().sbuf.ptr;
+        if xfer <= left {
+            fill(self.ssgl[0].addr as *mut u8, xfer as usize);
+            self.ssgl[0].length = xfer;
+            let sgl = self.ssgl;
+            if xfer < left {
+                self.ssgl[0].addr += xfer as u64;
+            } else {
+                self.ssgl[0].addr = base as u64;
+            }
+            (sgl, 1)
+        } else {
+            self.ssgl[0].length = left;
+            fill(self.ssgl[0].addr as *mut u8, left as usize);
+            self.ssgl[1].length = xfer - left;
+            fill(base, (xfer - left) as usize);
+            let sgl = self.ssgl;
+            self.ssgl[0].addr = base as u64 + self.ssgl[1].length as u64;
+            (sgl, 2)
+        }
+    }
+
     /// Sends one chunk of at most `want` bytes gathered by `fill` (which
-    /// copies n bytes to a destination). Returns the chunk size.
+    /// copies n bytes to a destination), or straight from `inline_src`
+    /// when it fits inline. Returns the chunk size.
     pub fn send_chunk(&mut self, want: u32, inline_src: Option<*const u8>, fill: &mut dyn FnMut(*mut u8, usize)) -> Res<u32> {
         let xfer = want.min(self.sbuf_bytes_avail).min(self.cur_target().length);
         if let (true, Some(src)) = (xfer <= self.sq_inline as u32, inline_src) {
@@ -898,28 +947,78 @@ impl Conn {
             return Ok(xfer);
         }
         let inline = if xfer <= self.sq_inline as u32 { IBV_SEND_INLINE } else { 0 };
-        let left = self.sbuf_left();
-        let base = self.bufs().sbuf.ptr;
-        if xfer <= left {
-            fill(self.ssgl[0].addr as *mut u8, xfer as usize);
-            self.ssgl[0].length = xfer;
-            let mut sgl = self.ssgl;
-            self.write_data(sgl.as_mut_ptr(), 1, xfer, inline)?;
-            if xfer < left {
-                self.ssgl[0].addr += xfer as u64;
-            } else {
-                self.ssgl[0].addr = base as u64;
-            }
+        let (mut sgl, n) = self.stage(xfer, fill);
+        self.write_data(sgl.as_mut_ptr(), n, xfer, inline)?;
+        Ok(xfer)
+    }
+
+    /// One chunk of riowrite: up to `want` bytes written directly into the
+    /// peer's mapping `iom` at `offset` (no message at the peer).
+    pub fn write_direct_chunk(&mut self, iom: &RsIomap, offset: u64, want: u32, src: *const u8) -> Res<u32> {
+        let room = (iom.offset.wrapping_add(iom.sge.length as u64)).wrapping_sub(offset);
+        let xfer = (want.min(self.sbuf_bytes_avail) as u64).min(room) as u32;
+        let addr = iom.sge.addr.wrapping_add(offset).wrapping_sub(iom.offset);
+        self.sqe_avail -= 1;
+        self.sbuf_bytes_avail -= xfer;
+        let wr_data = msg_set(RS_OP_WRITE, xfer);
+        if xfer <= self.sq_inline as u32 {
+            let mut sge = ibv_sge { addr: src as u64, length: xfer, lkey: 0 };
+            self.post_write(&mut sge, 1, wr_data, IBV_SEND_INLINE, addr, iom.sge.key)?;
         } else {
-            self.ssgl[0].length = left;
-            fill(self.ssgl[0].addr as *mut u8, left as usize);
-            self.ssgl[1].length = xfer - left;
-            fill(base, (xfer - left) as usize);
-            let mut sgl = self.ssgl;
-            self.write_data(sgl.as_mut_ptr(), 2, xfer, inline)?;
-            self.ssgl[0].addr = base as u64 + self.ssgl[1].length as u64;
+            let mut pos = 0usize;
+            let mut fill = |dst: *mut u8, n: usize| {
+                // SAFETY: src holds xfer bytes; dst has n bytes of ring.
+                unsafe { core::ptr::copy_nonoverlapping(src.add(pos), dst, n) };
+                pos += n;
+            };
+            let (mut sgl, n) = self.stage(xfer, &mut fill);
+            self.post_write(sgl.as_mut_ptr(), n, wr_data, 0, addr, iom.sge.key)?;
         }
         Ok(xfer)
+    }
+
+    /// Announces one queued mapping: an RsIomap entry written into slot
+    /// `index` of the peer's iomap table, with an IOMAP_SGL message.
+    pub fn write_iomap(&mut self, entry: RsIomap, index: u32) -> Res<()> {
+        let mut iom = entry;
+        if self.opts & RS_OPT_SWAP_SGL != 0 {
+            iom = RsIomap {
+                offset: iom.offset.swap_bytes(),
+                sge: RsSge { addr: iom.sge.addr.swap_bytes(), key: iom.sge.key.swap_bytes(), length: iom.sge.length.swap_bytes() },
+            };
+        }
+        let size = core::mem::size_of::<RsIomap>() as u32;
+        self.sseq_no = self.sseq_no.wrapping_add(1);
+        self.sqe_avail -= 1;
+        if self.opts & RS_OPT_MSG_SEND != 0 {
+            self.sqe_avail -= 1;
+        }
+        self.sbuf_bytes_avail -= size;
+        let addr = self.remote_iomap.addr + index as u64 * size as u64;
+        let key = self.remote_iomap.key;
+        let msg = msg_set(RS_OP_IOMAP_SGL, index);
+        if self.sq_inline as u32 >= size {
+            let mut sge = ibv_sge { addr: &iom as *const RsIomap as u64, length: size, lkey: 0 };
+            self.post_write_msg(&mut sge, 1, msg, IBV_SEND_INLINE, addr, key)
+        } else {
+            let src = (&iom as *const RsIomap).cast::<u8>();
+            let mut pos = 0usize;
+            let mut fill = |dst: *mut u8, n: usize| {
+                // SAFETY: src is the 24-byte entry; dst has n bytes of ring.
+                unsafe { core::ptr::copy_nonoverlapping(src.add(pos), dst, n) };
+                pos += n;
+            };
+            let (mut sgl, n) = self.stage(size, &mut fill);
+            self.post_write_msg(sgl.as_mut_ptr(), n, msg, 0, addr, key)
+        }
+    }
+
+    /// Entry `i` of our iomap table (written by the peer).
+    pub fn target_iomap(&self, i: usize) -> RsIomap {
+        let p = self.bufs().tbuf.ptr.cast::<RsSge>();
+        // SAFETY: the table of target_iomap_size entries follows the SGL
+        // ring in tbuf; the peer may write it, hence volatile.
+        unsafe { core::ptr::read_volatile(p.add(RS_SGL_SIZE).cast::<RsIomap>().add(i)) }
     }
 }
 
