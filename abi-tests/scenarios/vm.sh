@@ -233,3 +233,10 @@ pair rcopy_64m --timeout 300 --ready 'cm_listening 7427' \
   --filter 's/\([0-9]* bytes in\) [0-9.]* seconds = [0-9.]* Gb\/sec/\1 <t> seconds = <rate>/' \
   'abi-tests/vm-progs/cm-serve rs_rcopy rcopy' \
   'abi-tests/vm-progs/cm-clients rs_rcopy 1 abi-tests/vm-progs/rs_rcopy_check 10.0.2.15'
+# riostream: riomap on each side, data placed with riowrite straight into
+# the peer's mapping (the iomap table exchanged over the connection),
+# verified (-T v); then the default latency and bandwidth runs.
+pair riostream_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'riostream -b 10.0.2.15 -T v -S 60000 -C 100 -I 10' 'riostream -s 10.0.2.15 -T v -S 60000 -C 100 -I 10'
+pair riostream --timeout 240 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'riostream -b 10.0.2.15' 'riostream -s 10.0.2.15'
