@@ -597,3 +597,84 @@ crate::export! {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A descriptor no rsocket can have (never registered).
+    const BAD: c_int = 1 << 20;
+
+    #[test]
+    fn unknown_descriptors_get_ebadf_like_upstream() {
+        let mut b = [0u8; 4];
+        // SAFETY: calls on an unknown descriptor with valid local buffers.
+        unsafe {
+            set_errno(0);
+            assert_eq!(rsend(BAD, b.as_ptr().cast(), 4, 0), -1);
+            assert_eq!(errno(), libc::EBADF);
+            set_errno(0);
+            assert_eq!(rrecv(BAD, b.as_mut_ptr().cast(), 4, 0), -1);
+            assert_eq!(errno(), libc::EBADF);
+            assert_eq!(rbind(BAD, core::ptr::null(), 0), -1);
+            assert_eq!(rlisten(BAD, 1), -1);
+            assert_eq!(rshutdown(BAD, libc::SHUT_RDWR), -1);
+            assert_eq!(rfcntl(BAD, libc::F_GETFL, 0), -1);
+            assert_eq!(errno(), libc::EBADF);
+            set_errno(0);
+            assert_eq!(riowrite(BAD, b.as_ptr().cast(), 4, 0, 0), usize::MAX);
+            assert_eq!(errno(), libc::EBADF);
+            // rclose reports EBADF as its return value, errno untouched.
+            set_errno(0);
+            assert_eq!(rclose(BAD), libc::EBADF);
+            assert_eq!(errno(), 0);
+        }
+    }
+
+    #[test]
+    fn unsupported_socket_kinds_are_refused() {
+        // SAFETY: plain integer arguments.
+        unsafe {
+            set_errno(0);
+            assert_eq!(rsocket(libc::AF_UNIX, libc::SOCK_STREAM, 0), -1);
+            assert_eq!(errno(), libc::EOPNOTSUPP);
+            assert_eq!(rsocket(libc::AF_INET, libc::SOCK_SEQPACKET, 0), -1);
+            assert_eq!(rsocket(libc::AF_INET, libc::SOCK_STREAM, libc::IPPROTO_UDP), -1);
+            assert_eq!(errno(), libc::EOPNOTSUPP);
+        }
+    }
+
+    #[test]
+    fn null_pointers_get_errors_not_crashes() {
+        // SAFETY: the NULL arguments are what is tested.
+        unsafe {
+            assert_eq!(rsendmsg(BAD, core::ptr::null(), 0), -1);
+            assert_eq!(errno(), libc::EFAULT);
+            assert_eq!(rrecvmsg(BAD, core::ptr::null_mut(), 0), -1);
+            assert_eq!(errno(), libc::EFAULT);
+            assert_eq!(rpoll(core::ptr::null_mut(), 1, 0), -1);
+            assert_eq!(errno(), libc::EFAULT);
+            assert_eq!(rpoll(core::ptr::null_mut(), 0, 0), 0);
+        }
+    }
+
+    #[test]
+    fn rselect_reports_ordinary_fds() {
+        let mut p = [0; 2];
+        // SAFETY: a two-int array for pipe(2); fd sets are locals.
+        unsafe {
+            assert_eq!(libc::pipe(p.as_mut_ptr()), 0);
+            let mut r: libc::fd_set = core::mem::zeroed();
+            let mut w: libc::fd_set = core::mem::zeroed();
+            libc::FD_SET(p[0], &mut r);
+            libc::FD_SET(p[1], &mut w);
+            let mut tv = libc::timeval { tv_sec: 1, tv_usec: 0 };
+            let n = p[0].max(p[1]) + 1;
+            assert_eq!(rselect(n, &mut r, &mut w, core::ptr::null_mut(), &mut tv), 1);
+            assert!(!libc::FD_ISSET(p[0], &r), "nothing to read yet");
+            assert!(libc::FD_ISSET(p[1], &w), "the pipe is writable");
+            libc::close(p[0]);
+            libc::close(p[1]);
+        }
+    }
+}

@@ -1206,3 +1206,101 @@ impl Rsocket {
         self.process_cq(false, test)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connected-looking state with a receive ring of `rbuf` bytes
+    /// (no MRs: nothing is posted).
+    fn conn_with_rbuf(rbuf: u32, rq: u16) -> Conn {
+        let mut c = Conn::new(None);
+        c.rbuf_size = rbuf;
+        c.rq_size = rq;
+        c.rmsg = vec![RsMsg::default(); rq as usize + 1];
+        c.bufs = Some(Bufs {
+            smr: Mr(null_mut()),
+            rmr: Mr(null_mut()),
+            tmr: Mr(null_mut()),
+            sbuf: PageBuf::new(4096).unwrap(),
+            rbuf: PageBuf::new(rbuf as usize).unwrap(),
+            tbuf: PageBuf::new(64).unwrap(),
+        });
+        c
+    }
+
+    fn fill_ring(c: &Conn, from: usize, data: &[u8]) {
+        let b = c.bufs.as_ref().unwrap();
+        for (i, &x) in data.iter().enumerate() {
+            // SAFETY: index wraps inside the ring.
+            unsafe { *b.rbuf.ptr.add((from + i) % c.rbuf_size as usize) = x };
+        }
+    }
+
+    #[test]
+    fn copy_out_wraps_consumes_and_peeks() {
+        let mut c = conn_with_rbuf(16, 4);
+        // Two messages: 6 bytes at offset 12 (wrapping), then 3 bytes.
+        c.rbuf_offset = 12;
+        fill_ring(&c, 12, b"abcdefghi");
+        c.rmsg[0] = RsMsg { op: RS_OP_DATA, data: 6 };
+        c.rmsg[1] = RsMsg { op: RS_OP_DATA, data: 3 };
+        c.rmsg_tail = 2;
+        let mut out = [0u8; 16];
+        assert_eq!(c.copy_out(out.as_mut_ptr(), 16, true), 9);
+        assert_eq!(&out[..9], b"abcdefghi");
+        assert_eq!((c.rmsg_head, c.rbuf_offset, c.rseq_no), (0, 12, 0), "peek consumes nothing");
+        let mut out = [0u8; 4];
+        assert_eq!(c.copy_out(out.as_mut_ptr(), 4, false), 4);
+        assert_eq!(&out, b"abcd");
+        assert_eq!(c.rmsg[0].data, 2, "partial read leaves the rest of the message");
+        assert_eq!((c.rbuf_offset, c.rbuf_bytes_avail), (0, 4), "wrapped to the ring start");
+        let mut out = [0u8; 8];
+        assert_eq!(c.copy_out(out.as_mut_ptr(), 8, false), 5);
+        assert_eq!(&out[..5], b"efghi");
+        assert_eq!((c.rmsg_head, c.rseq_no, c.rbuf_bytes_avail), (2, 2, 9));
+        assert!(!c.have_rdata());
+    }
+
+    #[test]
+    fn send_gate_needs_credits_buffer_and_target() {
+        let mut c = conn_with_rbuf(16, 4);
+        c.sqe_avail = 1;
+        c.sbuf_bytes_avail = RS_SNDLOWAT;
+        c.sseq_no = 3;
+        c.sseq_comp = 4;
+        assert!(!c.can_send(), "no target buffer advertised");
+        c.set_target_sgl(0, RsSge { addr: 0x1000, key: 1, length: 100 });
+        assert!(c.can_send());
+        c.sseq_comp = 3;
+        assert!(!c.can_send(), "no receive credit left at the peer");
+        c.sseq_comp = 4;
+        c.sbuf_bytes_avail = RS_SNDLOWAT - 1;
+        assert!(!c.can_send(), "send buffer below the low-water mark");
+        c.sbuf_bytes_avail = RS_SNDLOWAT;
+        c.sqe_avail = 0;
+        assert!(!c.can_send(), "send queue full");
+        c.state = RS_CONNECTED | RS_READABLE;
+        assert!(c.conn_can_send(), "a socket shut for writing stops waiting");
+    }
+
+    #[test]
+    fn conn_data_round_trip_sets_credits_target_and_iomap() {
+        let mut c = conn_with_rbuf(1 << 17, 384);
+        let peer = RsConnData {
+            version: 1,
+            flags: RS_CONN_FLAG_IOMAP,
+            credits: 200,
+            reserved: [0; 3],
+            target_iomap_size: 130,
+            target_sgl: RsSge { addr: 0x10_0000, key: 7, length: 2 },
+            data_buf: RsSge { addr: 0x20_0000, key: 9, length: 65536 },
+        };
+        c.save_conn_data(&peer);
+        assert_eq!(c.sseq_comp, 200);
+        assert_eq!(c.target_sgl(0), peer.data_buf);
+        assert_eq!(c.remote_sge, 1);
+        assert_eq!(c.remote_iomap, RsSge { addr: 0x10_0000 + 32, key: 7, length: 512 });
+        assert_eq!(c.opts & RS_OPT_SWAP_SGL, 0, "same byte order");
+    }
+}
