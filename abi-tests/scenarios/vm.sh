@@ -220,8 +220,13 @@ pair rstream --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER
 # buffer halves, so transfers wrap around the ring buffers).
 pair rstream_nonblock_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15 -T n -T v -S 60000 -C 500' 'rstream -s 10.0.2.15 -T n -T v -S 60000 -C 500'
-# Asynchronous (-T a): every call waits in rpoll first; verified.
-pair rstream_async_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+# Asynchronous (-T a): every call waits in rpoll first; verified. Pending:
+# rstream itself races here. The server shuts down right after its last
+# send; a client that still has data queued when the peer's DISCONNECT
+# arrives gets POLLHUP from rpoll (as upstream's rpoll reports it) and
+# rstream exits with 16. Seen once with our server and Debian's client
+# (every other pairing and a rerun passed); rs_api covers rpoll instead.
+pair rstream_async_verify --pending "issue 7: rstream -T a races its own shutdown" --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15 -T a -T v -S 10000 -C 2000' 'rstream -s 10.0.2.15 -T a -T v -S 10000 -C 2000'
 # -T s: rstream over ordinary TCP sockets, linked to (and loading) our
 # librdmacm: nothing of ours may get in the way.
@@ -240,3 +245,10 @@ pair riostream_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTRE
   'riostream -b 10.0.2.15 -T v -S 60000 -C 100 -I 10' 'riostream -s 10.0.2.15 -T v -S 60000 -C 100 -I 10'
 pair riostream --timeout 240 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'riostream -b 10.0.2.15' 'riostream -s 10.0.2.15'
+# The rsocket API call by call on one connection to ourselves (see the top
+# of rs_api.c): the same return values, errno and data with both libraries.
+compare rs_api --timeout 120 'abi-tests/vm-progs/rs_probe rs_api 7480'
+# Keepalive (-k 1: SO_KEEPALIVE and TCP_KEEPIDLE 1 s, read back and printed
+# by rstream) during a 300 x 100000-byte transfer.
+pair rstream_keepalive --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15 -k 1 -S 100000 -C 300' 'rstream -s 10.0.2.15 -k 1 -S 100000 -C 300'

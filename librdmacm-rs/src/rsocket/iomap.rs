@@ -111,6 +111,7 @@ pub fn riounmap(rs: &Rsocket, buf: *mut u8, len: usize) -> Res<()> {
 
 /// The peer's mapping that holds `offset`.
 fn find_iomap(c: &Conn, offset: u64) -> Option<RsIomap> {
+    c.bufs.as_ref()?;
     (0..c.target_iomap_size as usize).map(|i| c.target_iomap(i)).find(|m| {
         offset >= m.offset && offset < m.offset.wrapping_add(m.sge.length as u64)
     })

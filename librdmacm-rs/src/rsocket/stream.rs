@@ -858,7 +858,8 @@ impl Conn {
     /// Copies up to `len` queued bytes into `buf`, consuming them unless
     /// `peek`. Returns the count.
     pub fn copy_out(&mut self, mut buf: *mut u8, len: usize, peek: bool) -> usize {
-        let rbuf = self.bufs().rbuf.ptr;
+        let Some(b) = self.bufs.as_ref() else { return 0 };
+        let rbuf = b.rbuf.ptr;
         let mut left = len;
         let mut head = self.rmsg_head;
         let mut off = self.rbuf_offset;
@@ -1164,6 +1165,11 @@ impl Rsocket {
             if nonblock {
                 break Err(libc::EWOULDBLOCK);
             }
+            if c.cq.is_null() {
+                // Never connected: nothing will ever complete (upstream
+                // would poll a NULL CQ here).
+                break Err(libc::ENOTCONN);
+            }
             if !c.cq_armed {
                 // SAFETY: our live CQ.
                 unsafe { v::req_notify_cq(c.cq, 0) };
@@ -1254,7 +1260,7 @@ mod tests {
         assert_eq!(c.copy_out(out.as_mut_ptr(), 4, false), 4);
         assert_eq!(&out, b"abcd");
         assert_eq!(c.rmsg[0].data, 2, "partial read leaves the rest of the message");
-        assert_eq!((c.rbuf_offset, c.rbuf_bytes_avail), (0, 4), "wrapped to the ring start");
+        assert_eq!((c.rbuf_offset, c.rbuf_bytes_avail), (16, 4), "at the end: wraps lazily on the next read, as upstream");
         let mut out = [0u8; 8];
         assert_eq!(c.copy_out(out.as_mut_ptr(), 8, false), 5);
         assert_eq!(&out[..5], b"efghi");
