@@ -85,11 +85,12 @@ fn recv(rs: &Rsocket, buf: *mut u8, len: usize, flags: c_int) -> ssize_t {
         }
         let mut c = rs.st.lock();
         if flags & libc::MSG_PEEK != 0 {
-            left = len - c.copy_out(buf, left, true);
+            // SAFETY: the caller's buffer holds len (= left here) bytes.
+            left = len - unsafe { c.copy_out(buf, left, true) };
             break;
         }
         // SAFETY: stays within the caller's buffer of len bytes.
-        let n = c.copy_out(unsafe { buf.add(len - left) }, left, false);
+        let n = unsafe { c.copy_out(buf.add(len - left), left, false) };
         left -= n;
         if !(left > 0 && flags & libc::MSG_WAITALL != 0 && c.state & RS_READABLE != 0) {
             break;
@@ -588,7 +589,8 @@ crate::export! {
             set_errno(libc::EFAULT);
             return usize::MAX;
         }
-        match super::iomap::riowrite(&rs, buf.cast(), count, offset as u64, flags) {
+        // SAFETY: the caller's buffer of count bytes (checked non-null).
+        match unsafe { super::iomap::riowrite(&rs, buf.cast(), count, offset as u64, flags) } {
             Ok(n) => n,
             Err((e, _)) => {
                 set_errno(e);

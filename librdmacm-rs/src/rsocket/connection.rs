@@ -171,7 +171,8 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
                 let off = conn_data_offset(rs);
                 let (data, msg_send) = {
                     let mut c = rs.st.lock();
-                    if let Err(e) = c.create_ep(id) {
+                    // SAFETY: the socket's id, resolved onto a device.
+                    if let Err(e) = unsafe { c.create_ep(id) } {
                         break Err(e);
                     }
                     c.retries = 0;
@@ -289,7 +290,8 @@ pub fn accept_one(l: &Rsocket) {
     };
     let cresp = {
         let mut c = nrs.st.lock();
-        if c.create_ep(new_id).is_err() {
+        // SAFETY: the request's id, on the listener's device.
+        if unsafe { c.create_ep(new_id) }.is_err() {
             drop(c);
             return reject(nrs);
         }

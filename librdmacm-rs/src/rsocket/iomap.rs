@@ -119,7 +119,10 @@ fn find_iomap(c: &Conn, offset: u64) -> Option<RsIomap> {
 
 /// `riowrite`: returns the bytes written (stops early at an offset no
 /// mapping covers), or Err when nothing was written.
-pub fn riowrite(rs: &Rsocket, buf: *const u8, count: usize, mut offset: u64, flags: c_int) -> Result<usize, (c_int, usize)> {
+///
+/// # Safety
+/// `buf` must be readable for `count` bytes.
+pub unsafe fn riowrite(rs: &Rsocket, buf: *const u8, count: usize, mut offset: u64, flags: c_int) -> Result<usize, (c_int, usize)> {
     let _s = rs.slock.lock();
     let pending = !rs.st.lock().iomap_queue.is_empty();
     if pending {
@@ -158,7 +161,8 @@ pub fn riowrite(rs: &Rsocket, buf: *const u8, count: usize, mut offset: u64, fla
         let mut c = rs.st.lock();
         // SAFETY: count - left < count: inside the caller's buffer.
         let src = unsafe { buf.add(count - left) };
-        match c.write_direct_chunk(&m, offset, want as u32, src) {
+        // SAFETY: src has `left` >= want readable bytes.
+        match unsafe { c.write_direct_chunk(&m, offset, want as u32, src) } {
             Ok(n) => {
                 left -= n as usize;
                 offset += n as u64;

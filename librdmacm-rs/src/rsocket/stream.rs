@@ -754,7 +754,10 @@ impl Conn {
 
     /// Completion channel and CQ (armed once, so the first completion
     /// wakes a poller), QP, buffers and receives.
-    pub fn create_ep(&mut self, cm_id: *mut rdma_cm_id) -> Res<()> {
+    ///
+    /// # Safety
+    /// `cm_id` is the socket's live id, bound to a device.
+    pub unsafe fn create_ep(&mut self, cm_id: *mut rdma_cm_id) -> Res<()> {
         self.set_qp_size(cm_id);
         // SAFETY: the id is bound to a device (verbs and device live).
         let id = unsafe { &mut *cm_id };
@@ -857,7 +860,10 @@ impl Conn {
 
     /// Copies up to `len` queued bytes into `buf`, consuming them unless
     /// `peek`. Returns the count.
-    pub fn copy_out(&mut self, mut buf: *mut u8, len: usize, peek: bool) -> usize {
+    ///
+    /// # Safety
+    /// `buf` must be writable for `len` bytes.
+    pub unsafe fn copy_out(&mut self, mut buf: *mut u8, len: usize, peek: bool) -> usize {
         let Some(b) = self.bufs.as_ref() else { return 0 };
         let rbuf = b.rbuf.ptr;
         let mut left = len;
@@ -955,7 +961,10 @@ impl Conn {
 
     /// One chunk of riowrite: up to `want` bytes written directly into the
     /// peer's mapping `iom` at `offset` (no message at the peer).
-    pub fn write_direct_chunk(&mut self, iom: &RsIomap, offset: u64, want: u32, src: *const u8) -> Res<u32> {
+    ///
+    /// # Safety
+    /// `src` must be readable for `want` bytes.
+    pub unsafe fn write_direct_chunk(&mut self, iom: &RsIomap, offset: u64, want: u32, src: *const u8) -> Res<u32> {
         let room = (iom.offset.wrapping_add(iom.sge.length as u64)).wrapping_sub(offset);
         let xfer = (want.min(self.sbuf_bytes_avail) as u64).min(room) as u32;
         let addr = iom.sge.addr.wrapping_add(offset).wrapping_sub(iom.offset);
@@ -1085,6 +1094,7 @@ impl Rsocket {
         self.index.load(Ordering::Relaxed)
     }
 
+    #[allow(clippy::mut_from_ref)]
     pub fn id(&self) -> &mut rdma_cm_id {
         // SAFETY: the id lives as long as the socket; callers touch its
         // fields under the socket's locks (see the Send impl).
@@ -1253,16 +1263,19 @@ mod tests {
         c.rmsg[1] = RsMsg { op: RS_OP_DATA, data: 3 };
         c.rmsg_tail = 2;
         let mut out = [0u8; 16];
-        assert_eq!(c.copy_out(out.as_mut_ptr(), 16, true), 9);
+        // SAFETY: each call gets a local buffer of the length passed.
+        assert_eq!(unsafe { c.copy_out(out.as_mut_ptr(), 16, true) }, 9);
         assert_eq!(&out[..9], b"abcdefghi");
         assert_eq!((c.rmsg_head, c.rbuf_offset, c.rseq_no), (0, 12, 0), "peek consumes nothing");
         let mut out = [0u8; 4];
-        assert_eq!(c.copy_out(out.as_mut_ptr(), 4, false), 4);
+        // SAFETY: as above.
+        assert_eq!(unsafe { c.copy_out(out.as_mut_ptr(), 4, false) }, 4);
         assert_eq!(&out, b"abcd");
         assert_eq!(c.rmsg[0].data, 2, "partial read leaves the rest of the message");
         assert_eq!((c.rbuf_offset, c.rbuf_bytes_avail), (16, 4), "at the end: wraps lazily on the next read, as upstream");
         let mut out = [0u8; 8];
-        assert_eq!(c.copy_out(out.as_mut_ptr(), 8, false), 5);
+        // SAFETY: as above.
+        assert_eq!(unsafe { c.copy_out(out.as_mut_ptr(), 8, false) }, 5);
         assert_eq!(&out[..5], b"efghi");
         assert_eq!((c.rmsg_head, c.rseq_no, c.rbuf_bytes_avail), (2, 2, 9));
         assert!(!c.have_rdata());
