@@ -223,12 +223,12 @@ pair rstream --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER
 pair rstream_nonblock_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15 -T n -T v -S 60000 -C 500' 'rstream -s 10.0.2.15 -T n -T v -S 60000 -C 500'
 # Asynchronous (-T a): every call waits in rpoll first; verified. Pending:
-# rstream itself races here. The server shuts down right after its last
-# send; a client that still has data queued when the peer's DISCONNECT
-# arrives gets POLLHUP from rpoll (as upstream's rpoll reports it) and
-# rstream exits with 16. Seen once with our server and Debian's client
-# (every other pairing and a rerun passed); rs_api covers rpoll instead.
-pair rstream_async_verify --pending "issue 7: rstream -T a races its own shutdown" --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+# intermittent. The client sometimes gets POLLHUP from rpoll (the peer's
+# DISCONNECT processed while its last data is still unread; rstream exits
+# 16). Seen in 3 of 8 pairing runs with OUR library as the server (client
+# ours or Debian's), never in 8 with Debian's server: probably a timing
+# difference at our server's shutdown, cause not found yet (issue 7).
+pair rstream_async_verify --pending "issue 7: intermittent client POLLHUP with our server" --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15 -T a -T v -S 10000 -C 2000' 'rstream -s 10.0.2.15 -T a -T v -S 10000 -C 2000'
 # -T s: rstream over ordinary TCP sockets, linked to (and loading) our
 # librdmacm: nothing of ours may get in the way.
