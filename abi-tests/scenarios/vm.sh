@@ -225,8 +225,8 @@ pair rstream_nonblock_verify --timeout 180 --ready 'cm_listening 7471' --filter 
 # Asynchronous (-T a): every call waits in rpoll first; verified. Pending:
 # intermittent. The client sometimes gets POLLHUP from rpoll (the peer's
 # DISCONNECT processed while its last data is still unread; rstream exits
-# 16). Seen in 3 of 8 pairing runs with OUR library as the server (client
-# ours or Debian's), never in 8 with Debian's server: probably a timing
+# 16). Seen in 3 of 10 pairing runs with OUR library as the server (client
+# ours or Debian's), never in 10 with Debian's server: probably a timing
 # difference at our server's shutdown, cause not found yet (issue 7).
 pair rstream_async_verify --pending "issue 7: intermittent client POLLHUP with our server" --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15 -T a -T v -S 10000 -C 2000' 'rstream -s 10.0.2.15 -T a -T v -S 10000 -C 2000'
