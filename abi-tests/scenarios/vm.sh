@@ -245,7 +245,7 @@ pair rspreload_connect_fallback --timeout 300 --ready 'tcp_listening 7780' \
   'abi-tests/vm-progs/rspreload-run --expect tcp --port 7780 tcp_xfer client 10.0.2.15 7780'
 # The same transfer on OUR librdmacm (ours:ours = our preload and our
 # rsockets; the mixed pairs talk to Debian's preload on Debian's librdmacm).
-pair rspreload_tcp_xfer_ours_cm --pending "issue 7: rsockets in librdmacm" --timeout 300 \
+pair rspreload_tcp_xfer_ours_cm --timeout 300 \
   --ready 'cm_listening 7777' \
   'abi-tests/vm-progs/rspreload-run --cm ours tcp_xfer server 7777' \
   'abi-tests/vm-progs/rspreload-run --cm ours --expect rdma --port 7777 tcp_xfer client 10.0.2.15 7777'
@@ -264,3 +264,53 @@ pair rspreload_fork_support --timeout 300 --ready 'tcp_listening 7779' \
 # demands that the reference run, Debian's preload, exits 0.
 pair rspreload_config_probe --timeout 300 --ready 'true' \
   'abi-tests/vm-progs/rspreload-run rspreload_config_probe' 'true'
+
+# ---- rsockets (issue 7) ----
+# rstream over rsockets: Debian's rstream (rdmacm-utils) on both ends, with
+# Debian's librdmacm as the reference, then ours:ours, ours:upstream and
+# upstream:ours (the wire protocol must interoperate both ways). The server
+# listens on an RDMA CM id (port 7471). Only the timing columns (seconds,
+# Gb/sec, usec/xfer) are filtered: every result line must still be there,
+# and a failed transfer prints an error and exits non-zero. The default run
+# (100,000 64-byte round trips first) takes 2-3 minutes per pairing in the
+# VM, more under load: hence the long timeout.
+RSTREAM_FILTER='s/ *[0-9]\+\.[0-9]\+s *[0-9.]\+ *[0-9.]\+$/ <time> <rate> <usec>/'
+pair rstream --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
+# Nonblocking calls (-T n: MSG_DONTWAIT, retried on EAGAIN) with every byte
+# verified (-T v), 500 transfers of 60000 bytes (not a multiple of the
+# buffer halves, so transfers wrap around the ring buffers).
+pair rstream_nonblock_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15 -T n -T v -S 60000 -C 500' 'rstream -s 10.0.2.15 -T n -T v -S 60000 -C 500'
+# Asynchronous (-T a): every call waits in rpoll first; verified. Pending:
+# intermittent. The client sometimes gets POLLHUP from rpoll (the peer's
+# DISCONNECT processed while its last data is still unread; rstream exits
+# 16). Seen in 3 of 10 pairing runs with OUR library as the server (client
+# ours or Debian's), never in 10 with Debian's server: probably a timing
+# difference at our server's shutdown, cause not found yet (issue 7).
+pair rstream_async_verify --pending "issue 7: intermittent client POLLHUP with our server" --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15 -T a -T v -S 10000 -C 2000' 'rstream -s 10.0.2.15 -T a -T v -S 10000 -C 2000'
+# -T s: rstream over ordinary TCP sockets, linked to (and loading) our
+# librdmacm: nothing of ours may get in the way.
+pair rstream_sockets --timeout 180 --ready 'tcp_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15 -T s' 'rstream -s 10.0.2.15 -T s'
+# rcopy of a 64 MiB random file; the client checks the copy's SHA-256.
+# rcopy's server never exits: cm-serve stops it after the client is done.
+pair rcopy_64m --timeout 300 --ready 'cm_listening 7427' \
+  --filter 's/\([0-9]* bytes in\) [0-9.]* seconds = [0-9.]* Gb\/sec/\1 <t> seconds = <rate>/' \
+  'abi-tests/vm-progs/cm-serve rs_rcopy rcopy' \
+  'abi-tests/vm-progs/cm-clients rs_rcopy 1 abi-tests/vm-progs/rs_rcopy_check 10.0.2.15'
+# riostream: riomap on each side, data placed with riowrite straight into
+# the peer's mapping (the iomap table exchanged over the connection),
+# verified (-T v); then the default latency and bandwidth runs.
+pair riostream_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'riostream -b 10.0.2.15 -T v -S 60000 -C 100 -I 10' 'riostream -s 10.0.2.15 -T v -S 60000 -C 100 -I 10'
+pair riostream --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'riostream -b 10.0.2.15' 'riostream -s 10.0.2.15'
+# The rsocket API call by call on one connection to ourselves (see the top
+# of rs_api.c): the same return values, errno and data with both libraries.
+compare rs_api --timeout 120 'abi-tests/vm-progs/rs_probe rs_api 7480'
+# Keepalive (-k 1: SO_KEEPALIVE and TCP_KEEPIDLE 1 s, read back and printed
+# by rstream) during a 300 x 100000-byte transfer.
+pair rstream_keepalive --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15 -k 1 -S 100000 -C 300' 'rstream -s 10.0.2.15 -k 1 -S 100000 -C 300'

@@ -15,6 +15,8 @@
 //! - [`conn`]: listen/connect/accept/reject/disconnect;
 //! - [`qp`]: QP/SRQ helpers, QP transitions, ECE;
 //! - [`mcast`], [`options`], [`ep`].
+//!
+//! [`rsocket`]: rsockets (sockets over RDMA) and rpoll/rselect.
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
 #[path = "../../libibverbs-rs/src/ffi.rs"]
@@ -41,7 +43,7 @@ pub mod id;
 pub mod mcast;
 pub mod options;
 pub mod qp;
-pub mod rpoll;
+pub mod rsocket;
 pub mod ucma;
 pub mod verbs;
 pub mod acm;

@@ -53,6 +53,16 @@ extern "C" {
     pub fn ibv_copy_qp_attr_from_kern(dst: *mut ibv_qp_attr, src: *mut ib_uverbs_qp_attr);
     pub fn ibv_copy_ah_attr_from_kern(dst: *mut ibv_ah_attr, src: *mut ib_uverbs_ah_attr);
     pub fn ibv_get_sysfs_path() -> *const c_char;
+    /// The exported registration (what verbs.h's `ibv_reg_mr` macro calls
+    /// for access flags without optional bits, as rsockets uses).
+    pub fn ibv_reg_mr(pd: *mut ibv_pd, addr: *mut c_void, length: usize, access: c_int) -> *mut ibv_mr;
+    pub fn ibv_dereg_mr(mr: *mut ibv_mr) -> c_int;
+    pub fn ibv_get_cq_event(
+        channel: *mut ibv_comp_channel,
+        cq: *mut *mut ibv_cq,
+        cq_context: *mut *mut c_void,
+    ) -> c_int;
+    pub fn ibv_ack_cq_events(cq: *mut ibv_cq, nevents: core::ffi::c_uint);
     pub fn ibv_read_sysfs_file(
         dir: *const c_char,
         file: *const c_char,
@@ -192,6 +202,62 @@ pub unsafe fn close_xrcd(xrcd: *mut ibv_xrcd) -> c_int {
     match (!v.is_null()).then(|| unsafe { (*v).close_xrcd }).flatten() {
         // SAFETY: provider op with its documented arguments.
         Some(op) => unsafe { op(xrcd) },
+        None => libc::EOPNOTSUPP,
+    }
+}
+
+/// The inline `ibv_post_send`: the context's op.
+///
+/// # Safety
+/// `qp` must be live and `wr` a valid chain.
+#[inline]
+pub unsafe fn post_send(qp: *mut ibv_qp, wr: *mut ibv_send_wr, bad: *mut *mut ibv_send_wr) -> c_int {
+    // SAFETY: a live QP's context is live; its ops were set by the provider.
+    match unsafe { (*(*qp).context).ops.post_send } {
+        // SAFETY: provider op with its documented arguments.
+        Some(op) => unsafe { op(qp, wr, bad) },
+        None => libc::EOPNOTSUPP,
+    }
+}
+
+/// The inline `ibv_post_recv`: the context's op.
+///
+/// # Safety
+/// `qp` must be live and `wr` a valid chain.
+#[inline]
+pub unsafe fn post_recv(qp: *mut ibv_qp, wr: *mut ibv_recv_wr, bad: *mut *mut ibv_recv_wr) -> c_int {
+    // SAFETY: as in post_send.
+    match unsafe { (*(*qp).context).ops.post_recv } {
+        // SAFETY: provider op with its documented arguments.
+        Some(op) => unsafe { op(qp, wr, bad) },
+        None => libc::EOPNOTSUPP,
+    }
+}
+
+/// The inline `ibv_poll_cq`.
+///
+/// # Safety
+/// `cq` must be live and `wc` hold `n` entries.
+#[inline]
+pub unsafe fn poll_cq(cq: *mut ibv_cq, n: c_int, wc: *mut ibv_wc) -> c_int {
+    // SAFETY: a live CQ's context is live.
+    match unsafe { (*(*cq).context).ops.poll_cq } {
+        // SAFETY: provider op with its documented arguments.
+        Some(op) => unsafe { op(cq, n, wc) },
+        None => -1,
+    }
+}
+
+/// The inline `ibv_req_notify_cq`.
+///
+/// # Safety
+/// `cq` must be live.
+#[inline]
+pub unsafe fn req_notify_cq(cq: *mut ibv_cq, solicited_only: c_int) -> c_int {
+    // SAFETY: a live CQ's context is live.
+    match unsafe { (*(*cq).context).ops.req_notify_cq } {
+        // SAFETY: provider op with its documented arguments.
+        Some(op) => unsafe { op(cq, solicited_only) },
         None => libc::EOPNOTSUPP,
     }
 }

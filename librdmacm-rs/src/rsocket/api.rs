@@ -1,0 +1,682 @@
+//! The exported rsocket functions (RDMACM_1.0). Return conventions are
+//! upstream's: -1 with errno, except rclose, which returns EBADF itself for
+//! an unknown descriptor. Pointers upstream would dereference unchecked
+//! get EFAULT here instead of a crash.
+
+use core::ffi::{c_int, c_void};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::connection::{self, do_connect};
+use super::stream::*;
+use super::{index, opts, poll, proto::*, svc};
+use crate::abi::cma::*;
+use crate::ffi::{errno, set_errno};
+use crate::id::Res;
+use libc::{iovec, msghdr, nfds_t, pollfd, sockaddr, socklen_t, ssize_t};
+
+fn int_ret(r: Res<()>) -> c_int {
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            set_errno(e);
+            -1
+        }
+    }
+}
+
+fn err<T: From<i8>>(e: c_int) -> T {
+    set_errno(e);
+    T::from(-1)
+}
+
+fn lookup(fd: c_int) -> Result<Arc<Rsocket>, c_int> {
+    index::lookup(fd).ok_or(libc::EBADF)
+}
+
+/// Connects a socket that is still opening (nonblocking connect in
+/// progress) before data calls; "in progress" becomes EAGAIN.
+fn finish_connect(rs: &Rsocket) -> Res<()> {
+    if rs.st.lock().state & RS_OPENING != 0 {
+        return do_connect(rs).map_err(|e| if e == libc::EINPROGRESS { libc::EAGAIN } else { e });
+    }
+    Ok(())
+}
+
+fn nonblocking(rs: &Rsocket, flags: c_int) -> bool {
+    rs.st.lock().fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0
+}
+
+/// `rs_copy_addr`: as much of `src` as fits, and its full length.
+///
+/// # Safety
+/// `dst` holds `*len` bytes, `len` is valid.
+unsafe fn copy_addr(dst: *mut sockaddr, src: *const sockaddr, len: *mut socklen_t) {
+    // SAFETY: src is one of the id's address unions.
+    let full = if c_int::from(unsafe { (*src).sa_family }) == libc::AF_INET {
+        core::mem::size_of::<libc::sockaddr_in>()
+    } else {
+        core::mem::size_of::<libc::sockaddr_in6>()
+    };
+    // SAFETY: per the contract.
+    unsafe {
+        let n = (*len as usize).min(full);
+        core::ptr::copy_nonoverlapping(src.cast::<u8>(), dst.cast::<u8>(), n);
+        *len = full as socklen_t;
+    }
+}
+
+fn recv(rs: &Rsocket, buf: *mut u8, len: usize, flags: c_int) -> ssize_t {
+    if let Err(e) = finish_connect(rs) {
+        return err(e);
+    }
+    if buf.is_null() && len != 0 {
+        return err(libc::EFAULT);
+    }
+    let _r = rs.rlock.lock();
+    let mut left = len;
+    let mut ret: Res<()> = Ok(());
+    loop {
+        if !rs.st.lock().have_rdata() {
+            ret = rs.get_comp(nonblocking(rs, flags), t_conn_have_rdata);
+            if ret.is_err() {
+                break;
+            }
+        }
+        let mut c = rs.st.lock();
+        if flags & libc::MSG_PEEK != 0 {
+            // SAFETY: the caller's buffer holds len (= left here) bytes.
+            left = len - unsafe { c.copy_out(buf, left, true) };
+            break;
+        }
+        // SAFETY: stays within the caller's buffer of len bytes.
+        let n = unsafe { c.copy_out(buf.add(len - left), left, false) };
+        left -= n;
+        if !(left > 0 && flags & libc::MSG_WAITALL != 0 && c.state & RS_READABLE != 0) {
+            break;
+        }
+    }
+    match ret {
+        Err(e) if left == len => err(e),
+        _ => (len - left) as ssize_t,
+    }
+}
+
+/// Sends `len` bytes produced by `fill` (see Conn::send_chunk);
+/// `inline_src(off)` gives the source for inline chunks when the data is
+/// contiguous.
+fn send(rs: &Rsocket, len: usize, flags: c_int, inline_src: &dyn Fn(usize) -> Option<*const u8>, fill: &mut dyn FnMut(*mut u8, usize)) -> ssize_t {
+    if let Err(e) = finish_connect(rs) {
+        return err(e);
+    }
+    let _s = rs.slock.lock();
+    let pending = !rs.st.lock().iomap_queue.is_empty();
+    if pending {
+        if let Err(e) = super::iomap::send_iomaps(rs, flags) {
+            return err(e);
+        }
+    }
+    let mut left = len;
+    let mut olen = RS_OLAP_START_SIZE as usize;
+    let mut ret: Res<()> = Ok(());
+    while left > 0 {
+        if !rs.st.lock().can_send() {
+            ret = rs.get_comp(nonblocking(rs, flags), t_conn_can_send);
+            if ret.is_err() {
+                break;
+            }
+            if rs.st.lock().state & RS_WRITABLE == 0 {
+                ret = Err(libc::ECONNRESET);
+                break;
+            }
+        }
+        let want = if olen < left {
+            let x = olen;
+            if olen < RS_MAX_TRANSFER as usize {
+                olen <<= 1;
+            }
+            x
+        } else {
+            left
+        };
+        let mut c = rs.st.lock();
+        match c.send_chunk(want as u32, inline_src(len - left), fill) {
+            Ok(n) => left -= n as usize,
+            Err(e) => {
+                ret = Err(e);
+                break;
+            }
+        }
+    }
+    match ret {
+        Err(e) if left == len => err(e),
+        _ => (len - left) as ssize_t,
+    }
+}
+
+fn send_buf(rs: &Rsocket, buf: *const u8, len: usize, flags: c_int) -> ssize_t {
+    if buf.is_null() && len != 0 {
+        return err(libc::EFAULT);
+    }
+    let mut pos = 0usize;
+    // The cursor `pos` is only advanced by fill; inline chunks are sent
+    // from the caller's buffer at the offset send() passes.
+    let pos_ptr: *mut usize = &mut pos;
+    let inline = |off: usize| {
+        // SAFETY: keeps the fill cursor in step with inline chunks.
+        unsafe { *pos_ptr = off };
+        // SAFETY: off < len.
+        Some(unsafe { buf.add(off) })
+    };
+    let mut fill = |dst: *mut u8, n: usize| {
+        // SAFETY: pos + n <= len; dst has room for n bytes (send buffer).
+        unsafe {
+            core::ptr::copy_nonoverlapping(buf.add(*pos_ptr), dst, n);
+            *pos_ptr += n;
+        }
+    };
+    send(rs, len, flags, &inline, &mut fill)
+}
+
+fn send_iov(rs: &Rsocket, iov: *const iovec, iovcnt: c_int, flags: c_int) -> ssize_t {
+    if iovcnt < 0 || (iov.is_null() && iovcnt > 0) {
+        return err(libc::EINVAL);
+    }
+    // SAFETY: iovcnt entries from the caller.
+    let v: &[iovec] = if iovcnt == 0 { &[] } else { unsafe { core::slice::from_raw_parts(iov, iovcnt as usize) } };
+    let len: usize = v.iter().map(|i| i.iov_len).sum();
+    let (mut idx, mut off) = (0usize, 0usize);
+    let mut fill = |mut dst: *mut u8, mut n: usize| {
+        while n > 0 && idx < v.len() {
+            let avail = v[idx].iov_len - off;
+            let k = avail.min(n);
+            // SAFETY: within iov entry idx and within dst's n bytes.
+            unsafe {
+                core::ptr::copy_nonoverlapping(v[idx].iov_base.cast::<u8>().add(off), dst, k);
+                dst = dst.add(k);
+            }
+            n -= k;
+            off += k;
+            if off == v[idx].iov_len {
+                idx += 1;
+                off = 0;
+            }
+        }
+    };
+    send(rs, len, flags, &|_| None, &mut fill)
+}
+
+crate::export! {
+    /// Creates an rsocket (stream; datagram sockets are not supported yet).
+    fn rsocket(domain: c_int, type_: c_int, protocol: c_int) -> c_int, on_panic = -1;
+    {
+        if (domain != libc::AF_INET && domain != libc::AF_INET6 && domain != AF_IB)
+            || (type_ != libc::SOCK_STREAM && type_ != libc::SOCK_DGRAM)
+            || (type_ == libc::SOCK_STREAM && protocol != 0 && protocol != libc::IPPROTO_TCP)
+            || (type_ == libc::SOCK_DGRAM && protocol != 0 && protocol != libc::IPPROTO_UDP)
+            || type_ == libc::SOCK_DGRAM
+        {
+            return err(libc::EOPNOTSUPP);
+        }
+        let _ = super::config::get();
+        let mut id = core::ptr::null_mut();
+        // SAFETY: out pointer is a local; no channel = a synchronous id.
+        if unsafe { crate::id::rdma_create_id(core::ptr::null_mut(), &mut id, core::ptr::null_mut(), RDMA_PS_TCP) } != 0 {
+            return -1;
+        }
+        // SAFETY: the new id; the family picks the address space to bind in.
+        unsafe { (*id).route.addr.src.src_addr.sa_family = domain as libc::sa_family_t };
+        let rs = Rsocket::new(type_, id, Conn::new(None));
+        let fd = rs.cm_fd();
+        rs.index.store(fd, Ordering::Relaxed);
+        index::insert(fd, rs);
+        fd
+    }
+}
+
+crate::export! {
+    fn rbind(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int, on_panic = -1;
+    {
+        let _ = addrlen;
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        // SAFETY: our id; rdma_bind_addr checks the address pointer.
+        let r = unsafe { crate::addr::rdma_bind_addr(rs.cm_id, addr as *mut sockaddr) };
+        if r == 0 {
+            rs.st.lock().state = RS_BOUND;
+        }
+        r
+    }
+}
+
+crate::export! {
+    fn rlisten(socket: c_int, backlog: c_int) -> c_int, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        int_ret(connection::listen(&rs, backlog))
+    }
+}
+
+crate::export! {
+    fn raccept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        let q = {
+            let c = rs.st.lock();
+            if c.state != RS_LISTENING {
+                return err(libc::EBADF);
+            }
+            c.accept_queue[0]
+        };
+        let mut fd: c_int = -1;
+        // SAFETY: reading an int into a local from our socketpair.
+        let n = unsafe { libc::read(q, (&mut fd as *mut c_int).cast(), 4) };
+        if n != 4 {
+            return n as c_int;
+        }
+        let Some(nrs) = index::lookup(fd) else { return err(libc::ECONNABORTED) };
+        if !addr.is_null() && !addrlen.is_null() {
+            // SAFETY: the caller's buffers.
+            unsafe { rgetpeername(fd, addr, addrlen) };
+        }
+        let e = errno();
+        let _ = svc::CONNECT.add(&nrs);
+        set_errno(e);
+        fd
+    }
+}
+
+crate::export! {
+    fn rconnect(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        if addr.is_null() && addrlen != 0 {
+            return err(libc::EFAULT);
+        }
+        if addrlen as usize > core::mem::size_of::<libc::sockaddr_storage>() {
+            return err(libc::EINVAL);
+        }
+        {
+            let _s = rs.slock.lock();
+            // SAFETY: addrlen readable bytes into the id's destination
+            // union (sockaddr_storage sized).
+            unsafe {
+                let dst = core::ptr::addr_of_mut!((*rs.cm_id).route.addr.dst).cast::<u8>();
+                core::ptr::copy_nonoverlapping(addr.cast::<u8>(), dst, addrlen as usize);
+            }
+        }
+        match do_connect(&rs) {
+            Ok(()) => 0,
+            Err(libc::EINPROGRESS) => {
+                let _ = svc::CONNECT.add(&rs);
+                err(libc::EINPROGRESS)
+            }
+            Err(e) => err(e),
+        }
+    }
+}
+
+crate::export! {
+    fn rrecv(socket: c_int, buf: *mut c_void, len: usize, flags: c_int) -> ssize_t, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        recv(&rs, buf.cast(), len, flags)
+    }
+}
+
+crate::export! {
+    fn rrecvfrom(socket: c_int, buf: *mut c_void, len: usize, flags: c_int, src_addr: *mut sockaddr, addrlen: *mut socklen_t) -> ssize_t, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        let r = recv(&rs, buf.cast(), len, flags);
+        if r > 0 && !src_addr.is_null() {
+            if addrlen.is_null() {
+                return err(libc::EFAULT);
+            }
+            // SAFETY: the caller's buffers.
+            unsafe { rgetpeername(socket, src_addr, addrlen) };
+        }
+        r
+    }
+}
+
+crate::export! {
+    /// Fills only the first vector, as upstream (and passes the message's
+    /// own msg_flags as the flags, as upstream does).
+    fn rrecvmsg(socket: c_int, msg: *mut msghdr, flags: c_int) -> ssize_t, on_panic = -1;
+    {
+        let _ = flags;
+        if msg.is_null() {
+            return err(libc::EFAULT);
+        }
+        // SAFETY: non-null msghdr from the caller.
+        let m = unsafe { &*msg };
+        if !m.msg_control.is_null() && m.msg_controllen != 0 {
+            return err(libc::EOPNOTSUPP);
+        }
+        if m.msg_iov.is_null() {
+            return err(libc::EFAULT);
+        }
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        // SAFETY: the first iovec of the caller's message.
+        let iov = unsafe { *m.msg_iov };
+        recv(&rs, iov.iov_base.cast(), iov.iov_len, m.msg_flags)
+    }
+}
+
+crate::export! {
+    fn rread(socket: c_int, buf: *mut c_void, count: usize) -> ssize_t, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        recv(&rs, buf.cast(), count, 0)
+    }
+}
+
+crate::export! {
+    /// Fills only the first vector, as upstream.
+    fn rreadv(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t, on_panic = -1;
+    {
+        let _ = iovcnt;
+        if iov.is_null() {
+            return err(libc::EFAULT);
+        }
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        // SAFETY: the caller's first iovec.
+        let v = unsafe { *iov };
+        recv(&rs, v.iov_base.cast(), v.iov_len, 0)
+    }
+}
+
+crate::export! {
+    fn rsend(socket: c_int, buf: *const c_void, len: usize, flags: c_int) -> ssize_t, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        send_buf(&rs, buf.cast(), len, flags)
+    }
+}
+
+crate::export! {
+    fn rsendto(socket: c_int, buf: *const c_void, len: usize, flags: c_int, dest_addr: *const sockaddr, addrlen: socklen_t) -> ssize_t, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        if !dest_addr.is_null() || addrlen != 0 {
+            return err(libc::EISCONN);
+        }
+        send_buf(&rs, buf.cast(), len, flags)
+    }
+}
+
+crate::export! {
+    fn rsendmsg(socket: c_int, msg: *const msghdr, flags: c_int) -> ssize_t, on_panic = -1;
+    {
+        if msg.is_null() {
+            return err(libc::EFAULT);
+        }
+        // SAFETY: non-null msghdr from the caller.
+        let m = unsafe { &*msg };
+        if !m.msg_control.is_null() && m.msg_controllen != 0 {
+            return err(libc::EOPNOTSUPP);
+        }
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        send_iov(&rs, m.msg_iov, m.msg_iovlen as c_int, flags)
+    }
+}
+
+crate::export! {
+    fn rwrite(socket: c_int, buf: *const c_void, count: usize) -> ssize_t, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        send_buf(&rs, buf.cast(), count, 0)
+    }
+}
+
+crate::export! {
+    fn rwritev(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        send_iov(&rs, iov, iovcnt, 0)
+    }
+}
+
+crate::export! {
+    fn rshutdown(socket: c_int, how: c_int) -> c_int, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        int_ret(connection::shutdown(&rs, how))
+    }
+}
+
+crate::export! {
+    /// Returns EBADF (not -1) for an unknown descriptor, as upstream.
+    fn rclose(socket: c_int) -> c_int, on_panic = -1;
+    {
+        let Some(rs) = index::lookup(socket) else { return libc::EBADF };
+        if rs.st.lock().state & RS_CONNECTED != 0 {
+            let _ = connection::shutdown(&rs, libc::SHUT_RDWR);
+        }
+        super::keepalive::remove(&rs);
+        svc::LISTEN.remove(&rs);
+        svc::CONNECT.remove(&rs);
+        index::remove(socket);
+        // The socket's resources go with its last reference (normally
+        // this one; a call still running in another thread keeps it).
+        drop(rs);
+        0
+    }
+}
+
+crate::export! {
+    fn rgetpeername(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        if addr.is_null() || addrlen.is_null() {
+            return err(libc::EFAULT);
+        }
+        // SAFETY: the id's destination address and the caller's buffers.
+        unsafe { copy_addr(addr, core::ptr::addr_of!((*rs.cm_id).route.addr.dst).cast(), addrlen) };
+        0
+    }
+}
+
+crate::export! {
+    fn rgetsockname(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        if addr.is_null() || addrlen.is_null() {
+            return err(libc::EFAULT);
+        }
+        // SAFETY: the id's source address and the caller's buffers.
+        unsafe { copy_addr(addr, core::ptr::addr_of!((*rs.cm_id).route.addr.src).cast(), addrlen) };
+        0
+    }
+}
+
+crate::export! {
+    fn rsetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *const c_void, optlen: socklen_t) -> c_int, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        int_ret(opts::setsockopt(&rs, level, optname, optval, optlen))
+    }
+}
+
+crate::export! {
+    fn rgetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut socklen_t) -> c_int, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        if optval.is_null() || optlen.is_null() {
+            return err(libc::EFAULT);
+        }
+        // SAFETY: non-null caller buffers (sized for the option, as with
+        // getsockopt(2)).
+        int_ret(unsafe { opts::getsockopt(&rs, level, optname, optval, optlen) })
+    }
+}
+
+crate::export! {
+    /// `int rfcntl(int socket, int cmd, ...)`: the one variadic argument
+    /// F_SETFL takes is an int, which the x86-64 and AArch64 C calling
+    /// conventions pass exactly like a third named int argument.
+    fn rfcntl(socket: c_int, cmd: c_int, arg: c_int) -> c_int, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        match opts::fcntl(&rs, cmd, arg) {
+            Ok(v) => v,
+            Err(e) => err(e),
+        }
+    }
+}
+
+crate::export! {
+    /// poll(2) over rsockets and ordinary descriptors; see `poll`.
+    fn rpoll(fds: *mut pollfd, nfds: nfds_t, timeout: c_int) -> c_int, on_panic = -1;
+    {
+        if fds.is_null() && nfds != 0 {
+            return err(libc::EFAULT);
+        }
+        let s: &mut [pollfd] = if nfds == 0 {
+            &mut []
+        } else {
+            // SAFETY: the caller's array of nfds entries.
+            unsafe { core::slice::from_raw_parts_mut(fds, nfds as usize) }
+        };
+        match poll::rpoll(s, timeout) {
+            Ok(n) => n,
+            Err(e) => err(e),
+        }
+    }
+}
+
+crate::export! {
+    /// select(2) over rsockets and ordinary descriptors, through rpoll.
+    fn rselect(nfds: c_int, readfds: *mut libc::fd_set, writefds: *mut libc::fd_set, exceptfds: *mut libc::fd_set, timeout: *mut libc::timeval) -> c_int, on_panic = -1;
+    {
+        // SAFETY: the caller's sets and timeout (null allowed).
+        match unsafe { poll::rselect(nfds, readfds, writefds, exceptfds, timeout) } {
+            Ok(n) => n,
+            Err(e) => err(e),
+        }
+    }
+}
+
+crate::export! {
+    /// Maps `buf` for the peer's riowrite (PROT_WRITE) at `offset` (-1:
+    /// the buffer's address); returns the offset.
+    fn riomap(socket: c_int, buf: *mut c_void, len: usize, prot: c_int, flags: c_int, offset: libc::off_t) -> libc::off_t, on_panic = -1;
+    {
+        let _ = flags;
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        match super::iomap::riomap(&rs, buf.cast(), len, prot, offset) {
+            Ok(o) => o,
+            Err(e) => err(e),
+        }
+    }
+}
+
+crate::export! {
+    fn riounmap(socket: c_int, buf: *mut c_void, len: usize) -> c_int, on_panic = -1;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        int_ret(super::iomap::riounmap(&rs, buf.cast(), len))
+    }
+}
+
+crate::export! {
+    /// Writes into the peer's mapping at `offset`; (size_t)-1 with errno
+    /// when nothing could be written.
+    fn riowrite(socket: c_int, buf: *const c_void, count: usize, offset: libc::off_t, flags: c_int) -> usize, on_panic = usize::MAX;
+    {
+        let rs = match lookup(socket) { Ok(r) => r, Err(e) => { set_errno(e); return usize::MAX } };
+        if buf.is_null() && count != 0 {
+            set_errno(libc::EFAULT);
+            return usize::MAX;
+        }
+        // SAFETY: the caller's buffer of count bytes (checked non-null).
+        match unsafe { super::iomap::riowrite(&rs, buf.cast(), count, offset as u64, flags) } {
+            Ok(n) => n,
+            Err((e, _)) => {
+                set_errno(e);
+                usize::MAX
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A descriptor no rsocket can have (never registered).
+    const BAD: c_int = 1 << 20;
+
+    #[test]
+    fn unknown_descriptors_get_ebadf_like_upstream() {
+        let mut b = [0u8; 4];
+        // SAFETY: calls on an unknown descriptor with valid local buffers.
+        unsafe {
+            set_errno(0);
+            assert_eq!(rsend(BAD, b.as_ptr().cast(), 4, 0), -1);
+            assert_eq!(errno(), libc::EBADF);
+            set_errno(0);
+            assert_eq!(rrecv(BAD, b.as_mut_ptr().cast(), 4, 0), -1);
+            assert_eq!(errno(), libc::EBADF);
+            assert_eq!(rbind(BAD, core::ptr::null(), 0), -1);
+            assert_eq!(rlisten(BAD, 1), -1);
+            assert_eq!(rshutdown(BAD, libc::SHUT_RDWR), -1);
+            assert_eq!(rfcntl(BAD, libc::F_GETFL, 0), -1);
+            assert_eq!(errno(), libc::EBADF);
+            set_errno(0);
+            assert_eq!(riowrite(BAD, b.as_ptr().cast(), 4, 0, 0), usize::MAX);
+            assert_eq!(errno(), libc::EBADF);
+            // rclose reports EBADF as its return value, errno untouched.
+            set_errno(0);
+            assert_eq!(rclose(BAD), libc::EBADF);
+            assert_eq!(errno(), 0);
+        }
+    }
+
+    #[test]
+    fn unsupported_socket_kinds_are_refused() {
+        // SAFETY: plain integer arguments.
+        unsafe {
+            set_errno(0);
+            assert_eq!(rsocket(libc::AF_UNIX, libc::SOCK_STREAM, 0), -1);
+            assert_eq!(errno(), libc::EOPNOTSUPP);
+            assert_eq!(rsocket(libc::AF_INET, libc::SOCK_SEQPACKET, 0), -1);
+            assert_eq!(rsocket(libc::AF_INET, libc::SOCK_STREAM, libc::IPPROTO_UDP), -1);
+            assert_eq!(errno(), libc::EOPNOTSUPP);
+        }
+    }
+
+    #[test]
+    fn null_pointers_get_errors_not_crashes() {
+        // SAFETY: the NULL arguments are what is tested.
+        unsafe {
+            assert_eq!(rsendmsg(BAD, core::ptr::null(), 0), -1);
+            assert_eq!(errno(), libc::EFAULT);
+            assert_eq!(rrecvmsg(BAD, core::ptr::null_mut(), 0), -1);
+            assert_eq!(errno(), libc::EFAULT);
+            assert_eq!(rpoll(core::ptr::null_mut(), 1, 0), -1);
+            assert_eq!(errno(), libc::EFAULT);
+            assert_eq!(rpoll(core::ptr::null_mut(), 0, 0), 0);
+        }
+    }
+
+    #[test]
+    fn rselect_reports_ordinary_fds() {
+        let mut p = [0; 2];
+        // SAFETY: a two-int array for pipe(2); fd sets are locals.
+        unsafe {
+            assert_eq!(libc::pipe(p.as_mut_ptr()), 0);
+            let mut r: libc::fd_set = core::mem::zeroed();
+            let mut w: libc::fd_set = core::mem::zeroed();
+            libc::FD_SET(p[0], &mut r);
+            libc::FD_SET(p[1], &mut w);
+            let mut tv = libc::timeval { tv_sec: 1, tv_usec: 0 };
+            let n = p[0].max(p[1]) + 1;
+            assert_eq!(rselect(n, &mut r, &mut w, core::ptr::null_mut(), &mut tv), 1);
+            assert!(!libc::FD_ISSET(p[0], &r), "nothing to read yet");
+            assert!(libc::FD_ISSET(p[1], &w), "the pipe is writable");
+            libc::close(p[0]);
+            libc::close(p[1]);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The defaults under /etc/rdma/rsocket, read once per process (on the
+//! first rsocket call), as upstream does; missing or unreadable files leave
+//! the built-in defaults. Each file holds one number.
+
+use std::sync::OnceLock;
+
+use super::proto::{scale_to_value, value_to_scale, RS_SNDLOWAT};
+
+/// Where upstream (and Debian) look: `RS_CONF_DIR`.
+pub const RS_CONF_DIR: &str = "/etc/rdma/rsocket";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Microseconds to spin on completions before sleeping.
+    pub polling_time: u32,
+    /// Longest sleep of rpoll between rechecks (ms).
+    pub wake_up_interval: i32,
+    pub inline_default: u16,
+    pub sqsize_default: u16,
+    pub rqsize_default: u16,
+    /// Receive buffer bytes.
+    pub mem_default: u32,
+    /// Send buffer bytes.
+    pub wmem_default: u32,
+    pub iomap_size: u16,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            polling_time: 10,
+            wake_up_interval: 5000,
+            inline_default: 64,
+            sqsize_default: 384,
+            rqsize_default: 384,
+            mem_default: 1 << 17,
+            wmem_default: 1 << 17,
+            iomap_size: 0,
+        }
+    }
+}
+
+/// The leading number of a file, as fscanf would read it (leading white
+/// space skipped, an optional sign, digits). None: no number.
+fn leading_number(text: &str) -> Option<i64> {
+    let t = text.trim_start();
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let end = digits.bytes().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
+    if end == 0 {
+        return None;
+    }
+    let v: i64 = digits[..end].parse().unwrap_or(i64::MAX);
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+impl Config {
+    /// Reads `dir`'s files over the defaults.
+    pub fn load(dir: &str) -> Config {
+        let mut c = Config::default();
+        let read = |name: &str| -> Option<Option<i64>> {
+            std::fs::read_to_string(format!("{dir}/{name}")).ok().map(|s| leading_number(&s))
+        };
+        if let Some(Some(v)) = read("polling_time") {
+            c.polling_time = v as u32;
+        }
+        if let Some(Some(v)) = read("wake_up_interval") {
+            c.wake_up_interval = v as i32;
+        }
+        if let Some(Some(v)) = read("inline_default") {
+            c.inline_default = v as u16;
+        }
+        if let Some(Some(v)) = read("sqsize_default") {
+            c.sqsize_default = v as u16;
+        }
+        if let Some(Some(v)) = read("rqsize_default") {
+            c.rqsize_default = v as u16;
+        }
+        if let Some(r) = read("mem_default") {
+            if let Some(v) = r {
+                c.mem_default = v as u32;
+            }
+            if c.mem_default < 1 {
+                c.mem_default = 1;
+            }
+        }
+        if let Some(r) = read("wmem_default") {
+            if let Some(v) = r {
+                c.wmem_default = v as u32;
+            }
+            if c.wmem_default < RS_SNDLOWAT {
+                c.wmem_default = RS_SNDLOWAT << 1;
+            }
+        }
+        if let Some(r) = read("iomap_size") {
+            if let Some(v) = r {
+                c.iomap_size = v as u16;
+            }
+            // Only sizes the 8-bit scale can express.
+            c.iomap_size = value_to_scale(scale_to_value(c.iomap_size as i32, 8) as u16 as i32, 8) as u8 as u16;
+        }
+        c
+    }
+}
+
+static CONFIG: OnceLock<Config> = OnceLock::new();
+
+/// The process's configuration (read on first use).
+pub fn get() -> &'static Config {
+    CONFIG.get_or_init(|| Config::load(RS_CONF_DIR))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_override_defaults_and_are_clamped() {
+        let d = std::env::temp_dir().join(format!("rsconf-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("polling_time"), "250\n").unwrap();
+        std::fs::write(d.join("inline_default"), " 128").unwrap();
+        std::fs::write(d.join("wmem_default"), "100").unwrap();
+        std::fs::write(d.join("mem_default"), "0").unwrap();
+        std::fs::write(d.join("sqsize_default"), "junk").unwrap();
+        let c = Config::load(d.to_str().unwrap());
+        assert_eq!(c.polling_time, 250);
+        assert_eq!(c.inline_default, 128);
+        assert_eq!(c.wmem_default, RS_SNDLOWAT << 1);
+        assert_eq!(c.mem_default, 1);
+        assert_eq!(c.sqsize_default, 384, "unparsable file keeps the default");
+        assert_eq!(c.rqsize_default, 384);
+        std::fs::remove_dir_all(&d).unwrap();
+        assert_eq!(Config::load("/nonexistent/rsocket"), Config::default());
+    }
+}

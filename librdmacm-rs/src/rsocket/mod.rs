@@ -1,0 +1,27 @@
+//! rsockets: upstream librdmacm's socket-like byte streams over RDMA (RC
+//! QPs set up through the RDMA CM), wire compatible with upstream v44.
+//!
+//! - [`proto`]: the wire format (private data, immediate-data messages,
+//!   SGL entries), with layout assertions;
+//! - [`config`]: the /etc/rdma/rsocket defaults, read once;
+//! - [`index`]: descriptor -> rsocket table;
+//! - [`stream`]: the socket object, its locks, buffers, credits and
+//!   completion processing;
+//! - [`connection`]: listen / accept / connect / shutdown;
+//! - [`svc`]: the CM service threads (accepting, CM events);
+//! - [`keepalive`]: the keepalive service;
+//! - [`iomap`]: riomap / riounmap / riowrite;
+//! - [`opts`]: set/getsockopt, fcntl;
+//! - [`poll`]: rpoll / rselect;
+//! - [`api`]: the exported functions.
+pub mod api;
+pub mod config;
+pub mod connection;
+pub mod index;
+pub mod iomap;
+pub mod keepalive;
+pub mod opts;
+pub mod poll;
+pub mod proto;
+pub mod stream;
+pub mod svc;

@@ -1,0 +1,401 @@
+//! rpoll and rselect over rsockets and ordinary descriptors.
+//!
+//! rpoll first checks every entry without sleeping, spinning so for the
+//! configured polling_time (µs). Then it sleeps in poll(2) on what stands
+//! for each rsocket (its completion channel once connected, its CM channel
+//! or accept queue before) plus the caller's other fds, in slices of
+//! wake_up_interval ms, and re-checks the rsockets after every wake-up:
+//! an event on an rsocket's fd may be only a credit update or a
+//! connection step, which rpoll consumes without reporting.
+//!
+//! Several threads may sleep on the same completion channel while only
+//! one of them consumes its event; as upstream, every thread that wakes
+//! for an rsocket event wakes all others (a shared eventfd in every poll
+//! set) so that each re-checks its rsockets before sleeping again.
+
+use core::ffi::c_int;
+use std::sync::OnceLock;
+
+use parking_lot::Mutex;
+
+use super::config;
+use super::index;
+use super::stream::*;
+use crate::id::Res;
+
+struct Gate {
+    /// Threads between poll entry and exit.
+    count: u32,
+    /// A wake-up is pending; new sleepers wait until it is consumed.
+    suspended: bool,
+}
+
+static GATE: Mutex<Gate> = Mutex::new(Gate { count: 0, suspended: false });
+static SIGNAL_FD: OnceLock<c_int> = OnceLock::new();
+
+fn signal_fd() -> Res<c_int> {
+    let fd = *SIGNAL_FD.get_or_init(|| {
+        // SAFETY: plain eventfd creation.
+        unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_SEMAPHORE | libc::EFD_CLOEXEC) }
+    });
+    if fd < 0 {
+        Err(libc::ENOMEM)
+    } else {
+        Ok(fd)
+    }
+}
+
+fn read_signal(fd: c_int) -> bool {
+    let mut c = 0u64;
+    // SAFETY: reading 8 bytes into a local from our eventfd.
+    unsafe { libc::read(fd, (&mut c as *mut u64).cast(), 8) == 8 }
+}
+
+fn write_signal(fd: c_int) -> bool {
+    let c = 1u64;
+    // SAFETY: writing 8 bytes from a local to our eventfd.
+    unsafe { libc::write(fd, (&c as *const u64).cast(), 8) == 8 }
+}
+
+/// Wakes every thread sleeping in rpoll (an rsocket's state changed).
+pub fn signal() {
+    let Some(&fd) = SIGNAL_FD.get() else { return };
+    let mut g = GATE.lock();
+    if g.count > 0 && !g.suspended {
+        g.suspended = true;
+        write_signal(fd);
+    }
+}
+
+fn enter() -> bool {
+    let mut g = GATE.lock();
+    if g.suspended {
+        drop(g);
+        std::thread::yield_now();
+        return false;
+    }
+    g.count += 1;
+    true
+}
+
+/// Leaving after poll(2) failed.
+fn exit(fd: c_int) {
+    let e = crate::ffi::errno();
+    let mut g = GATE.lock();
+    g.count -= 1;
+    if g.count == 0 {
+        read_signal(fd);
+        g.suspended = false;
+    }
+    crate::ffi::set_errno(e);
+}
+
+/// Leaving after poll(2) returned: the last one out clears the wake-up;
+/// otherwise the others are woken to re-check.
+fn stop(fd: c_int) {
+    let e = crate::ffi::errno();
+    let mut g = GATE.lock();
+    g.count -= 1;
+    if g.count == 0 {
+        read_signal(fd);
+        g.suspended = false;
+    } else if !g.suspended {
+        g.suspended = true;
+        write_signal(fd);
+    }
+    drop(g);
+    crate::ffi::set_errno(e);
+}
+
+/// The events `rs` has for `events` (processing completions first).
+pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
+    loop {
+        let state = rs.st.lock().state;
+        if state & RS_CONNECTED != 0 || state == RS_DISCONNECTED || state & RS_ERROR != 0 {
+            let _ = rs.process_cq(nonblock, test);
+            let c = rs.st.lock();
+            let mut rev = 0;
+            if events & libc::POLLIN != 0 && c.conn_have_rdata() {
+                rev |= libc::POLLIN;
+            }
+            if events & libc::POLLOUT != 0 && c.can_send() {
+                rev |= libc::POLLOUT;
+            }
+            if c.state & RS_CONNECTED == 0 {
+                rev |= if c.state == RS_DISCONNECTED { libc::POLLHUP } else { libc::POLLERR };
+            }
+            return rev;
+        }
+        if state == RS_LISTENING {
+            let mut p = libc::pollfd { fd: rs.st.lock().accept_queue[0], events, revents: 0 };
+            // SAFETY: one local pollfd.
+            unsafe { libc::poll(&mut p, 1, 0) };
+            return p.revents;
+        }
+        if state & RS_OPENING != 0 {
+            match super::connection::do_connect(rs) {
+                Err(libc::EINPROGRESS) => crate::ffi::set_errno(0),
+                _ => continue,
+            }
+        }
+        if rs.st.lock().state == RS_CONNECT_ERROR {
+            let mut rev = libc::POLLERR;
+            if events & libc::POLLOUT != 0 {
+                rev |= libc::POLLOUT;
+            }
+            if events & libc::POLLIN != 0 {
+                rev |= libc::POLLIN;
+            }
+            return rev;
+        }
+        return 0;
+    }
+}
+
+fn check(fds: &mut [libc::pollfd]) -> c_int {
+    let mut cnt = 0;
+    for f in fds.iter_mut() {
+        match index::lookup(f.fd) {
+            Some(rs) => f.revents = poll_rs(&rs, f.events, true, t_poll_all),
+            None => {
+                // SAFETY: one entry of the caller's array.
+                unsafe { libc::poll(f, 1, 0) };
+            }
+        }
+        if f.revents != 0 {
+            cnt += 1;
+        }
+    }
+    cnt
+}
+
+/// Fills `rfds` with what to sleep on; true if some rsocket is ready.
+fn arm(rfds: &mut [libc::pollfd], fds: &mut [libc::pollfd]) -> bool {
+    for (r, f) in rfds.iter_mut().zip(fds.iter_mut()) {
+        match index::lookup(f.fd) {
+            Some(rs) => {
+                f.revents = poll_rs(&rs, f.events, false, t_cq_armed);
+                if f.revents != 0 {
+                    return true;
+                }
+                let c = rs.st.lock();
+                r.fd = if c.state >= RS_CONNECTED {
+                    rs.cq_fd()
+                } else if c.state == RS_LISTENING {
+                    c.accept_queue[0]
+                } else {
+                    rs.cm_fd()
+                };
+                r.events = libc::POLLIN;
+            }
+            None => {
+                r.fd = f.fd;
+                r.events = f.events;
+            }
+        }
+        r.revents = 0;
+    }
+    false
+}
+
+fn events(rfds: &[libc::pollfd], fds: &mut [libc::pollfd]) -> c_int {
+    let mut cnt = 0;
+    for (r, f) in rfds.iter().zip(fds.iter_mut()) {
+        match index::lookup(f.fd) {
+            Some(rs) => {
+                if r.revents != 0 {
+                    let _w = rs.cq_wait.lock();
+                    let _ = rs.get_cq_event(true);
+                }
+                f.revents = poll_rs(&rs, f.events, true, t_poll_all);
+            }
+            None => f.revents = r.revents,
+        }
+        if f.revents != 0 {
+            cnt += 1;
+        }
+    }
+    cnt
+}
+
+/// `rpoll`.
+pub fn rpoll(fds: &mut [libc::pollfd], timeout: c_int) -> Res<c_int> {
+    let cfg = config::get();
+    let mut start = 0u64;
+    loop {
+        let n = check(fds);
+        if n != 0 || timeout == 0 {
+            return Ok(n);
+        }
+        let now = time_us();
+        if start == 0 {
+            start = now;
+        }
+        if now - start > cfg.polling_time as u64 {
+            break;
+        }
+    }
+    let sig = signal_fd()?;
+    let mut rfds = vec![libc::pollfd { fd: -1, events: 0, revents: 0 }; fds.len() + 1];
+    let nfds = fds.len();
+    rfds[nfds] = libc::pollfd { fd: sig, events: libc::POLLIN, revents: 0 };
+    loop {
+        if arm(&mut rfds[..nfds], fds) {
+            // As upstream: the one rsocket found ready (the others were
+            // all idle at the last check).
+            return Ok(1);
+        }
+        if !enter() {
+            continue;
+        }
+        let sleep = if timeout >= 0 {
+            let left = timeout as i64 - ((time_us() - start) / 1000) as i64;
+            if left <= 0 {
+                let mut g = GATE.lock();
+                g.count -= 1;
+                if g.count == 0 {
+                    read_signal(sig);
+                    g.suspended = false;
+                }
+                return Ok(0);
+            }
+            (left as c_int).min(cfg.wake_up_interval)
+        } else {
+            cfg.wake_up_interval
+        };
+        // SAFETY: a local pollfd array of nfds + 1 entries.
+        let r = unsafe { libc::poll(rfds.as_mut_ptr(), (nfds + 1) as libc::nfds_t, sleep) };
+        if r < 0 {
+            let e = crate::ffi::errno();
+            exit(sig);
+            return Err(e);
+        }
+        let n = events(&rfds[..nfds], fds);
+        stop(sig);
+        if n != 0 {
+            return Ok(n);
+        }
+    }
+}
+
+/// `rselect`, through rpoll.
+///
+/// # Safety
+/// The fd_set pointers are null or valid; `nfds` <= FD_SETSIZE.
+pub unsafe fn rselect(
+    nfds: c_int,
+    readfds: *mut libc::fd_set,
+    writefds: *mut libc::fd_set,
+    exceptfds: *mut libc::fd_set,
+    timeout: *const libc::timeval,
+) -> Res<c_int> {
+    let mut fds: Vec<libc::pollfd> = Vec::new();
+    for fd in 0..nfds.clamp(0, libc::FD_SETSIZE as c_int) {
+        let mut p = libc::pollfd { fd: 0, events: 0, revents: 0 };
+        // SAFETY: valid sets per the contract; fd < FD_SETSIZE.
+        unsafe {
+            if !readfds.is_null() && libc::FD_ISSET(fd, readfds) {
+                p.fd = fd;
+                p.events = libc::POLLIN;
+            }
+            if !writefds.is_null() && libc::FD_ISSET(fd, writefds) {
+                p.fd = fd;
+                p.events |= libc::POLLOUT;
+            }
+            if !exceptfds.is_null() && libc::FD_ISSET(fd, exceptfds) {
+                p.fd = fd;
+            }
+        }
+        // As upstream: descriptor 0 is never selected.
+        if p.fd != 0 {
+            fds.push(p);
+        }
+    }
+    let to = if timeout.is_null() {
+        -1
+    } else {
+        // SAFETY: non-null timeval from the caller.
+        let t = unsafe { &*timeout };
+        (t.tv_sec * 1000 + t.tv_usec / 1000) as c_int
+    };
+    let r = rpoll(&mut fds, to);
+    // SAFETY: valid sets per the contract.
+    unsafe {
+        for s in [readfds, writefds, exceptfds] {
+            if !s.is_null() {
+                libc::FD_ZERO(s);
+            }
+        }
+    }
+    let n = r?;
+    if n <= 0 {
+        return Ok(n);
+    }
+    let mut cnt = 0;
+    for p in &fds {
+        // SAFETY: valid sets per the contract; fds come from the sets.
+        unsafe {
+            if !readfds.is_null() && p.revents & (libc::POLLIN | libc::POLLHUP) != 0 {
+                libc::FD_SET(p.fd, readfds);
+                cnt += 1;
+            }
+            if !writefds.is_null() && p.revents & libc::POLLOUT != 0 {
+                libc::FD_SET(p.fd, writefds);
+                cnt += 1;
+            }
+            if !exceptfds.is_null() && p.revents & !(libc::POLLIN | libc::POLLOUT) != 0 {
+                libc::FD_SET(p.fd, exceptfds);
+                cnt += 1;
+            }
+        }
+    }
+    Ok(cnt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_fds_report_like_poll() {
+        let mut p = [0; 2];
+        // SAFETY: a two-int array for pipe(2).
+        assert_eq!(unsafe { libc::pipe(p.as_mut_ptr()) }, 0);
+        let mut fds = [libc::pollfd { fd: p[0], events: libc::POLLIN, revents: 0 }];
+        assert_eq!(rpoll(&mut fds, 20), Ok(0), "nothing to read: timeout");
+        // SAFETY: writing one byte from a local.
+        assert_eq!(unsafe { libc::write(p[1], b"x".as_ptr().cast(), 1) }, 1);
+        assert_eq!(rpoll(&mut fds, -1), Ok(1));
+        assert_eq!(fds[0].revents, libc::POLLIN);
+        // SAFETY: closing our own pipe.
+        unsafe {
+            libc::close(p[0]);
+            libc::close(p[1]);
+        }
+        assert_eq!(rpoll(&mut fds, 0), Ok(1));
+        assert_eq!(fds[0].revents, libc::POLLNVAL);
+    }
+
+    #[test]
+    fn a_sleeping_rpoll_wakes_for_a_late_event() {
+        let mut p = [0; 2];
+        // SAFETY: a two-int array for pipe(2).
+        assert_eq!(unsafe { libc::pipe(p.as_mut_ptr()) }, 0);
+        let w = p[1];
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            // SAFETY: writing one byte from a local.
+            unsafe { libc::write(w, b"x".as_ptr().cast(), 1) };
+        });
+        let mut fds = [libc::pollfd { fd: p[0], events: libc::POLLIN, revents: 0 }];
+        assert_eq!(rpoll(&mut fds, -1), Ok(1));
+        assert_eq!(fds[0].revents, libc::POLLIN);
+        t.join().unwrap();
+        assert_eq!(GATE.lock().count, 0, "the gate is left balanced");
+        // SAFETY: closing our own pipe.
+        unsafe {
+            libc::close(p[0]);
+            libc::close(p[1]);
+        }
+    }
+}

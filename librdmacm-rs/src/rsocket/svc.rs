@@ -1,0 +1,118 @@
+//! The CM service threads: one watches listening sockets and accepts their
+//! requests, one watches connecting and connected sockets for CM events
+//! (connection progress, the peer's disconnect). Like upstream they run
+//! only while they have sockets to watch.
+//!
+//! A socket's events are handled with the service's list locked, so once
+//! [`Svc::remove`] returns, the thread no longer touches that socket; the
+//! thread polls a snapshot of the descriptors and rebuilds it after every
+//! wake-up, so a descriptor closed meanwhile only causes one more round.
+
+use core::ffi::c_int;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use super::connection;
+use super::stream::{Rsocket, RS_OPT_CM_SVC};
+use crate::id::Res;
+
+pub struct Svc {
+    listen: bool,
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    socks: Vec<Arc<Rsocket>>,
+    /// eventfd that wakes the thread after a list change; -1 while no
+    /// thread runs.
+    wake: c_int,
+}
+
+pub static LISTEN: Svc = Svc { listen: true, inner: Mutex::new(Inner { socks: Vec::new(), wake: -1 }) };
+pub static CONNECT: Svc = Svc { listen: false, inner: Mutex::new(Inner { socks: Vec::new(), wake: -1 }) };
+
+fn kick(fd: c_int) {
+    let one: u64 = 1;
+    // SAFETY: writing 8 bytes from a local to our eventfd.
+    unsafe { libc::write(fd, (&one as *const u64).cast(), 8) };
+}
+
+impl Svc {
+    /// Starts watching `rs`.
+    pub fn add(&'static self, rs: &Arc<Rsocket>) -> Res<()> {
+        let mut g = self.inner.lock();
+        if g.wake < 0 {
+            // SAFETY: plain eventfd creation.
+            let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+            if fd < 0 {
+                return Err(crate::ffi::errno());
+            }
+            let spawn = std::thread::Builder::new().name("rsocket-cm".into()).spawn(move || self.run(fd));
+            if spawn.is_err() {
+                // SAFETY: our eventfd.
+                unsafe { libc::close(fd) };
+                return Err(libc::EAGAIN);
+            }
+            g.wake = fd;
+        }
+        g.socks.push(rs.clone());
+        rs.st.lock().opts |= RS_OPT_CM_SVC;
+        kick(g.wake);
+        Ok(())
+    }
+
+    /// Stops watching `rs` (no-op if not watched).
+    pub fn remove(&self, rs: &Rsocket) {
+        let mut g = self.inner.lock();
+        if let Some(i) = g.socks.iter().position(|s| core::ptr::eq(Arc::as_ptr(s), rs)) {
+            g.socks.swap_remove(i);
+            rs.st.lock().opts &= !RS_OPT_CM_SVC;
+            kick(g.wake);
+        }
+    }
+
+    fn run(&'static self, wake: c_int) {
+        let mut fds: Vec<libc::pollfd> = Vec::new();
+        let mut snap: Vec<Arc<Rsocket>> = Vec::new();
+        loop {
+            {
+                let mut g = self.inner.lock();
+                if g.socks.is_empty() {
+                    // SAFETY: our eventfd; the list lock keeps add() from
+                    // using it meanwhile.
+                    unsafe { libc::close(wake) };
+                    g.wake = -1;
+                    return;
+                }
+                snap.clear();
+                snap.extend(g.socks.iter().cloned());
+            }
+            fds.clear();
+            fds.push(libc::pollfd { fd: wake, events: libc::POLLIN, revents: 0 });
+            for s in &snap {
+                fds.push(libc::pollfd { fd: s.cm_fd(), events: libc::POLLIN, revents: 0 });
+            }
+            // SAFETY: a live pollfd array of that length.
+            unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+            if fds[0].revents != 0 {
+                let mut v = 0u64;
+                // SAFETY: reading 8 bytes into a local.
+                unsafe { libc::read(wake, (&mut v as *mut u64).cast(), 8) };
+            }
+            let g = self.inner.lock();
+            for (i, s) in snap.iter().enumerate() {
+                if fds[i + 1].revents == 0 || !g.socks.iter().any(|x| Arc::ptr_eq(x, s)) {
+                    continue;
+                }
+                if self.listen {
+                    connection::accept_one(s);
+                } else {
+                    connection::handle_cm_event(s);
+                }
+            }
+            drop(g);
+            snap.clear();
+        }
+    }
+}
