@@ -113,18 +113,7 @@ pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
         let state = rs.st.lock().state;
         if state & RS_CONNECTED != 0 || state == RS_DISCONNECTED || state & RS_ERROR != 0 {
             let _ = rs.process_cq(nonblock, test);
-            let c = rs.st.lock();
-            let mut rev = 0;
-            if events & libc::POLLIN != 0 && c.conn_have_rdata() {
-                rev |= libc::POLLIN;
-            }
-            if events & libc::POLLOUT != 0 && c.can_send() {
-                rev |= libc::POLLOUT;
-            }
-            if c.state & RS_CONNECTED == 0 {
-                rev |= if c.state == RS_DISCONNECTED { libc::POLLHUP } else { libc::POLLERR };
-            }
-            return rev;
+            return rs.st.lock().stream_revents(events);
         }
         if state == RS_LISTENING {
             let mut p = libc::pollfd { fd: rs.st.lock().accept_queue[0], events, revents: 0 };
