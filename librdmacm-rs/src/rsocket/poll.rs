@@ -345,8 +345,13 @@ pub unsafe fn rselect(
 mod tests {
     use super::*;
 
+    /// rpoll's gate is process-wide: tests that call rpoll, or check the
+    /// gate's count, run one at a time.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
     #[test]
     fn ordinary_fds_report_like_poll() {
+        let _s = SERIAL.lock();
         let mut p = [0; 2];
         // SAFETY: a two-int array for pipe(2).
         assert_eq!(unsafe { libc::pipe(p.as_mut_ptr()) }, 0);
@@ -367,6 +372,7 @@ mod tests {
 
     #[test]
     fn a_sleeping_rpoll_wakes_for_a_late_event() {
+        let _s = SERIAL.lock();
         let mut p = [0; 2];
         // SAFETY: a two-int array for pipe(2).
         assert_eq!(unsafe { libc::pipe(p.as_mut_ptr()) }, 0);
