@@ -288,9 +288,10 @@ pair rstream_nonblock_verify --timeout 180 --ready 'cm_listening 7471' --filter 
 # POLLIN|POLLHUP as soon as the DISCONNECT is processed, data still unread;
 # rstream stops at any POLLHUP and exits 16. It is the CLIENT's library
 # that decides: our rpoll holds the hang-up back until the data is read.
-# Seen with abi-tests/vm-progs/rstream-repeat -n 5 (same arguments):
-# failures ours:ours 0/5, upstream:ours 0/5, ours:upstream 2/5,
-# upstream:upstream 1/5 (server:client). A scenario needs the reference
+# Seen in three VM runs of that loop (abi-tests/vm-progs/rstream-repeat,
+# same arguments, 17 runs per pairing): failures ours:ours 0/17,
+# upstream:ours 0/17, ours:upstream 3/17, upstream:upstream 2/17
+# (server:client). A scenario needs the reference
 # (Debian on both sides) to pass, so this one cannot be relied on.
 pair rstream_async_verify --pending "upstream race: Debian's client gets POLLHUP before its last data (see above)" --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15 -T a -T v -S 10000 -C 2000' 'rstream -s 10.0.2.15 -T a -T v -S 10000 -C 2000'
