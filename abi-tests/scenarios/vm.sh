@@ -282,13 +282,18 @@ pair rstream --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER
 # buffer halves, so transfers wrap around the ring buffers).
 pair rstream_nonblock_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15 -T n -T v -S 60000 -C 500' 'rstream -s 10.0.2.15 -T n -T v -S 60000 -C 500'
-# Asynchronous (-T a): every call waits in rpoll first; verified. Pending:
-# intermittent. The client sometimes gets POLLHUP from rpoll (the peer's
-# DISCONNECT processed while its last data is still unread; rstream exits
-# 16). Seen in 3 of 10 pairing runs with OUR library as the server (client
-# ours or Debian's), never in 10 with Debian's server: probably a timing
-# difference at our server's shutdown, cause not found yet (issue 7).
-pair rstream_async_verify --pending "issue 7: intermittent client POLLHUP with our server" --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+# Asynchronous (-T a): every call waits in rpoll first; verified. Pending
+# because Debian's library fails it on its own, intermittently: the server
+# sends DISCONNECT right after its last data, and upstream's rpoll reports
+# POLLIN|POLLHUP as soon as the DISCONNECT is processed, data still unread;
+# rstream stops at any POLLHUP and exits 16. It is the CLIENT's library
+# that decides: our rpoll holds the hang-up back until the data is read.
+# Seen in three VM runs of that loop (abi-tests/vm-progs/rstream-repeat,
+# same arguments, 17 runs per pairing): failures ours:ours 0/17,
+# upstream:ours 0/17, ours:upstream 3/17, upstream:upstream 2/17
+# (server:client). A scenario needs the reference
+# (Debian on both sides) to pass, so this one cannot be relied on.
+pair rstream_async_verify --pending "upstream race: Debian's client gets POLLHUP before its last data (see above)" --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15 -T a -T v -S 10000 -C 2000' 'rstream -s 10.0.2.15 -T a -T v -S 10000 -C 2000'
 # -T s: rstream over ordinary TCP sockets, linked to (and loading) our
 # librdmacm: nothing of ours may get in the way.

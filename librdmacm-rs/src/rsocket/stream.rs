@@ -393,6 +393,39 @@ impl Conn {
         self.have_rdata() || self.state & RS_READABLE == 0
     }
 
+    /// What rpoll reports for a connected (or formerly connected) stream
+    /// socket, completions already processed.
+    ///
+    /// Upstream v44 adds POLLHUP as soon as the peer's DISCONNECT (or a
+    /// SHUTDOWN after our own) has been processed, even when the data that
+    /// came before it is still unread; a caller that treats POLLHUP as the
+    /// end (rstream -T a does) then drops the tail of the stream. The
+    /// DISCONNECT is sent right after the last data, so this happens
+    /// whenever the receiver polls late (seen in the VM with Debian's
+    /// library on both sides too). Here a hang-up is held back while the
+    /// caller asked for POLLIN and unread data remains: it gets POLLIN, reads,
+    /// and the next rpoll reports POLLHUP (with POLLIN, for end of file),
+    /// as a TCP socket reports the peer's close only after its data.
+    /// POLLIN is always reported in that case, so rpoll never sleeps on a
+    /// socket whose hang-up is held back. Errors are reported at once.
+    pub fn stream_revents(&self, events: i16) -> i16 {
+        let mut rev = 0;
+        if events & libc::POLLIN != 0 && self.conn_have_rdata() {
+            rev |= libc::POLLIN;
+        }
+        if events & libc::POLLOUT != 0 && self.can_send() {
+            rev |= libc::POLLOUT;
+        }
+        if self.state & RS_CONNECTED == 0 {
+            if self.state != RS_DISCONNECTED {
+                rev |= libc::POLLERR;
+            } else if !(events & libc::POLLIN != 0 && self.have_rdata()) {
+                rev |= libc::POLLHUP;
+            }
+        }
+        rev
+    }
+
     pub fn conn_all_sends_done(&self) -> bool {
         (self.ctrl_max_seqno as i32 - self.ctrl_seqno as i32) + self.sqe_avail == self.sq_size as i32
             || self.state & RS_CONNECTED == 0
@@ -1279,6 +1312,30 @@ mod tests {
         assert_eq!(&out[..5], b"efghi");
         assert_eq!((c.rmsg_head, c.rseq_no, c.rbuf_bytes_avail), (2, 2, 9));
         assert!(!c.have_rdata());
+    }
+
+    #[test]
+    fn hang_up_is_reported_after_the_unread_data() {
+        let (pin, pout, phup, perr) = (libc::POLLIN, libc::POLLOUT, libc::POLLHUP, libc::POLLERR);
+        let mut c = conn_with_rbuf(16, 4);
+        c.state = RS_CONNECT_RDWR;
+        c.rmsg[0] = RsMsg { op: RS_OP_DATA, data: 5 };
+        c.rmsg_tail = 1;
+        assert_eq!(c.stream_revents(pin | pout), pin, "connected, data queued, no send credits");
+        // The peer's DISCONNECT was processed after its last data.
+        c.state = RS_DISCONNECTED;
+        assert_eq!(c.stream_revents(pin), pin, "data still unread: readable, hang-up held back");
+        assert_eq!(c.stream_revents(pin | pout), pin);
+        assert_eq!(c.stream_revents(pout), phup, "not polling for input: the hang-up at once");
+        let mut out = [0u8; 5];
+        // SAFETY: a local buffer of the length passed.
+        assert_eq!(unsafe { c.copy_out(out.as_mut_ptr(), 5, false) }, 5);
+        assert_eq!(c.stream_revents(pin), pin | phup, "drained: end of file and the hang-up");
+        // An error is never held back.
+        c.rmsg_tail = 2;
+        c.rmsg[1] = RsMsg { op: RS_OP_DATA, data: 1 };
+        c.state = RS_ERROR;
+        assert_eq!(c.stream_revents(pin), pin | perr);
     }
 
     #[test]
