@@ -14,22 +14,6 @@ use crate::abi::cma::*;
 use crate::id::{Id, Res};
 use crate::verbs as v;
 
-fn last_err() -> c_int {
-    let e = crate::ffi::errno();
-    if e == 0 {
-        libc::EIO
-    } else {
-        e
-    }
-}
-
-fn cm_ret(r: c_int) -> Res<()> {
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(last_err())
-    }
-}
 
 fn would_block(e: c_int) -> bool {
     e == libc::EAGAIN || e == libc::EWOULDBLOCK

@@ -254,7 +254,7 @@ fn verbs_ret(r: c_int) -> Res<()> {
 }
 
 /// The current errno as an error.
-fn last_err() -> c_int {
+pub(super) fn last_err() -> c_int {
     let e = crate::ffi::errno();
     if e == 0 {
         libc::EIO
@@ -264,7 +264,7 @@ fn last_err() -> c_int {
 }
 
 /// Turns an exported function's -1 into Err(errno).
-fn cm_ret(r: c_int) -> Res<()> {
+pub(super) fn cm_ret(r: c_int) -> Res<()> {
     if r == 0 {
         Ok(())
     } else {
