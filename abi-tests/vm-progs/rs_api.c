@@ -115,6 +115,10 @@ int main(int argc, char **argv)
 	SHOW("rgetsockname listener", rgetsockname(lfd, (struct sockaddr *) &name, &nlen));
 	printf("listener name family %d port ok %d len %u\n", name.sin_family,
 	       name.sin_port == sin.sin_port, nlen);
+	/* the length alone (librspreload's connect fallback asks so) */
+	nlen = 0;
+	SHOW("rgetsockname NULL, length 0", rgetsockname(lfd, NULL, &nlen));
+	printf("rgetsockname length-only len %u\n", nlen);
 	SHOW("rfcntl listener O_NONBLOCK", rfcntl(lfd, F_SETFL, O_NONBLOCK));
 	SHOW("raccept nothing pending", raccept(lfd, NULL, NULL));
 	SHOW("rfcntl F_GETOWN", rfcntl(lfd, F_GETOWN));
@@ -166,6 +170,9 @@ int main(int argc, char **argv)
 	SHOW("rgetpeername client", rgetpeername(cfd, (struct sockaddr *) &name, &nlen));
 	printf("client peer family %d port ok %d len %u\n", name.sin_family,
 	       name.sin_port == sin.sin_port, nlen);
+	nlen = 0;
+	SHOW("rgetpeername NULL, length 0", rgetpeername(cfd, NULL, &nlen));
+	printf("rgetpeername length-only len %u\n", nlen);
 	{
 		/* riomap before any connection data allows it: the peer gave no
 		 * iomap table (size 0), so a writable mapping has no slot. */

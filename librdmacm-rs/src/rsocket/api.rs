@@ -61,7 +61,9 @@ unsafe fn copy_addr(dst: *mut sockaddr, src: *const sockaddr, len: *mut socklen_
     // SAFETY: per the contract.
     unsafe {
         let n = (*len as usize).min(full);
-        core::ptr::copy_nonoverlapping(src.cast::<u8>(), dst.cast::<u8>(), n);
+        if n != 0 {
+            core::ptr::copy_nonoverlapping(src.cast::<u8>(), dst.cast::<u8>(), n);
+        }
         *len = full as socklen_t;
     }
 }
@@ -468,7 +470,11 @@ crate::export! {
     fn rgetpeername(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
-        if addr.is_null() || addrlen.is_null() {
+        // A NULL address with a zero length only asks for the length (as
+        // upstream answers it: nothing copied, *addrlen set); librspreload
+        // sizes its fallback socket that way.
+        // SAFETY: a non-null addrlen is the caller's.
+        if addrlen.is_null() || (addr.is_null() && unsafe { *addrlen } != 0) {
             return err(libc::EFAULT);
         }
         // SAFETY: the id's destination address and the caller's buffers.
@@ -481,7 +487,11 @@ crate::export! {
     fn rgetsockname(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
-        if addr.is_null() || addrlen.is_null() {
+        // A NULL address with a zero length only asks for the length (as
+        // upstream answers it: nothing copied, *addrlen set); librspreload
+        // sizes its fallback socket that way.
+        // SAFETY: a non-null addrlen is the caller's.
+        if addrlen.is_null() || (addr.is_null() && unsafe { *addrlen } != 0) {
             return err(libc::EFAULT);
         }
         // SAFETY: the id's source address and the caller's buffers.
