@@ -249,6 +249,12 @@ pair rspreload_tcp_xfer_ours_cm --timeout 300 \
   --ready 'cm_listening 7777' \
   'abi-tests/vm-progs/rspreload-run --cm ours tcp_xfer server 7777' \
   'abi-tests/vm-progs/rspreload-run --cm ours --expect rdma --port 7777 tcp_xfer client 10.0.2.15 7777'
+# The connect-time fallback on OUR librdmacm: the preload sizes the kernel
+# socket it swaps in with rgetsockname(fd, NULL, &len) (len 0), which must
+# answer with the length alone, as upstream's does.
+pair rspreload_connect_fallback_ours_cm --timeout 300 --ready 'tcp_listening 7784' \
+  'abi-tests/vm-progs/rspreload-run --no-preload tcp_xfer server 7784' \
+  'abi-tests/vm-progs/rspreload-run --cm ours --expect tcp --port 7784 tcp_xfer client 10.0.2.15 7784'
 # RDMAV_FORK_SAFE=1: the fork-support mode. Both sides start on kernel TCP
 # (the server's port is a TCP listener); at the first read/write the accepted
 # side opens an rsocket listener on the same port and says so with a 4-byte
@@ -264,6 +270,29 @@ pair rspreload_fork_support --timeout 300 --ready 'tcp_listening 7779' \
 # demands that the reference run, Debian's preload, exits 0.
 pair rspreload_config_probe --timeout 300 --ready 'true' \
   'abi-tests/vm-progs/rspreload-run rspreload_config_probe' 'true'
+
+# epoll under the preload (beyond upstream 44, whose librspreload leaves
+# epoll to the C library: epoll_ctl on its placeholder descriptors fails).
+# epoll_xfer (abi-tests/vm-progs/epoll_xfer.c) is an epoll event loop over
+# nonblocking sockets: the server watches the listening socket, then the
+# connection, plus an eventfd (a kernel descriptor in the same instance,
+# signalled every 4 MiB); the client writes on EPOLLOUT and reads the
+# receiver's report on EPOLLIN (with epoll_pwait). Every byte is checked.
+# Both variants preload OUR librspreload (--preload ours): the reference
+# runs it on Debian's librdmacm, ours:ours on ours, and the mixed pairs one
+# of each. lt: one read or write per report (level-triggered: reports must
+# repeat while data remains); et: EPOLLET, drained until EAGAIN; oneshot:
+# EPOLLONESHOT, re-armed with EPOLL_CTL_MOD. The lt run also proves the
+# bytes went over rxe0 (see rspreload-run --expect).
+pair rspreload_epoll_lt --timeout 300 --ready 'cm_listening 7781' \
+  'abi-tests/vm-progs/rspreload-run --preload ours --cm ours epoll_xfer server 7781 lt' \
+  'abi-tests/vm-progs/rspreload-run --preload ours --cm ours --expect rdma --port 7781 epoll_xfer client 10.0.2.15 7781 lt'
+pair rspreload_epoll_et --timeout 300 --ready 'cm_listening 7782' \
+  'abi-tests/vm-progs/rspreload-run --preload ours --cm ours epoll_xfer server 7782 et 16' \
+  'abi-tests/vm-progs/rspreload-run --preload ours --cm ours epoll_xfer client 10.0.2.15 7782 et 16'
+pair rspreload_epoll_oneshot --timeout 300 --ready 'cm_listening 7783' \
+  'abi-tests/vm-progs/rspreload-run --preload ours --cm ours epoll_xfer server 7783 oneshot 16' \
+  'abi-tests/vm-progs/rspreload-run --preload ours --cm ours epoll_xfer client 10.0.2.15 7783 oneshot 16'
 
 # ---- rsockets (issue 7) ----
 # rstream over rsockets: Debian's rstream (rdmacm-utils) on both ends, with

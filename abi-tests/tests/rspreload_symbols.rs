@@ -1,6 +1,7 @@
 //! Our librspreload.so against Debian's <libdir>/rsocket/librspreload.so.1
 //! (rdma-core 44): the same exported names (the 26 libc socket calls it
-//! replaces, unversioned, FUNC GLOBAL DEFAULT), nothing else exported, no
+//! replaces, unversioned, FUNC GLOBAL DEFAULT) plus our four epoll calls
+//! (upstream's preload only gained epoll after 44), nothing else exported, no
 //! version definitions, and the same (absent) SONAME. Also: it must import
 //! the rsocket family from librdmacm.so.1 at RDMACM_1.0, as Debian's does,
 //! so that either librdmacm can serve it. Needs the release build:
@@ -22,18 +23,26 @@ fn ours() -> PathBuf {
     p
 }
 
-/// The 26 names upstream's librspreload.map exports.
+/// The 26 names upstream's librspreload.map exports, and our four epoll
+/// calls (beyond rdma-core 44: see librdmacm-rs/rspreload/src/epoll.rs).
 const EXPORTS: &[&str] = &[
-    "accept", "bind", "close", "connect", "dup2", "fcntl", "getpeername", "getsockname", "getsockopt",
-    "listen", "poll", "read", "readv", "recv", "recvfrom", "recvmsg", "select", "send", "sendfile",
-    "sendmsg", "sendto", "setsockopt", "shutdown", "socket", "write", "writev",
+    "accept", "bind", "close", "connect", "dup2", "epoll_ctl", "epoll_pwait", "epoll_pwait2", "epoll_wait",
+    "fcntl", "getpeername", "getsockname", "getsockopt", "listen", "poll", "read", "readv", "recv", "recvfrom",
+    "recvmsg", "select", "send", "sendfile", "sendmsg", "sendto", "setsockopt", "shutdown", "socket", "write",
+    "writev",
 ];
+
+/// Ours only: the epoll path under the preload.
+const BEYOND_44: &[&str] = &["epoll_ctl", "epoll_pwait", "epoll_pwait2", "epoll_wait"];
 
 #[test]
 fn exports_match_debian() {
     let up = symbols::dyn_syms(&paths::system_lib(DEBIAN));
     let us = symbols::dyn_syms(&ours());
-    let c = symbols::compare(&up, &us);
+    let mut c = symbols::compare(&up, &us);
+    let extra: Vec<_> = c.extra.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(extra, BEYOND_44, "exports beyond Debian's");
+    c.extra.clear();
     assert!(
         c.missing.is_empty() && c.is_compatible(),
         "librspreload exports differ from Debian's: missing {:?}, extra {:?}, mismatched {:?}",

@@ -2,7 +2,10 @@
 //! calls of an unmodified program over rsockets, in Rust.
 //!
 //! - [`preload`]: the 26 exported libc socket calls (socket, bind, ...,
-//!   read, write, poll, select, close, fcntl, dup2, sendfile);
+//!   read, write, poll, select, close, fcntl, dup2, sendfile), and the
+//!   four epoll calls of [`epoll`];
+//! - [`epoll`]: epoll_ctl / epoll_wait / epoll_pwait / epoll_pwait2 over
+//!   rsockets, beyond upstream 44 (which leaves epoll to the C library);
 //! - [`fdtable`]: the program's descriptor numbers mapped to rsockets;
 //! - [`config`]: /etc/rdma/rsocket/preload_config rules;
 //! - [`state`]: settings read once (RS_SQ_SIZE, RS_RQ_SIZE, RS_INLINE,
@@ -49,6 +52,7 @@ pub mod ffi;
 pub const LIB_NAME: &str = "librspreload";
 
 pub mod config;
+pub mod epoll;
 pub mod fdtable;
 #[cfg(not(test))]
 mod preload;

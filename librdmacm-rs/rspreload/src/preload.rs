@@ -8,14 +8,15 @@
 //! Nothing here calls the libc names this library defines (they would come
 //! back here): the C library's versions come from [`crate::real`].
 
+use crate::epoll::{self, Route, REGISTRY};
 use crate::fdtable::{ClosePlan, Entry, FdType, ForkState, TABLE};
 use crate::ffi::{errno, set_errno, ErrnoGuard};
 use crate::real;
 use crate::rs::*;
 use crate::state;
 use libc::{
-    c_int, c_ulong, c_void, fd_set, iovec, msghdr, nfds_t, off_t, pollfd, size_t, sockaddr, socklen_t, ssize_t,
-    timeval,
+    c_int, c_ulong, c_void, epoll_event, fd_set, iovec, msghdr, nfds_t, off_t, pollfd, sigset_t, size_t, sockaddr,
+    socklen_t, ssize_t, timespec, timeval,
 };
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
@@ -320,6 +321,7 @@ fn fork_settle(index: c_int) {
 /// The kind and working descriptor of `index`.
 #[inline]
 fn fd_get(index: c_int) -> (FdType, c_int) {
+    crate::epoll::note_call(index);
     match TABLE.get(index) {
         Some(e) => (e.ty, e.fd),
         None => (FdType::Normal, index),
@@ -329,6 +331,7 @@ fn fd_get(index: c_int) -> (FdType, c_int) {
 /// Like [`fd_get`], after finishing a pending fork-support switch.
 #[inline]
 fn fd_fork_get(index: c_int) -> (FdType, c_int) {
+    crate::epoll::note_call(index);
     match TABLE.get(index) {
         None => (FdType::Normal, index),
         Some(Entry { state: ForkState::Active | ForkState::Passive, .. }) => {
@@ -765,6 +768,9 @@ crate::export! {
     /// the socket is closed with the last number that refers to it.
     fn close(socket: c_int) -> c_int, on_panic = -1;
     {
+        // Its epoll watches go (or its rsocket watch table, if it is an
+        // epoll instance), as the kernel drops a closed file's.
+        REGISTRY.forget(socket);
         match TABLE.close_plan(socket) {
             ClosePlan::NotMapped => pass!(real::close()(socket)),
             plan => carry_out(plan),
@@ -848,6 +854,11 @@ crate::export! {
             unsafe { close(newfd) };
         }
         let ret = pass!(real::dup2()(oldfd, newfd));
+        if ret == newfd {
+            // newfd was closed and reused: it no longer names what was
+            // watched under it.
+            REGISTRY.forget(newfd);
+        }
         if !old_mapped || ret != newfd {
             return ret;
         }
@@ -927,5 +938,166 @@ crate::export! {
             (FdType::Rsocket, fd) => sendfile_rsocket(fd, in_fd, offset, count),
             (FdType::Normal, fd) => pass!(real::sendfile()(fd, in_fd, offset, count)),
         }
+    }
+}
+
+/// Whether `epfd` is an open epoll instance, for epoll_ctl on an rsocket:
+/// EBADF if it is not open, EINVAL if it is something else (as the kernel
+/// answers). Without /proc the instance is taken on trust.
+fn is_epoll(epfd: c_int) -> Result<(), c_int> {
+    // SAFETY: F_GETFD only reads the descriptor's flags.
+    if unsafe { real::fcntl()(epfd, libc::F_GETFD) } < 0 {
+        return Err(libc::EBADF);
+    }
+    match std::fs::read_link(format!("/proc/self/fd/{epfd}")) {
+        Ok(t) if t.as_os_str() != "anon_inode:[eventpoll]" => Err(libc::EINVAL),
+        _ => Ok(()),
+    }
+}
+
+crate::export! {
+    /// epoll_ctl(2). A number that stands for an rsocket is watched in the
+    /// instance's rsocket table (see [`crate::epoll`]); every other number
+    /// goes to the kernel's instance (our kernel sockets with the descriptor
+    /// behind the number).
+    fn epoll_ctl(epfd: c_int, op: c_int, fd: c_int, event: *mut epoll_event) -> c_int, on_panic = -1;
+    {
+        let ev = if event.is_null() {
+            None
+        } else {
+            // SAFETY: the caller's epoll_event (packed on x86_64, so read
+            // unaligned, by value).
+            let e = unsafe { std::ptr::read_unaligned(event) };
+            Some((e.events, e.u64))
+        };
+        match REGISTRY.ctl(&TABLE, epfd, op, fd, ev, is_epoll) {
+            Ok(Route::Kernel(kfd)) => pass!(real::epoll_ctl()(epfd, op, kfd, event)),
+            Ok(Route::Done) => 0,
+            Err(e) => {
+                set_errno(e);
+                -1
+            }
+        }
+    }
+}
+
+/// Runs `f` with the thread's signal mask set to `mask` (if given).
+fn with_sigmask<R>(mask: *const sigset_t, f: impl FnOnce() -> R) -> R {
+    if mask.is_null() {
+        return f();
+    }
+    // SAFETY: an all-zero sigset_t is a valid (empty) set to receive into.
+    let mut old: sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: mask is the caller's sigset_t; old is ours.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, mask, &mut old) };
+    let r = f();
+    let _keep = ErrnoGuard::new();
+    // SAFETY: restores the mask saved above.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
+    r
+}
+
+/// The epoll_wait family on an instance with rsocket watches (see
+/// [`crate::epoll`]); `kernel` is the C library's call for an instance
+/// without them, with the caller's timeout and mask.
+fn wait_common(
+    epfd: c_int,
+    events: *mut epoll_event,
+    maxevents: c_int,
+    timeout: c_int,
+    sigmask: *const sigset_t,
+    kernel: impl Fn() -> c_int,
+) -> c_int {
+    if !REGISTRY.has_watches(epfd) {
+        return kernel();
+    }
+    crate::ensure!(maxevents > 0, libc::EINVAL, -1);
+    crate::ensure!(!events.is_null(), libc::EFAULT, -1);
+    let start = std::time::Instant::now();
+    loop {
+        let Some(mut probes) = REGISTRY.probes(&TABLE, epfd) else {
+            // The last watch went meanwhile: the kernel's instance alone.
+            let left = epoll::remaining(timeout, start);
+            return with_sigmask(sigmask, || pass!(real::epoll_wait()(epfd, events, maxevents, left)));
+        };
+        let mut fds: Vec<pollfd> = probes.iter().map(|p| p.pfd).collect();
+        fds.push(pollfd { fd: epfd, events: libc::POLLIN, revents: 0 });
+        let left = epoll::remaining(timeout, start);
+        // SAFETY: our own array of fds.len() entries.
+        let r = with_sigmask(sigmask, || unsafe { rpoll(fds.as_mut_ptr(), fds.len() as nfds_t, left) });
+        if r < 0 {
+            return -1;
+        }
+        for (p, f) in probes.iter_mut().zip(&fds) {
+            p.pfd.revents = f.revents;
+        }
+        let mut out = vec![(0u32, 0u64); probes.len().min(maxevents as usize)];
+        let n = REGISTRY.collect(epfd, &probes, &mut out);
+        for (k, &(bits, data)) in out[..n].iter().enumerate() {
+            // SAFETY: k < n <= maxevents entries of the caller's array.
+            unsafe { events.add(k).write_unaligned(epoll_event { events: bits, u64: data }) };
+        }
+        let mut total = n as c_int;
+        let kernel_ready = fds.last().is_some_and(|f| f.revents & libc::POLLIN != 0);
+        if total < maxevents && kernel_ready {
+            // SAFETY: the rest of the caller's array, maxevents - total entries.
+            let k = unsafe { real::epoll_wait()(epfd, events.add(n), maxevents - total, 0) };
+            if k > 0 {
+                total += k;
+            } else if k < 0 && total == 0 {
+                return -1;
+            }
+        }
+        // Not r == 0: upstream 44's rpoll can return 0 long before the
+        // timeout (it subtracts the time spent so far from the timeout again
+        // on every round of its loop, and a listening rsocket's channel
+        // wakes it up for connection requests its service thread handles).
+        // epoll_wait returns 0 only when the timeout has run out.
+        if total > 0 || epoll::remaining(timeout, start) == 0 {
+            return total;
+        }
+    }
+}
+
+crate::export! {
+    /// epoll_wait(2), rsockets included (see [`crate::epoll`]).
+    fn epoll_wait(epfd: c_int, events: *mut epoll_event, maxevents: c_int, timeout: c_int) -> c_int, on_panic = -1;
+    {
+        wait_common(epfd, events, maxevents, timeout, std::ptr::null(), || {
+            pass!(real::epoll_wait()(epfd, events, maxevents, timeout))
+        })
+    }
+}
+
+crate::export! {
+    /// epoll_pwait(2), rsockets included; the mask is set around the wait.
+    fn epoll_pwait(epfd: c_int, events: *mut epoll_event, maxevents: c_int, timeout: c_int,
+                   sigmask: *const sigset_t) -> c_int, on_panic = -1;
+    {
+        wait_common(epfd, events, maxevents, timeout, sigmask, || {
+            pass!(real::epoll_pwait()(epfd, events, maxevents, timeout, sigmask))
+        })
+    }
+}
+
+crate::export! {
+    /// epoll_pwait2(2), rsockets included: epoll_pwait with a timespec.
+    fn epoll_pwait2(epfd: c_int, events: *mut epoll_event, maxevents: c_int, timeout: *const timespec,
+                    sigmask: *const sigset_t) -> c_int, on_panic = -1;
+    {
+        if !REGISTRY.has_watches(epfd) {
+            return pass!(real::epoll_pwait2()(epfd, events, maxevents, timeout, sigmask));
+        }
+        // SAFETY: a non-null timeout is the caller's timespec.
+        let ms = match epoll::timespec_ms(unsafe { timeout.as_ref() }) {
+            Ok(ms) => ms,
+            Err(e) => {
+                set_errno(e);
+                return -1;
+            }
+        };
+        wait_common(epfd, events, maxevents, ms, sigmask, || {
+            pass!(real::epoll_pwait2()(epfd, events, maxevents, timeout, sigmask))
+        })
     }
 }

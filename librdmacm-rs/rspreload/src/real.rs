@@ -7,7 +7,10 @@
 //! never call these libc names directly (`libc::read` and friends bind to
 //! our exports): it calls them through here, or as raw system calls.
 
-use libc::{c_char, c_int, c_void, iovec, msghdr, nfds_t, off_t, pollfd, size_t, sockaddr, socklen_t, ssize_t};
+use libc::{
+    c_char, c_int, c_void, epoll_event, iovec, msghdr, nfds_t, off_t, pollfd, sigset_t, size_t, sockaddr, socklen_t,
+    ssize_t, timespec,
+};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Writes a fixed message on stderr with a raw system call and aborts: the
@@ -81,4 +84,8 @@ reals! {
     fcntl: unsafe extern "C" fn(c_int, c_int, ...) -> c_int;
     dup2: unsafe extern "C" fn(c_int, c_int) -> c_int;
     sendfile: unsafe extern "C" fn(c_int, c_int, *mut off_t, size_t) -> ssize_t;
+    epoll_ctl: unsafe extern "C" fn(c_int, c_int, c_int, *mut epoll_event) -> c_int;
+    epoll_wait: unsafe extern "C" fn(c_int, *mut epoll_event, c_int, c_int) -> c_int;
+    epoll_pwait: unsafe extern "C" fn(c_int, *mut epoll_event, c_int, c_int, *const sigset_t) -> c_int;
+    epoll_pwait2: unsafe extern "C" fn(c_int, *mut epoll_event, c_int, *const timespec, *const sigset_t) -> c_int;
 }
