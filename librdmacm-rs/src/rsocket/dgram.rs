@@ -189,12 +189,12 @@ impl Drop for Dsock {
 }
 
 /// `ds_free_qp`: MRs and buffer, then the QP and the id. Returns the errno
-/// the teardown left (upstream's error paths report that one).
+/// the teardown left, starting from the current one (upstream's error paths
+/// report that one).
 ///
 /// # Safety
 /// `q` is not used by anyone else; `epfd` is the socket's epoll set.
 unsafe fn free_qp(mut q: DsQp, epfd: c_int) -> c_int {
-    crate::ffi::set_errno(0);
     q.smr = Mr(null_mut());
     q.rmr = Mr(null_mut());
     q.rbuf = None;
@@ -393,7 +393,8 @@ impl Dsock {
                 c.qp_next = i;
                 Ok(i)
             }
-            Err(_) => {
+            Err(e) => {
+                crate::ffi::set_errno(e);
                 // SAFETY: the QP never joined the socket.
                 let e = unsafe { free_qp(q, self.epfd) };
                 Err(if e == 0 { libc::EIO } else { e })
