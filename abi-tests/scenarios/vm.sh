@@ -324,9 +324,8 @@ pair rstream_keepalive --timeout 180 --ready 'cm_listening 7471' --filter "$RSTR
 # udpong (rdmacm-utils) over datagram rsockets: the server binds a
 # datagram rsocket (and with it a real UDP socket) on port 7174, the client
 # logs in, then runs latency and bandwidth tests over UD QPs, the first
-# datagrams over UDP until the address handles exist. Only the timing
-# columns are filtered. udpong's server never exits: udp-serve stops it
-# once udp-client is done.
+# datagrams over UDP until the address handles exist. udpong's server
+# never exits: udp-serve stops it once udp-client is done.
 #
 # Pending on Soft-RoCE: upstream's datagram rsockets cannot get a QP on a
 # RoCE port. Each UD QP gets an address handle for itself made from the
@@ -338,7 +337,10 @@ pair rstream_keepalive --timeout 180 --ready 'cm_listening 7471' --filter "$RSTR
 # libraries on both sides, so the reference run of these pairs cannot pass
 # here. Ours does exactly the same (udpong_rxe below), so they stay pending
 # until an IB (or iWARP-capable UD) device is available.
-UDPONG_FILTER='s/ *[0-9]\+\.[0-9]\+s *[0-9.]\+ *[0-9.]\+$/ <time> <rate> <usec>/'
+# Filter: timing columns everywhere; on the lines of tests without echo
+# (bandwidth "_bw" and custom runs) also the transfer and byte counts, which
+# are what the server received: datagrams may be dropped, as with UDP.
+UDPONG_FILTER='/_lat /s/ *[0-9]\+\.[0-9]\+s *[0-9.]\+ *[0-9.]\+$/ <time> <rate> <usec>/; /_lat /!s/^\([^ ]\+ \+[^ ]\+ \+\)[^ ]\+ \+[^ ]\+ \+[0-9]\+\.[0-9]\+s .*$/\1<xfers> <bytes> <time> <rate> <usec>/'
 pair udpong --pending "upstream datagram rsockets cannot create their loopback AH on RoCE (see above)" \
   --timeout 300 --ready 'udp_bound 7174' --filter "$UDPONG_FILTER" \
   'abi-tests/vm-progs/udp-serve udpong udpong -b 10.0.2.15' \
@@ -354,6 +356,11 @@ pair udpong_echo --pending "upstream datagram rsockets cannot create their loopb
   --timeout 300 --ready 'udp_bound 7174' --filter "$UDPONG_FILTER" \
   'abi-tests/vm-progs/udp-serve udpong udpong -b 10.0.2.15 -T e' \
   'abi-tests/vm-progs/udp-client udpong udpong -s 10.0.2.15 -T e -S 1000 -C 500'
+# -T s: udpong over ordinary UDP sockets, linked to (and loading) our
+# librdmacm in all four pairings: nothing of ours may get in the way.
+pair udpong_sockets --timeout 300 --ready 'udp_bound 7174' --filter "$UDPONG_FILTER" \
+  'abi-tests/vm-progs/udp-serve udpong udpong -b 10.0.2.15 -T s' \
+  'abi-tests/vm-progs/udp-client udpong udpong -s 10.0.2.15 -T s'
 # What does run on Soft-RoCE: udpong's server and client in one run with
 # the same libraries (udp-both), Debian's vs ours. Both print the client's
 # "rconnect: No such file or directory", exit 255, and the server prints
