@@ -36,8 +36,9 @@
 #       sides; then ours:ours, ours:upstream and upstream:ours (server:client)
 #       runs must match it (after --filter).
 #       --ready CMD    poll CMD (every 0.1 s, up to --timeout) before starting
-#                      the client; helpers: `tcp_listening PORT` and
-#                      `cm_listening PORT` (an RDMA CM id listening on PORT).
+#                      the client; helpers: `tcp_listening PORT`,
+#                      `cm_listening PORT` (an RDMA CM id listening on PORT)
+#                      and `udp_bound PORT` (a UDP socket bound to PORT).
 #                      Without it the client starts after 1 s.
 #       --combos LIST  the server:client combinations to compare with the
 #                      reference (default "ours:ours ours:upstream upstream:ours")
@@ -71,6 +72,8 @@ summary=()
 # ---- helpers usable in --ready ------------------------------------------------
 
 tcp_listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+# A UDP socket bound to PORT (a datagram rsocket's server binds a real one).
+udp_bound() { ss -Hlun "sport = :$1" 2>/dev/null | grep -q .; }
 cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*src-addr [^ ]*:$1\b"; }
 
 # ---- internals ------------------------------------------------------------------

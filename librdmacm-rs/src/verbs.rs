@@ -57,6 +57,10 @@ extern "C" {
     /// for access flags without optional bits, as rsockets uses).
     pub fn ibv_reg_mr(pd: *mut ibv_pd, addr: *mut c_void, length: usize, access: c_int) -> *mut ibv_mr;
     pub fn ibv_dereg_mr(mr: *mut ibv_mr) -> c_int;
+    // Used by datagram rsockets (address handles for UD sends).
+    pub fn ibv_create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah;
+    pub fn ibv_destroy_ah(ah: *mut ibv_ah) -> c_int;
+    pub fn ibv_query_gid(context: *mut ibv_context, port_num: u8, index: c_int, gid: *mut ibv_gid) -> c_int;
     pub fn ibv_get_cq_event(
         channel: *mut ibv_comp_channel,
         cq: *mut *mut ibv_cq,

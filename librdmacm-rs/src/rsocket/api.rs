@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::connection::{self, do_connect};
 use super::stream::*;
-use super::{index, opts, poll, proto::*, svc};
+use super::{dgram, index, opts, poll, proto::*, svc};
 use crate::abi::cma::*;
 use crate::ffi::{errno, set_errno};
 use crate::id::Res;
@@ -22,6 +22,13 @@ fn int_ret(r: Res<()>) -> c_int {
             set_errno(e);
             -1
         }
+    }
+}
+
+fn ssz(r: Res<usize>) -> ssize_t {
+    match r {
+        Ok(n) => n as ssize_t,
+        Err(e) => err(e),
     }
 }
 
@@ -209,18 +216,21 @@ fn send_iov(rs: &Rsocket, iov: *const iovec, iovcnt: c_int, flags: c_int) -> ssi
 }
 
 crate::export! {
-    /// Creates an rsocket (stream; datagram sockets are not supported yet).
+    /// Creates an rsocket: stream (RC QP through the CM) or datagram (UDP
+    /// socket plus UD QPs, see `dgram`).
     fn rsocket(domain: c_int, type_: c_int, protocol: c_int) -> c_int, on_panic = -1;
     {
         if (domain != libc::AF_INET && domain != libc::AF_INET6 && domain != AF_IB)
             || (type_ != libc::SOCK_STREAM && type_ != libc::SOCK_DGRAM)
             || (type_ == libc::SOCK_STREAM && protocol != 0 && protocol != libc::IPPROTO_TCP)
             || (type_ == libc::SOCK_DGRAM && protocol != 0 && protocol != libc::IPPROTO_UDP)
-            || type_ == libc::SOCK_DGRAM
         {
             return err(libc::EOPNOTSUPP);
         }
         let _ = super::config::get();
+        if type_ == libc::SOCK_DGRAM {
+            return match dgram::create(domain) { Ok(fd) => fd, Err(e) => err(e) };
+        }
         let mut id = core::ptr::null_mut();
         // SAFETY: out pointer is a local; no channel = a synchronous id.
         if unsafe { crate::id::rdma_create_id(core::ptr::null_mut(), &mut id, core::ptr::null_mut(), RDMA_PS_TCP) } != 0 {
@@ -240,6 +250,11 @@ crate::export! {
     fn rbind(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int, on_panic = -1;
     {
         let _ = addrlen;
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            // SAFETY: bind(2) checks the caller's address.
+            return int_ret(unsafe { dgram::bind(&d, addr, addrlen) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         // SAFETY: our id; rdma_bind_addr checks the address pointer.
         let r = unsafe { crate::addr::rdma_bind_addr(rs.cm_id, addr as *mut sockaddr) };
@@ -253,6 +268,10 @@ crate::export! {
 crate::export! {
     fn rlisten(socket: c_int, backlog: c_int) -> c_int, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if dgram::lookup(socket).is_some() {
+            return err(libc::EOPNOTSUPP);
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         int_ret(connection::listen(&rs, backlog))
     }
@@ -261,6 +280,10 @@ crate::export! {
 crate::export! {
     fn raccept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if dgram::lookup(socket).is_some() {
+            return err(libc::EOPNOTSUPP);
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         let q = {
             let c = rs.st.lock();
@@ -290,6 +313,11 @@ crate::export! {
 crate::export! {
     fn rconnect(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            // SAFETY: connect(2) checks the caller's address.
+            return int_ret(unsafe { dgram::connect(&d, addr, addrlen) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         if addr.is_null() && addrlen != 0 {
             return err(libc::EFAULT);
@@ -320,6 +348,11 @@ crate::export! {
 crate::export! {
     fn rrecv(socket: c_int, buf: *mut c_void, len: usize, flags: c_int) -> ssize_t, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            // SAFETY: the caller's buffer of len bytes.
+            return ssz(unsafe { dgram::recvfrom(&d, buf.cast(), len, flags, core::ptr::null_mut(), core::ptr::null_mut()) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         recv(&rs, buf.cast(), len, flags)
     }
@@ -328,6 +361,11 @@ crate::export! {
 crate::export! {
     fn rrecvfrom(socket: c_int, buf: *mut c_void, len: usize, flags: c_int, src_addr: *mut sockaddr, addrlen: *mut socklen_t) -> ssize_t, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            // SAFETY: the caller's buffers (src_addr used only with addrlen).
+            return ssz(unsafe { dgram::recvfrom(&d, buf.cast(), len, flags, src_addr, addrlen) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         let r = recv(&rs, buf.cast(), len, flags);
         if r > 0 && !src_addr.is_null() {
@@ -358,6 +396,13 @@ crate::export! {
         if m.msg_iov.is_null() {
             return err(libc::EFAULT);
         }
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            // SAFETY: the caller's first iovec (checked non-null above).
+            let iov = unsafe { *m.msg_iov };
+            // SAFETY: that vector's buffer.
+            return ssz(unsafe { dgram::recvfrom(&d, iov.iov_base.cast(), iov.iov_len, m.msg_flags, core::ptr::null_mut(), core::ptr::null_mut()) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         // SAFETY: the first iovec of the caller's message.
         let iov = unsafe { *m.msg_iov };
@@ -368,6 +413,11 @@ crate::export! {
 crate::export! {
     fn rread(socket: c_int, buf: *mut c_void, count: usize) -> ssize_t, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            // SAFETY: the caller's buffer of count bytes.
+            return ssz(unsafe { dgram::recvfrom(&d, buf.cast(), count, 0, core::ptr::null_mut(), core::ptr::null_mut()) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         recv(&rs, buf.cast(), count, 0)
     }
@@ -381,6 +431,13 @@ crate::export! {
         if iov.is_null() {
             return err(libc::EFAULT);
         }
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            // SAFETY: the caller's first iovec (checked non-null above).
+            let v = unsafe { *iov };
+            // SAFETY: that vector's buffer.
+            return ssz(unsafe { dgram::recvfrom(&d, v.iov_base.cast(), v.iov_len, 0, core::ptr::null_mut(), core::ptr::null_mut()) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         // SAFETY: the caller's first iovec.
         let v = unsafe { *iov };
@@ -391,6 +448,10 @@ crate::export! {
 crate::export! {
     fn rsend(socket: c_int, buf: *const c_void, len: usize, flags: c_int) -> ssize_t, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            return ssz(dgram::send(&d, buf.cast(), len, flags));
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         send_buf(&rs, buf.cast(), len, flags)
     }
@@ -399,6 +460,11 @@ crate::export! {
 crate::export! {
     fn rsendto(socket: c_int, buf: *const c_void, len: usize, flags: c_int, dest_addr: *const sockaddr, addrlen: socklen_t) -> ssize_t, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            // SAFETY: the caller's buffer and address (or null).
+            return ssz(unsafe { dgram::sendto(&d, buf.cast(), len, flags, dest_addr, addrlen) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         if !dest_addr.is_null() || addrlen != 0 {
             return err(libc::EISCONN);
@@ -418,6 +484,16 @@ crate::export! {
         if !m.msg_control.is_null() && m.msg_controllen != 0 {
             return err(libc::EOPNOTSUPP);
         }
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            if m.msg_iov.is_null() && m.msg_iovlen != 0 {
+                return err(libc::EFAULT);
+            }
+            // SAFETY: the caller's msg_iovlen vectors.
+            let v = if m.msg_iovlen == 0 { &[][..] } else { unsafe { core::slice::from_raw_parts(m.msg_iov, m.msg_iovlen) } };
+            // SAFETY: the vectors' buffers and the optional address.
+            return ssz(unsafe { dgram::sendv(&d, v, flags, m.msg_name.cast(), m.msg_namelen) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         send_iov(&rs, m.msg_iov, m.msg_iovlen as c_int, flags)
     }
@@ -426,6 +502,10 @@ crate::export! {
 crate::export! {
     fn rwrite(socket: c_int, buf: *const c_void, count: usize) -> ssize_t, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            return ssz(dgram::send(&d, buf.cast(), count, 0));
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         send_buf(&rs, buf.cast(), count, 0)
     }
@@ -434,6 +514,16 @@ crate::export! {
 crate::export! {
     fn rwritev(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            if iovcnt < 0 || (iov.is_null() && iovcnt > 0) {
+                return err(libc::EINVAL);
+            }
+            // SAFETY: the caller's iovcnt vectors.
+            let v = if iovcnt == 0 { &[][..] } else { unsafe { core::slice::from_raw_parts(iov, iovcnt as usize) } };
+            // SAFETY: the vectors' buffers.
+            return ssz(unsafe { dgram::sendv(&d, v, 0, core::ptr::null(), 0) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         send_iov(&rs, iov, iovcnt, 0)
     }
@@ -442,6 +532,10 @@ crate::export! {
 crate::export! {
     fn rshutdown(socket: c_int, how: c_int) -> c_int, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            return int_ret(dgram::shutdown(&d));
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         int_ret(connection::shutdown(&rs, how))
     }
@@ -451,6 +545,10 @@ crate::export! {
     /// Returns EBADF (not -1) for an unknown descriptor, as upstream.
     fn rclose(socket: c_int) -> c_int, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if dgram::close(socket) {
+            return 0;
+        }
         let Some(rs) = index::lookup(socket) else { return libc::EBADF };
         if rs.st.lock().state & RS_CONNECTED != 0 {
             let _ = connection::shutdown(&rs, libc::SHUT_RDWR);
@@ -469,6 +567,11 @@ crate::export! {
 crate::export! {
     fn rgetpeername(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            // SAFETY: getpeername(2) checks the caller's buffers.
+            return int_ret(unsafe { dgram::name(&d, true, addr, addrlen) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         // A NULL address with a zero length only asks for the length (as
         // upstream answers it: nothing copied, *addrlen set); librspreload
@@ -486,6 +589,11 @@ crate::export! {
 crate::export! {
     fn rgetsockname(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            // SAFETY: getsockname(2) checks the caller's buffers.
+            return int_ret(unsafe { dgram::name(&d, false, addr, addrlen) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         // A NULL address with a zero length only asks for the length (as
         // upstream answers it: nothing copied, *addrlen set); librspreload
@@ -503,6 +611,11 @@ crate::export! {
 crate::export! {
     fn rsetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *const c_void, optlen: socklen_t) -> c_int, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            // SAFETY: setsockopt(2) checks the caller's buffer first.
+            return int_ret(unsafe { dgram::setsockopt(&d, level, optname, optval, optlen) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         int_ret(opts::setsockopt(&rs, level, optname, optval, optlen))
     }
@@ -511,6 +624,14 @@ crate::export! {
 crate::export! {
     fn rgetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            if optval.is_null() || optlen.is_null() {
+                return err(libc::EFAULT);
+            }
+            // SAFETY: non-null caller buffers sized for the option.
+            return int_ret(unsafe { dgram::getsockopt(&d, level, optname, optval, optlen) });
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         if optval.is_null() || optlen.is_null() {
             return err(libc::EFAULT);
@@ -527,6 +648,10 @@ crate::export! {
     /// conventions pass exactly like a third named int argument.
     fn rfcntl(socket: c_int, cmd: c_int, arg: c_int) -> c_int, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if let Some(d) = dgram::lookup(socket) {
+            return match dgram::fcntl(&d, cmd, arg) { Ok(v) => v, Err(e) => err(e) };
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         match opts::fcntl(&rs, cmd, arg) {
             Ok(v) => v,
@@ -573,6 +698,10 @@ crate::export! {
     fn riomap(socket: c_int, buf: *mut c_void, len: usize, prot: c_int, flags: c_int, offset: libc::off_t) -> libc::off_t, on_panic = -1;
     {
         let _ = flags;
+        // Datagram sockets: see dgram.rs.
+        if dgram::lookup(socket).is_some() {
+            return err(libc::EOPNOTSUPP);
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         match super::iomap::riomap(&rs, buf.cast(), len, prot, offset) {
             Ok(o) => o,
@@ -584,6 +713,10 @@ crate::export! {
 crate::export! {
     fn riounmap(socket: c_int, buf: *mut c_void, len: usize) -> c_int, on_panic = -1;
     {
+        // Datagram sockets: see dgram.rs.
+        if dgram::lookup(socket).is_some() {
+            return err(libc::EOPNOTSUPP);
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         int_ret(super::iomap::riounmap(&rs, buf.cast(), len))
     }
@@ -594,6 +727,11 @@ crate::export! {
     /// when nothing could be written.
     fn riowrite(socket: c_int, buf: *const c_void, count: usize, offset: libc::off_t, flags: c_int) -> usize, on_panic = usize::MAX;
     {
+        // Datagram sockets: see dgram.rs.
+        if dgram::lookup(socket).is_some() {
+            set_errno(libc::EOPNOTSUPP);
+            return usize::MAX;
+        }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => { set_errno(e); return usize::MAX } };
         if buf.is_null() && count != 0 {
             set_errno(libc::EFAULT);

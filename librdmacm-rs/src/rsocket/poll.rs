@@ -144,6 +144,12 @@ pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
 fn check(fds: &mut [libc::pollfd]) -> c_int {
     let mut cnt = 0;
     for f in fds.iter_mut() {
+        if let Some(d) = super::dgram::lookup(f.fd) {
+            // Datagram rsockets: see dgram.rs.
+            f.revents = super::dgram::poll_check(&d, f.events);
+            cnt += c_int::from(f.revents != 0);
+            continue;
+        }
         match index::lookup(f.fd) {
             Some(rs) => f.revents = poll_rs(&rs, f.events, true, t_poll_all),
             None => {
@@ -161,6 +167,16 @@ fn check(fds: &mut [libc::pollfd]) -> c_int {
 /// Fills `rfds` with what to sleep on; true if some rsocket is ready.
 fn arm(rfds: &mut [libc::pollfd], fds: &mut [libc::pollfd]) -> bool {
     for (r, f) in rfds.iter_mut().zip(fds.iter_mut()) {
+        if let Some(d) = super::dgram::lookup(f.fd) {
+            // Datagram rsockets: see dgram.rs.
+            let (rev, fd) = super::dgram::poll_arm(&d, f.events);
+            f.revents = rev;
+            if rev != 0 {
+                return true;
+            }
+            *r = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+            continue;
+        }
         match index::lookup(f.fd) {
             Some(rs) => {
                 f.revents = poll_rs(&rs, f.events, false, t_cq_armed);
@@ -190,6 +206,12 @@ fn arm(rfds: &mut [libc::pollfd], fds: &mut [libc::pollfd]) -> bool {
 fn events(rfds: &[libc::pollfd], fds: &mut [libc::pollfd]) -> c_int {
     let mut cnt = 0;
     for (r, f) in rfds.iter().zip(fds.iter_mut()) {
+        if let Some(d) = super::dgram::lookup(f.fd) {
+            // Datagram rsockets: see dgram.rs.
+            f.revents = super::dgram::poll_event(&d, r.revents != 0, f.events);
+            cnt += c_int::from(f.revents != 0);
+            continue;
+        }
         match index::lookup(f.fd) {
             Some(rs) => {
                 if r.revents != 0 {
