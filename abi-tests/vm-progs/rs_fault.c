@@ -10,16 +10,19 @@
  *   kill_sender        the client's transfer runs in a child process that
  *                      is SIGKILLed mid-transfer; the server (receiver)
  *                      reports what its next calls return.
- *   kill_receiver      the server's connection lives in a child process that
- *                      stops reading and is SIGKILLed; the client (a
- *                      nonblocking sender, connected with a nonblocking
- *                      rconnect) reports what it sees.
+ *   kill_receiver      the server's connections live in a child process that
+ *                      stops reading; the client (a nonblocking sender,
+ *                      connected with a nonblocking rconnect) reports EAGAIN
+ *                      on a second (control) connection, the child is
+ *                      SIGKILLed, and the client reports what it sees.
  *   kill_receiver_ka   the same with a blocking rconnect and keepalive
  *                      (SO_KEEPALIVE, TCP_KEEPIDLE 1 s). Upstream watches the
  *                      CM events of accepted sockets and of nonblocking
  *                      connects only: after a blocking rconnect, a waiting
- *                      sender learns of the dead peer only when a write of
- *                      its own fails, here the keepalive's.
+ *                      sender could learn of the dead peer only from a
+ *                      failed write of its own, here the keepalive's; on
+ *                      rxe that write neither completed nor failed within
+ *                      120 s with Debian's library (the scenario is pending).
  *   slow_receiver      flow control: the client sends nonblocking until
  *                      EAGAIN while the server does not read, then resumes
  *                      (rpoll POLLOUT) once the server drains; then 8 MiB of
