@@ -5,13 +5,16 @@
 //!
 //! A socket's events are handled with the service's list locked, so once
 //! [`Svc::remove`] returns, the thread no longer touches that socket; the
-//! thread polls a snapshot of the descriptors and rebuilds it after every
-//! wake-up, so a descriptor closed meanwhile only causes one more round.
+//! thread polls a snapshot of the sockets and rebuilds it after every
+//! wake-up. The snapshot holds references: [`Svc::remove`] waits until the
+//! thread has let go of its snapshot, so that rclose, not this thread,
+//! frees the socket and closes its descriptor before it returns (as
+//! upstream: a descriptor must not stay open after rclose returned).
 
 use core::ffi::c_int;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 
 use super::connection;
 use super::stream::{Rsocket, RS_OPT_CM_SVC};
@@ -20,6 +23,8 @@ use crate::id::Res;
 pub struct Svc {
     listen: bool,
     inner: Mutex<Inner>,
+    /// Signalled whenever the thread has dropped a snapshot (`round`).
+    released: Condvar,
 }
 
 struct Inner {
@@ -27,10 +32,14 @@ struct Inner {
     /// eventfd that wakes the thread after a list change; -1 while no
     /// thread runs.
     wake: c_int,
+    /// Counts the snapshots the thread has dropped (and its exit).
+    round: u64,
 }
 
-pub static LISTEN: Svc = Svc { listen: true, inner: Mutex::new(Inner { socks: Vec::new(), wake: -1 }) };
-pub static CONNECT: Svc = Svc { listen: false, inner: Mutex::new(Inner { socks: Vec::new(), wake: -1 }) };
+pub static LISTEN: Svc =
+    Svc { listen: true, inner: Mutex::new(Inner { socks: Vec::new(), wake: -1, round: 0 }), released: Condvar::new() };
+pub static CONNECT: Svc =
+    Svc { listen: false, inner: Mutex::new(Inner { socks: Vec::new(), wake: -1, round: 0 }), released: Condvar::new() };
 
 fn kick(fd: c_int) {
     let one: u64 = 1;
@@ -62,13 +71,21 @@ impl Svc {
         Ok(())
     }
 
-    /// Stops watching `rs` (no-op if not watched).
+    /// Stops watching `rs` (no-op if not watched). Returns once the
+    /// thread holds no reference to `rs` any more. Never called from the
+    /// service thread itself (only rclose removes).
     pub fn remove(&self, rs: &Rsocket) {
         let mut g = self.inner.lock();
         if let Some(i) = g.socks.iter().position(|s| core::ptr::eq(Arc::as_ptr(s), rs)) {
             g.socks.swap_remove(i);
             rs.st.lock().opts &= !RS_OPT_CM_SVC;
             kick(g.wake);
+            // A snapshot taken before the removal may still hold rs: the
+            // next dropped snapshot (or the thread's exit) is that one.
+            let seen = g.round;
+            while g.round == seen && g.wake >= 0 {
+                self.released.wait(&mut g);
+            }
         }
     }
 
@@ -83,6 +100,8 @@ impl Svc {
                     // using it meanwhile.
                     unsafe { libc::close(wake) };
                     g.wake = -1;
+                    g.round = g.round.wrapping_add(1);
+                    self.released.notify_all();
                     return;
                 }
                 snap.clear();
@@ -113,6 +132,9 @@ impl Svc {
             }
             drop(g);
             snap.clear();
+            let mut g = self.inner.lock();
+            g.round = g.round.wrapping_add(1);
+            self.released.notify_all();
         }
     }
 }
