@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::connection::{self, do_connect};
 use super::stream::*;
-use super::{dgram, index, opts, poll, proto::*, svc};
+use super::{dgram, index, opts, poll, svc};
 use crate::abi::cma::*;
 use crate::ffi::{errno, set_errno};
 use crate::id::Res;
@@ -126,7 +126,7 @@ fn send(rs: &Rsocket, len: usize, flags: c_int, inline_src: &dyn Fn(usize) -> Op
         }
     }
     let mut left = len;
-    let mut olen = RS_OLAP_START_SIZE as usize;
+    let mut sizer = ChunkSizer::default();
     let mut ret: Res<()> = Ok(());
     while left > 0 {
         if !rs.st.lock().can_send() {
@@ -139,15 +139,7 @@ fn send(rs: &Rsocket, len: usize, flags: c_int, inline_src: &dyn Fn(usize) -> Op
                 break;
             }
         }
-        let want = if olen < left {
-            let x = olen;
-            if olen < RS_MAX_TRANSFER as usize {
-                olen <<= 1;
-            }
-            x
-        } else {
-            left
-        };
+        let want = sizer.next(left);
         let mut c = rs.st.lock();
         match c.send_chunk(want as u32, inline_src(len - left), fill) {
             Ok(n) => left -= n as usize,

@@ -1080,6 +1080,49 @@ pub fn set_nonblock(fd: c_int, on: bool) -> Res<()> {
     Ok(())
 }
 
+/// Largest single RDMA write a send call posts. The wire protocol only
+/// bounds a data message by the peer's advertised buffer (half its
+/// receive buffer) and the 29-bit length field; this keeps one message
+/// well inside both and inside the default send buffer.
+pub const RS_MAX_CHUNK: usize = 1 << 20;
+
+/// The sizes in which one send call cuts its data (before the limits of
+/// the moment: free send buffer and the peer's current target buffer).
+///
+/// Upstream starts every call at 2 KiB and doubles up to 64 KiB, so that on
+/// a NIC the first bytes travel while the next chunk is copied. Each chunk
+/// is a message of its own, though: a doorbell (a system call on Soft-RoCE,
+/// where the post does the whole transfer before it returns, so nothing
+/// overlaps), a send completion, a receive completion, a receive credit and
+/// a reposted receive at the peer. A 64 KiB send took six messages and a
+/// 4 KiB one two. Here a call of up to [`RS_MAX_TRANSFER`] bytes goes as
+/// one message, and longer calls start at that size and double up to
+/// [`RS_MAX_CHUNK`] (64 KiB, 128 KiB, 256 KiB, ...), which keeps the
+/// overlap for big sends while cutting the per-message work. Any length up
+/// to the advertised buffer is valid on the wire, so an upstream receiver
+/// takes these messages unchanged.
+pub struct ChunkSizer {
+    next: usize,
+}
+
+impl Default for ChunkSizer {
+    fn default() -> Self {
+        ChunkSizer { next: RS_MAX_TRANSFER as usize }
+    }
+}
+
+impl ChunkSizer {
+    /// The size to try for the next chunk when `left` bytes remain.
+    pub fn next(&mut self, left: usize) -> usize {
+        if left <= self.next {
+            return left;
+        }
+        let x = self.next;
+        self.next = (self.next << 1).min(RS_MAX_CHUNK);
+        x
+    }
+}
+
 /// What a blocking wait is waiting for.
 pub type Test = fn(&Rsocket, &Conn) -> bool;
 
@@ -1284,6 +1327,34 @@ mod tests {
             // SAFETY: index wraps inside the ring.
             unsafe { *b.rbuf.ptr.add((from + i) % c.rbuf_size as usize) = x };
         }
+    }
+
+    /// Chunks a send of `len` bytes would be cut in (no other limits).
+    fn chunks(len: usize) -> Vec<usize> {
+        let mut z = ChunkSizer::default();
+        let mut left = len;
+        let mut v = Vec::new();
+        while left > 0 {
+            let n = z.next(left);
+            assert!(n > 0 && n <= left);
+            v.push(n);
+            left -= n;
+        }
+        v
+    }
+
+    #[test]
+    fn sends_up_to_64k_are_one_message_longer_ones_grow() {
+        assert_eq!(chunks(64), [64]);
+        assert_eq!(chunks(4096), [4096], "upstream: 2 KiB + 2 KiB");
+        assert_eq!(chunks(65536), [65536], "upstream: 2+4+8+16+32+2 KiB");
+        assert_eq!(chunks(65537), [65536, 1]);
+        let k = 1024;
+        assert_eq!(chunks(1 << 20), [64 * k, 128 * k, 256 * k, 512 * k, 64 * k]);
+        let big = chunks(6 << 20);
+        assert_eq!(big.iter().sum::<usize>(), 6 << 20);
+        assert!(big.iter().all(|&n| n <= RS_MAX_CHUNK));
+        assert_eq!(big[4..9], [RS_MAX_CHUNK; 5], "the size stops growing at RS_MAX_CHUNK");
     }
 
     #[test]
