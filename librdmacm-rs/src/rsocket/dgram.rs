@@ -38,7 +38,7 @@ use super::config;
 use super::dgram_wire::*;
 use super::opts::{RDMA_INLINE, RDMA_IOMAPSIZE, RDMA_ROUTE, RDMA_RQSIZE, RDMA_SQSIZE, SOL_RDMA};
 use super::proto::*;
-use super::stream::{set_nonblock, time_us, Mr, PageBuf, RS_INIT, RS_OPENING, RS_OPT_UDP_SVC, RS_READABLE, RS_WRITABLE};
+use super::stream::{set_nonblock, spin_then_sleep, Mr, PageBuf, RS_INIT, RS_OPENING, RS_OPT_UDP_SVC, RS_READABLE, RS_WRITABLE};
 use crate::abi::cma::*;
 use crate::abi::verbs::*;
 use crate::id::Res;
@@ -266,33 +266,13 @@ pub fn create(domain: c_int) -> Res<c_int> {
         slock: Mutex::new(()),
         rlock: Mutex::new(()),
         cq_wait: Mutex::new(()),
-        st: Mutex::new(DState {
-            state: RS_INIT,
-            opts: 0,
-            fd_flags: 0,
-            so_opts: 0,
-            tcp_opts: 0,
-            ipv6_opts: 0,
-            optval: None,
-            err: 0,
-            sbuf_size: cfg.wmem_default,
-            rbuf_size: cfg.mem_default,
-            sq_size: cfg.sqsize_default,
-            rq_size: cfg.rqsize_default,
-            sq_inline: cfg.inline_default,
-            // Upstream sets the iomap size for stream sockets only.
-            target_iomap_size: 0,
-            sqe_avail: 0,
-            rqe_avail: 0,
-            cq_armed: false,
-            sbuf: None,
-            smsg_free: Vec::new(),
-            rmsg: VecDeque::new(),
-            qps: Vec::new(),
-            qp_next: 0,
-            dests: Vec::new(),
-            conn_dest: None,
-        }),
+        st: Mutex::new(DState::new(
+            cfg.wmem_default,
+            cfg.mem_default,
+            cfg.sqsize_default,
+            cfg.rqsize_default,
+            cfg.inline_default,
+        )),
     });
     insert(udp, d);
     Ok(udp)
@@ -583,6 +563,38 @@ fn t_cq_armed(c: &DState) -> bool {
 }
 
 impl DState {
+    /// A new socket's state: buffer and queue sizes (from the rsocket
+    /// config), everything else empty.
+    fn new(sbuf_size: u32, rbuf_size: u32, sq_size: u16, rq_size: u16, sq_inline: u16) -> DState {
+        DState {
+            state: RS_INIT,
+            opts: 0,
+            fd_flags: 0,
+            so_opts: 0,
+            tcp_opts: 0,
+            ipv6_opts: 0,
+            optval: None,
+            err: 0,
+            sbuf_size,
+            rbuf_size,
+            sq_size,
+            rq_size,
+            sq_inline,
+            // Upstream sets the iomap size for stream sockets only.
+            target_iomap_size: 0,
+            sqe_avail: 0,
+            rqe_avail: 0,
+            cq_armed: false,
+            sbuf: None,
+            smsg_free: Vec::new(),
+            rmsg: VecDeque::new(),
+            qps: Vec::new(),
+            qp_next: 0,
+            dests: Vec::new(),
+            conn_dest: None,
+        }
+    }
+
     /// `ds_poll_cqs`: every QP's CQ round robin, one completion each per
     /// round; receives are kept while there is room, else reposted
     /// (dropped), and polling stops early once receives are full but a
@@ -708,23 +720,7 @@ impl Dsock {
 
     /// `ds_get_comp`: spins for polling_time, then sleeps.
     fn get_comp(&self, nonblock: bool, test: Test) -> Res<()> {
-        let polling = config::get().polling_time as u64;
-        let mut start = 0;
-        loop {
-            match self.process_cqs(true, test) {
-                Ok(()) => return Ok(()),
-                Err(e) if nonblock || e != libc::EWOULDBLOCK => return Err(e),
-                Err(_) => {}
-            }
-            let now = time_us();
-            if start == 0 {
-                start = now;
-            }
-            if now - start > polling {
-                break;
-            }
-        }
-        self.process_cqs(false, test)
+        spin_then_sleep(nonblock, |nb| self.process_cqs(nb, test))
     }
 
     fn nonblocking(&self, flags: c_int) -> bool {
@@ -1301,32 +1297,7 @@ mod tests {
     use super::*;
 
     fn state(sq: u16, rq: u16, sbuf: u32, rbuf: u32) -> DState {
-        DState {
-            state: RS_INIT,
-            opts: 0,
-            fd_flags: 0,
-            so_opts: 0,
-            tcp_opts: 0,
-            ipv6_opts: 0,
-            optval: None,
-            err: 0,
-            sbuf_size: sbuf,
-            rbuf_size: rbuf,
-            sq_size: sq,
-            rq_size: rq,
-            sq_inline: 64,
-            target_iomap_size: 0,
-            sqe_avail: 0,
-            rqe_avail: 0,
-            cq_armed: false,
-            sbuf: None,
-            smsg_free: Vec::new(),
-            rmsg: VecDeque::new(),
-            qps: Vec::new(),
-            qp_next: 0,
-            dests: Vec::new(),
-            conn_dest: None,
-        }
+        DState::new(sbuf, rbuf, sq, rq, 64)
     }
 
     #[test]

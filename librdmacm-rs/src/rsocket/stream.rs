@@ -1145,6 +1145,31 @@ pub fn t_cq_armed(_: &Rsocket, c: &Conn) -> bool {
     c.cq_armed
 }
 
+/// Upstream's get_comp pattern, for stream and datagram sockets alike:
+/// `step(true)` (no sleeping) until it succeeds or fails with anything but
+/// EWOULDBLOCK, for up to the configured polling_time (µs), then one
+/// `step(false)`, which may sleep. With `nonblock`, the first EWOULDBLOCK is
+/// returned.
+pub fn spin_then_sleep(nonblock: bool, mut step: impl FnMut(bool) -> Res<()>) -> Res<()> {
+    let polling = config::get().polling_time as u64;
+    let mut start = 0u64;
+    loop {
+        match step(true) {
+            Ok(()) => return Ok(()),
+            Err(e) if nonblock || e != libc::EWOULDBLOCK => return Err(e),
+            Err(_) => {}
+        }
+        let now = time_us();
+        if start == 0 {
+            start = now;
+        }
+        if now - start > polling {
+            break;
+        }
+    }
+    step(false)
+}
+
 /// Microseconds on the monotonic clock.
 pub fn time_us() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -1279,23 +1304,7 @@ impl Rsocket {
 
     /// Spins for the configured polling time, then sleeps.
     pub fn get_comp(&self, nonblock: bool, test: Test) -> Res<()> {
-        let polling = config::get().polling_time as u64;
-        let mut start = 0u64;
-        loop {
-            match self.process_cq(true, test) {
-                Ok(()) => return Ok(()),
-                Err(e) if nonblock || e != libc::EWOULDBLOCK => return Err(e),
-                Err(_) => {}
-            }
-            let now = time_us();
-            if start == 0 {
-                start = now;
-            }
-            if now - start > polling {
-                break;
-            }
-        }
-        self.process_cq(false, test)
+        spin_then_sleep(nonblock, |nb| self.process_cq(nb, test))
     }
 }
 
