@@ -27,18 +27,7 @@
 #include <sys/select.h>
 #include <rdma/rsocket.h>
 
-#define SHOW(what, expr) do { errno = 0; long r_ = (long)(expr); \
-	printf("%-40s ret %ld errno %s\n", what, r_, r_ < 0 ? strerror(errno) : "-"); } while (0)
-
-static int getint(int fd, int level, int name)
-{
-	int v = -12345;
-	socklen_t len = sizeof v;
-	int r = rgetsockopt(fd, level, name, &v, &len);
-	if (r)
-		return -100 - errno;
-	return v;
-}
+#include "rs_show.h"
 
 static void opts(const char *who, int fd)
 {
