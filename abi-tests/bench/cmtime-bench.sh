@@ -113,6 +113,7 @@ if [[ ${1:-} = --in-vm ]]; then
 fi
 
 # ---- on the host: boot the VM and run the above inside ----------------------------
+. "$here/vm-bench-host.sh"
 reps=6; conns=200; out=$repo/target/bench-cm
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -123,25 +124,7 @@ while [[ $# -gt 0 ]]; do
     *) sed -n '11,11p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
-[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "cmtime-bench: --reps wants a positive number" >&2; exit 2; }
-[[ $conns =~ ^[1-9][0-9]*$ ]] || { echo "cmtime-bench: --conns wants a positive number" >&2; exit 2; }
-ours=${RDMA_OURS_LIB_DIR:-${CARGO_TARGET_DIR:-$repo/target}/release}
-for lib in libibverbs.so.1 librdmacm.so.1; do
-  if [[ ! -e $ours/$lib ]]; then
-    echo "cmtime-bench: $ours/$lib does not exist; build it first:" >&2
-    echo "  cargo build --release -p libibverbs-rs -p librdmacm-rs" >&2
-    exit 2
-  fi
-done
-ours=$(cd "$ours" && pwd)
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-envs=(--env "BENCH_REPS=$reps" --env "BENCH_CONNS=$conns" --env "RDMA_OURS_LIB_DIR=$ours"
-      --env "RDMA_VM_ACCEL_NAME=${RDMA_VM_ACCEL:-tcg}")
-# The VM's figures depend on what else the host runs: say how busy it was.
-echo "cmtime-bench: host load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)" | tee "$out/host-load.txt"
-rc=0
-"$repo/abi-tests/vm/vm-run" --timeout 3600 --out "$out" "${envs[@]}" "$here/cmtime-bench.sh" --in-vm || rc=$?
-echo "cmtime-bench: host load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/host-load.txt"
-echo "cmtime-bench: report in $out/bench.txt"
-exit "$rc"
+bench_positive cmtime-bench --reps "$reps"
+bench_positive cmtime-bench --conns "$conns"
+bench_libs cmtime-bench libibverbs.so.1 librdmacm.so.1
+bench_vm cmtime-bench "$out" 3600 "$here/cmtime-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_CONNS=$conns"

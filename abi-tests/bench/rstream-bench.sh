@@ -12,7 +12,9 @@
 #   --reps N    repetitions per library (default 2)
 #   --args A    rstream's test options, given to server and client alike
 #               (default "-S all": every size from 64 B to 6 MiB; "" gives
-#               rstream's four default sizes, a quick check)
+#               rstream's four default sizes, a quick check; a custom size
+#               such as "-S 256 -C 1 -I 20000" (latency) or "-S 256 -C 20000"
+#               (bandwidth) is reported as 256_lat or 256_bw)
 #   --out DIR   results (default target/bench-rs): DIR/bench.txt (the
 #               report), DIR/raw/ (every run's output, raw/figures.tsv),
 #               DIR/console.txt, DIR/host-load.txt
@@ -83,6 +85,9 @@ if [[ ${1:-} = --in-vm ]]; then
            return s * m
          }
       $1 == "name" && $2 == "bytes" { t = 1; next }
+      # A custom size (-S N) prints its test as "custom": one transfer per
+      # iteration is a latency test, more is a bandwidth test.
+      t && NF == 8 && $1 == "custom" { $1 = $2 ($3 == "1" ? "_lat" : "_bw") }
       t && NF == 8 && $1 ~ /_lat$/ { print $1 "\t" $8 }
       t && NF == 8 && $1 ~ /_bw$/ && $8 > 0 { printf "%s\t%.3f\n", $1, bytes($2) / $8 }' "$1"
   }
@@ -123,6 +128,7 @@ if [[ ${1:-} = --in-vm ]]; then
 fi
 
 # ---- on the host: boot the VM and run the above inside ----------------------------
+. "$here/vm-bench-host.sh"
 reps=2; args="-S all"; out=$repo/target/bench-rs
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -133,23 +139,6 @@ while [[ $# -gt 0 ]]; do
     *) sed -n '11,11p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
-[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "rstream-bench: --reps wants a positive number" >&2; exit 2; }
-ours=${RDMA_OURS_LIB_DIR:-${CARGO_TARGET_DIR:-$repo/target}/release}
-for lib in libibverbs.so.1 librdmacm.so.1; do
-  if [[ ! -e $ours/$lib ]]; then
-    echo "rstream-bench: $ours/$lib does not exist; build it first:" >&2
-    echo "  cargo build --release -p libibverbs-rs -p librdmacm-rs" >&2
-    exit 2
-  fi
-done
-ours=$(cd "$ours" && pwd)
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-envs=(--env "BENCH_REPS=$reps" --env "BENCH_ARGS=$args" --env "RDMA_OURS_LIB_DIR=$ours"
-      --env "RDMA_VM_ACCEL_NAME=${RDMA_VM_ACCEL:-tcg}")
-echo "rstream-bench: host load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)" | tee "$out/host-load.txt"
-rc=0
-"$repo/abi-tests/vm/vm-run" --timeout 7200 --out "$out" "${envs[@]}" "$here/rstream-bench.sh" --in-vm || rc=$?
-echo "rstream-bench: host load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/host-load.txt"
-echo "rstream-bench: report in $out/bench.txt"
-exit "$rc"
+bench_positive rstream-bench --reps "$reps"
+bench_libs rstream-bench libibverbs.so.1 librdmacm.so.1
+bench_vm rstream-bench "$out" 7200 "$here/rstream-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_ARGS=$args"

@@ -116,6 +116,7 @@ if [[ ${1:-} = --in-vm ]]; then
 fi
 
 # ---- on the host: boot the VM and run the above inside ----------------------------
+. "$here/vm-bench-host.sh"
 reps=10; out=$repo/target/bench
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -125,29 +126,9 @@ while [[ $# -gt 0 ]]; do
     *) sed -n '8,9p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
-[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "verbs-bench: --reps wants a positive number" >&2; exit 2; }
-ours=${RDMA_OURS_LIB_DIR:-${CARGO_TARGET_DIR:-$repo/target}/release}
-if [[ ! -e $ours/libibverbs.so.1 ]]; then
-  echo "verbs-bench: $ours/libibverbs.so.1 does not exist; build it first:" >&2
-  echo "  cargo build --release -p libibverbs-rs" >&2
-  exit 2
-fi
-ours=$(cd "$ours" && pwd)
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-envs=(--env "BENCH_REPS=$reps" --env "RDMA_OURS_LIB_DIR=$ours"
-      --env "RDMA_VM_ACCEL_NAME=${RDMA_VM_ACCEL:-tcg}")
+bench_positive verbs-bench --reps "$reps"
+bench_libs verbs-bench libibverbs.so.1
+envs=(--env "BENCH_REPS=$reps")
 [[ -z ${BENCH_BW_ARGS:-} ]] || envs+=(--env "BENCH_BW_ARGS=$BENCH_BW_ARGS")
 [[ -z ${BENCH_LAT_ARGS:-} ]] || envs+=(--env "BENCH_LAT_ARGS=$BENCH_LAT_ARGS")
-# The VM's figures depend on what else the host runs: say how busy it was.
-# Other work on the host disturbs a TCG guest far more than either library
-# does: run the VM ahead of it (as root; BENCH_NICE=0 turns this off).
-if [[ $EUID -eq 0 && ${BENCH_NICE:-1} != 0 ]]; then
-  renice -n -15 -p $$ >/dev/null && echo "verbs-bench: running at nice -15 (BENCH_NICE=0 to disable)"
-fi
-echo "verbs-bench: host load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)" | tee "$out/host-load.txt"
-rc=0
-"$repo/abi-tests/vm/vm-run" --timeout 3600 --out "$out" "${envs[@]}" "$here/verbs-bench.sh" --in-vm || rc=$?
-echo "verbs-bench: host load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/host-load.txt"
-echo "verbs-bench: report in $out/bench.txt"
-exit "$rc"
+bench_vm verbs-bench "$out" 3600 "$here/verbs-bench.sh" "${envs[@]}"
