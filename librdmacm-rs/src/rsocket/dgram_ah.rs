@@ -1,7 +1,7 @@
 //! Address handle attributes for datagram rsockets.
 //!
-//! A deliberate difference from upstream v44 (docs/compatibility-notes.md,
-//! "Datagram rsockets on RoCE"): upstream builds every UD QP's address handle
+//! A deliberate difference from upstream v44 (docs/architecture.md,
+//! "Datagram rsockets on RoCE" in the rsockets section): upstream builds every UD QP's address handle
 //! for itself from the port's LID alone, and the one for a resolved peer with
 //! a global route only when the path has more than one hop. A RoCE port
 //! (Ethernet link layer) addresses everything by GID, so the kernel refuses an
