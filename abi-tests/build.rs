@@ -76,7 +76,7 @@ fn scenarios(list: &str) -> Vec<Scenario> {
     let mut out = Vec::new();
     for line in joined.lines() {
         let words = shell_words(line);
-        if words.len() < 2 || !matches!(words[0].as_str(), "compare" | "pair" | "loaded") {
+        if words.len() < 2 || !matches!(words[0].as_str(), "compare" | "pair" | "loaded" | "differs") {
             continue;
         }
         let pending = words

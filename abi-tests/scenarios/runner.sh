@@ -51,6 +51,18 @@
 #       were bound to our library. The "upstream" run must show Debian's
 #       library and the providers, and both runs must exit 0.
 #
+#   differs NAME [options] CMD
+#       A documented, deliberate difference from upstream (where ours does
+#       better; see "Deliberate differences from upstream" in
+#       docs/architecture.md): run CMD in both variants and check each run
+#       against its own expectations instead of comparing them.
+#       --rc VARIANT:N     the VARIANT run (upstream or ours) must exit with N
+#                          (default 0 for both)
+#       --has VARIANT:RE   a line of the VARIANT run's stdout or stderr (after
+#                          --filter) must match the extended regex RE
+#       --lacks VARIANT:RE no line of it may match RE
+#       (--has and --lacks repeat.)
+#
 #   Options for all of them:
 #       --filter SED   sed script applied to stdout and stderr before comparing
 #                      (for values that legitimately change: QPNs, timings)
@@ -119,7 +131,7 @@ preflight() {
 # sets `rest` to the remaining positional arguments.
 parse_opts() {
   o_filter=; o_timeout=60; o_pending=; o_ready=; o_combos="ours:ours ours:upstream upstream:ours"
-  o_ours=(); o_provider=()
+  o_ours=(); o_provider=(); o_rc=(); o_has=(); o_lacks=()
   rest=()
   while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -130,6 +142,9 @@ parse_opts() {
       --combos) o_combos=$2; shift 2 ;;
       --ours) o_ours+=("$2"); shift 2 ;;
       --provider) o_provider+=("$2"); shift 2 ;;
+      --rc) o_rc+=("$2"); shift 2 ;;
+      --has) o_has+=("$2"); shift 2 ;;
+      --lacks) o_lacks+=("$2"); shift 2 ;;
       --) shift; rest+=("$@"); break ;;
       -*) echo "runner: unknown option $1" >&2; return 2 ;;
       *) rest+=("$1"); shift ;;
@@ -227,6 +242,43 @@ compare() {
   fi
   if [[ $ok = 0 || ${SCEN_SHOW:-0} = 1 ]]; then
     show_run "$dir/upstream" "with Debian's libibverbs"
+    show_run "$dir/ours" "with ours (LD_LIBRARY_PATH=$OURS_DIR)"
+  fi
+  finish "$name" "$ok"
+}
+
+differs() {
+  local name=$1; shift
+  parse_opts "$@" || exit 2
+  [[ ${#rest[@]} -eq 1 ]] || { echo "runner: differs $name: give exactly one command" >&2; exit 2; }
+  [[ ${#o_has[@]} -gt 0 ]] || { echo "runner: differs $name: give at least one --has" >&2; exit 2; }
+  begin "$name" || return 0
+  local cmd=${rest[0]} v ok=1 e want got all
+  declare -A rc_want=([upstream]=0 [ours]=0)
+  for e in "${o_rc[@]}"; do rc_want[${e%%:*}]=${e#*:}; done
+  echo "$cmd" > "$dir/cmd"
+  report "command: $cmd"
+  for v in upstream ours; do
+    run_cmd "$v" "$o_timeout" "$dir/$v" "$cmd"
+    all=$dir/$v.all
+    cat "$dir/$v.out" "$dir/$v.err" > "$all"
+    if [[ -n $o_filter ]]; then sed -e "$o_filter" "$all" > "$all.f"; mv "$all.f" "$all"; fi
+    got=$(cat "$dir/$v.rc"); want=${rc_want[$v]}
+    if [[ $got = "$want" ]]; then report "ok: $v run exit code $got"
+    else ok=0; report "FAIL: $v run exit code $got, expected $want"; fi
+    for e in "${o_has[@]}"; do
+      [[ ${e%%:*} = "$v" ]] || continue
+      if grep -Eq -- "${e#*:}" "$all"; then report "ok: $v run has /${e#*:}/"
+      else ok=0; report "FAIL: $v run has no line matching /${e#*:}/"; fi
+    done
+    for e in "${o_lacks[@]}"; do
+      [[ ${e%%:*} = "$v" ]] || continue
+      if grep -Eq -- "${e#*:}" "$all"; then ok=0; report "FAIL: $v run has a line matching /${e#*:}/"
+      else report "ok: $v run lacks /${e#*:}/"; fi
+    done
+  done
+  if [[ $ok = 0 || ${SCEN_SHOW:-0} = 1 ]]; then
+    show_run "$dir/upstream" "with Debian's libraries"
     show_run "$dir/ours" "with ours (LD_LIBRARY_PATH=$OURS_DIR)"
   fi
   finish "$name" "$ok"

@@ -61,6 +61,8 @@ extern "C" {
     pub fn ibv_create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah;
     pub fn ibv_destroy_ah(ah: *mut ibv_ah) -> c_int;
     pub fn ibv_query_gid(context: *mut ibv_context, port_num: u8, index: c_int, gid: *mut ibv_gid) -> c_int;
+    /// What verbs.h's inline `ibv_query_gid_ex` calls (entry size last).
+    pub fn _ibv_query_gid_ex(context: *mut ibv_context, port_num: u32, gid_index: u32, entry: *mut ibv_gid_entry, flags: u32, entry_size: usize) -> c_int;
     pub fn ibv_get_cq_event(
         channel: *mut ibv_comp_channel,
         cq: *mut *mut ibv_cq,

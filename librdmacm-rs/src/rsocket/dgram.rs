@@ -75,6 +75,9 @@ pub struct DsQp {
     /// Index of the destination record of the QP itself (its own address
     /// handle), through which datagrams from UDP are handed to it.
     pub self_dest: usize,
+    /// The largest ds header plus payload one send may carry: the port's
+    /// MTU within the 2 KiB slot (see dgram_ah::ud_msg_limit).
+    pub max_msg: u32,
 }
 
 impl DsQp {
@@ -364,7 +367,7 @@ impl Dsock {
             return Err(last_err());
         }
         let (hdr, hdr_len) = format_hdr(src);
-        let mut q = DsQp { cm_id: id, hdr, hdr_len, smr: Mr(null_mut()), rmr: Mr(null_mut()), rbuf: None, cq_armed: false, in_epoll: false, self_dest: 0 };
+        let mut q = DsQp { cm_id: id, hdr, hdr_len, smr: Mr(null_mut()), rmr: Mr(null_mut()), rbuf: None, cq_armed: false, in_epoll: false, self_dest: 0, max_msg: RS_SNDLOWAT };
         match self.setup_qp(c, &mut q, src) {
             Ok(()) => {
                 c.qps.push(q);
@@ -452,9 +455,11 @@ impl Dsock {
         }
         c.sq_inline = attr.cap.max_inline_data as u16;
 
-        // The QP's own destination (`ds_add_qp_dest`): the local LID, no
-        // global route (upstream's choice; a RoCE port refuses it, and
-        // upstream's datagram sockets then cannot get a QP there).
+        // The QP's own destination (`ds_add_qp_dest`): upstream's is the
+        // local LID with no global route, which a RoCE port refuses (and
+        // upstream's datagram sockets then get no QP there). On an Ethernet
+        // port ours carries a global route to the id's own source GID; on
+        // InfiniBand it is upstream's (see dgram_ah.rs).
         // SAFETY: all-zero is a valid port attr.
         let mut pa: ibv_port_attr = unsafe { core::mem::zeroed() };
         // SAFETY: live context.
@@ -462,10 +467,15 @@ impl Dsock {
         if r != 0 {
             return Err(if r > 0 { r } else { last_err() });
         }
-        // SAFETY: all-zero is a valid AH attr.
-        let mut ah_attr: ibv_ah_attr = unsafe { core::mem::zeroed() };
-        ah_attr.dlid = pa.lid;
-        ah_attr.port_num = port;
+        let own_gid = if pa.link_layer == IBV_LINK_LAYER_ETHERNET {
+            // SAFETY: the bound id's source GID (filled by rdma_bind_addr).
+            let sgid = unsafe { (*id).route.addr.addr.ibaddr.sgid };
+            super::dgram_ah::find_sgid_index(verbs, port, pa.gid_tbl_len, &sgid).map(|i| (sgid, i))
+        } else {
+            None
+        };
+        let mut ah_attr = super::dgram_ah::self_ah_attr(pa.link_layer, pa.lid, port, own_gid);
+        q.max_msg = super::dgram_ah::ud_msg_limit(pa.active_mtu, RS_SNDLOWAT);
         // SAFETY: live PD, valid attr.
         let ah = unsafe { v::ibv_create_ah(pd, &mut ah_attr) };
         if ah.is_null() {
@@ -814,6 +824,14 @@ impl Dsock {
     pub fn send_to_dest(&self, di: usize, hdr: Option<([u8; 24], u8)>, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
         {
             let c = self.st.lock();
+            // Beyond the path MTU a UD send would break the QP (see
+            // dgram_ah::ud_msg_limit); refused whether or not the datagram
+            // would still go over UDP, so the limit does not depend on timing.
+            let q = &c.qps[c.dests[di].qp];
+            let hl = hdr.map_or(q.hdr_len, |h| h.1) as usize;
+            if len + hl > q.max_msg as usize {
+                return Err(libc::EMSGSIZE);
+            }
             if c.dests[di].ah.is_null() {
                 if hdr.is_some() {
                     return Ok(0);

@@ -184,7 +184,8 @@ fn path_bits(verbs: *mut ibv_context, port: u8) -> u8 {
 
 /// `udp_svc_create_ah`: resolve address and route from the destination's
 /// QP's address (port 0) to the peer, then build the address handle (with
-/// a global route when the path has more than one hop, as on RoCE).
+/// a global route when the path has more than one hop, as upstream, and
+/// always on RoCE: see dgram_ah.rs).
 fn create_ah(d: &Dsock, di: usize, qpn: u32) {
     let (qid, peer) = {
         let _s = d.slock.lock();
@@ -217,21 +218,18 @@ fn create_ah(d: &Dsock, di: usize, qpn: u32) {
     if ok {
         // SAFETY: a resolved route has its path record.
         let (p, port) = unsafe { (*(*id).route.path_rec, (*id).port_num) };
-        // SAFETY: all-zero is a valid AH attr.
-        let mut attr: ibv_ah_attr = unsafe { core::mem::zeroed() };
-        if p.hop_limit > 1 {
-            attr.is_global = 1;
-            attr.grh.dgid = p.dgid;
-            attr.grh.flow_label = u32::from_be(p.flow_label);
-            attr.grh.sgid_index = sgid_index(verbs, qport, &p.sgid);
-            attr.grh.hop_limit = p.hop_limit;
-            attr.grh.traffic_class = p.traffic_class;
-        }
-        attr.dlid = u16::from_be(p.dlid);
-        attr.sl = p.sl;
-        attr.src_path_bits = (u16::from_be(p.slid) as u8) & path_bits(verbs, qport);
-        attr.static_rate = p.rate;
-        attr.port_num = port;
+        // SAFETY: all-zero is a valid port attr.
+        let mut pa: ibv_port_attr = unsafe { core::mem::zeroed() };
+        // SAFETY: live context.
+        let link_layer = if unsafe { v::query_port(verbs, qport, &mut pa) } == 0 { pa.link_layer } else { IBV_LINK_LAYER_UNSPECIFIED };
+        // On RoCE the source GID's index as for the QP's own handle
+        // (preferring RoCE v2); on InfiniBand upstream's lookup.
+        let sgid_idx = if link_layer == IBV_LINK_LAYER_ETHERNET {
+            super::dgram_ah::find_sgid_index(verbs, qport, pa.gid_tbl_len, &p.sgid).unwrap_or(0)
+        } else {
+            sgid_index(verbs, qport, &p.sgid)
+        };
+        let mut attr = super::dgram_ah::path_ah_attr(link_layer, &p, sgid_idx, path_bits(verbs, qport), port);
         let _s = d.slock.lock();
         let mut c = d.st.lock();
         c.dests[di].qpn = qpn;

@@ -20,6 +20,7 @@ pub mod api;
 pub mod config;
 pub mod connection;
 pub mod dgram;
+pub mod dgram_ah;
 pub mod dgram_svc;
 pub mod dgram_wire;
 pub mod index;
