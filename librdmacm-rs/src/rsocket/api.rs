@@ -13,6 +13,7 @@ use super::{dgram, index, opts, poll, svc};
 use crate::abi::cma::*;
 use crate::ffi::{errno, set_errno};
 use crate::id::Res;
+use parking_lot::MutexGuard;
 use libc::{iovec, msghdr, nfds_t, pollfd, sockaddr, socklen_t, ssize_t};
 
 fn int_ret(r: Res<()>) -> c_int {
@@ -50,9 +51,6 @@ fn finish_connect(rs: &Rsocket) -> Res<()> {
     Ok(())
 }
 
-fn nonblocking(rs: &Rsocket, flags: c_int) -> bool {
-    rs.st.lock().fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0
-}
 
 /// `rs_copy_addr`: as much of `src` as fits, and its full length.
 ///
@@ -75,24 +73,37 @@ unsafe fn copy_addr(dst: *mut sockaddr, src: *const sockaddr, len: *mut socklen_
     }
 }
 
+#[inline]
 fn recv(rs: &Rsocket, buf: *mut u8, len: usize, flags: c_int) -> ssize_t {
-    if let Err(e) = finish_connect(rs) {
-        return err(e);
-    }
+    // Locks: rlock, then st, each once on the way that finds data (or, with
+    // MSG_DONTWAIT, none) at once; st is let go only while waiting. A
+    // socket still connecting is finished first, without either lock.
+    let mut connected = false;
+    let (_r, mut c) = loop {
+        let r = rs.rlock.lock();
+        let c = rs.st.lock();
+        if connected || c.state & RS_OPENING == 0 {
+            break (r, c);
+        }
+        drop((c, r));
+        if let Err(e) = finish_connect(rs) {
+            return err(e);
+        }
+        connected = true;
+    };
     if buf.is_null() && len != 0 {
         return err(libc::EFAULT);
     }
-    let _r = rs.rlock.lock();
+    let nonblock = c.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0;
     let mut left = len;
     let mut ret: Res<()> = Ok(());
     loop {
-        if !rs.st.lock().have_rdata() {
-            ret = rs.get_comp(nonblocking(rs, flags), t_conn_have_rdata);
+        if !c.have_rdata() {
+            ret = rs.get_comp_locked(&mut c, nonblock, t_conn_have_rdata);
             if ret.is_err() {
                 break;
             }
         }
-        let mut c = rs.st.lock();
         if flags & libc::MSG_PEEK != 0 {
             // SAFETY: the caller's buffer holds len (= left here) bytes.
             left = len - unsafe { c.copy_out(buf, left, true) };
@@ -114,33 +125,47 @@ fn recv(rs: &Rsocket, buf: *mut u8, len: usize, flags: c_int) -> ssize_t {
 /// Sends `len` bytes produced by `fill` (see Conn::send_chunk);
 /// `inline_src(off)` gives the source for inline chunks when the data is
 /// contiguous.
-fn send(rs: &Rsocket, len: usize, flags: c_int, inline_src: &dyn Fn(usize) -> Option<*const u8>, fill: &mut dyn FnMut(*mut u8, usize)) -> ssize_t {
-    if let Err(e) = finish_connect(rs) {
-        return err(e);
-    }
-    let _s = rs.slock.lock();
-    let pending = !rs.st.lock().iomap_queue.is_empty();
-    if pending {
-        if let Err(e) = super::iomap::send_iomaps(rs, flags) {
+#[inline]
+fn send(rs: &Rsocket, len: usize, flags: c_int, inline_src: impl Fn(usize) -> Option<*const u8>, fill: &mut impl FnMut(*mut u8, usize)) -> ssize_t {
+    // Locks: slock, then st, each once on the way that can send at once;
+    // st is let go only while waiting for room and while queued iomap
+    // updates go out. A socket still connecting is finished first, without
+    // either lock.
+    let mut connected = false;
+    let (_s, mut c) = loop {
+        let s = rs.slock.lock();
+        let c = rs.st.lock();
+        if connected || c.state & RS_OPENING == 0 {
+            break (s, c);
+        }
+        drop((c, s));
+        if let Err(e) = finish_connect(rs) {
+            return err(e);
+        }
+        connected = true;
+    };
+    if !c.iomap_queue.is_empty() {
+        let r = MutexGuard::unlocked(&mut c, || super::iomap::send_iomaps(rs, flags));
+        if let Err(e) = r {
             return err(e);
         }
     }
+    let nonblock = c.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0;
     let mut left = len;
     let mut sizer = ChunkSizer::default();
     let mut ret: Res<()> = Ok(());
     while left > 0 {
-        if !rs.st.lock().can_send() {
-            ret = rs.get_comp(nonblocking(rs, flags), t_conn_can_send);
+        if !c.can_send() {
+            ret = rs.get_comp_locked(&mut c, nonblock, t_conn_can_send);
             if ret.is_err() {
                 break;
             }
-            if rs.st.lock().state & RS_WRITABLE == 0 {
+            if c.state & RS_WRITABLE == 0 {
                 ret = Err(libc::ECONNRESET);
                 break;
             }
         }
         let want = sizer.next(left);
-        let mut c = rs.st.lock();
         match c.send_chunk(want as u32, inline_src(len - left), fill) {
             Ok(n) => left -= n as usize,
             Err(e) => {
@@ -176,7 +201,7 @@ fn send_buf(rs: &Rsocket, buf: *const u8, len: usize, flags: c_int) -> ssize_t {
             *pos_ptr += n;
         }
     };
-    send(rs, len, flags, &inline, &mut fill)
+    send(rs, len, flags, inline, &mut fill)
 }
 
 fn send_iov(rs: &Rsocket, iov: *const iovec, iovcnt: c_int, flags: c_int) -> ssize_t {
@@ -204,7 +229,7 @@ fn send_iov(rs: &Rsocket, iov: *const iovec, iovcnt: c_int, flags: c_int) -> ssi
             }
         }
     };
-    send(rs, len, flags, &|_| None, &mut fill)
+    send(rs, len, flags, |_| None, &mut fill)
 }
 
 crate::export! {

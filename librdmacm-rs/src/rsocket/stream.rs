@@ -361,6 +361,7 @@ impl Conn {
         self.target_sgl(self.target_sge)
     }
 
+    #[inline]
     pub fn ctrl_avail(&self) -> bool {
         self.ctrl_seqno != self.ctrl_max_seqno
     }
@@ -369,6 +370,7 @@ impl Conn {
         (self.ctrl_seqno.wrapping_add(1).wrapping_sub(self.ctrl_max_seqno) as i32) < 0
     }
 
+    #[inline]
     pub fn can_send(&self) -> bool {
         if self.bufs.is_none() {
             return false;
@@ -385,6 +387,7 @@ impl Conn {
         self.ctrl_avail() || self.state & RS_CONNECTED == 0
     }
 
+    #[inline]
     pub fn have_rdata(&self) -> bool {
         self.rmsg_head != self.rmsg_tail
     }
@@ -463,6 +466,7 @@ impl Conn {
         verbs_ret(unsafe { v::post_recv(self.qp, &mut wr, &mut bad) })
     }
 
+    #[inline]
     fn post_send(&self, wr: &mut ibv_send_wr) -> Res<()> {
         let mut bad = null_mut();
         // SAFETY: our live QP; the WR and its SGEs outlive the call.
@@ -506,6 +510,7 @@ impl Conn {
 
     /// An RDMA WRITE that tells the peer about it (`msg` as immediate data,
     /// or as a following SEND in message mode).
+    #[inline]
     fn post_write_msg(&self, sgl: *mut ibv_sge, nsge: c_int, msg: u32, flags: u32, addr: u64, rkey: u32) -> Res<()> {
         if self.opts & RS_OPT_MSG_SEND == 0 {
             let mut wr = Self::zero_wr();
@@ -534,6 +539,7 @@ impl Conn {
     /// Sends `length` bytes described by `sgl` into the current target
     /// buffer, advancing it first (the peer may replace the entry as soon
     /// as the data lands).
+    #[inline]
     fn write_data(&mut self, sgl: *mut ibv_sge, nsge: c_int, length: u32, flags: u32) -> Res<()> {
         self.sseq_no = self.sseq_no.wrapping_add(1);
         self.sqe_avail -= 1;
@@ -612,6 +618,7 @@ impl Conn {
         }
     }
 
+    #[inline]
     fn give_credits(&self) -> bool {
         let want = self.rbuf_bytes_avail >= (self.rbuf_size >> 1) as i64
             || (self.rseq_no as i16).wrapping_sub(self.rseq_comp as i16) >= 0;
@@ -619,6 +626,7 @@ impl Conn {
         want && ctrl && self.state & RS_CONNECTED != 0
     }
 
+    #[inline]
     pub fn update_credits(&mut self) {
         if self.bufs.is_some() && self.give_credits() {
             self.send_credits();
@@ -626,35 +634,44 @@ impl Conn {
     }
 
     /// Drains the CQ, updating credits, the receive queue and the state.
+    #[inline]
     pub fn poll_cq(&mut self) -> Res<()> {
         if self.cq.is_null() {
             return Ok(());
         }
-        // SAFETY: all-zero is a valid work completion.
-        let mut wc: ibv_wc = unsafe { core::mem::zeroed() };
+        // Not zeroed: an empty poll, which a spinning caller repeats, then
+        // costs no more than the provider's look at its queue. Only the
+        // fields the provider writes for every completion it returns are
+        // read (ibv_poll_cq(3): wr_id and status always, wc_flags and the
+        // immediate on success), through the raw pointer.
+        let mut slot = core::mem::MaybeUninit::<ibv_wc>::uninit();
+        let wcp = slot.as_mut_ptr();
         let mut rcnt = 0u32;
         let mut ret;
         loop {
             // SAFETY: our live CQ and one wc slot.
-            ret = unsafe { v::poll_cq(self.cq, 1, &mut wc) };
+            ret = unsafe { v::poll_cq(self.cq, 1, wcp) };
             if ret <= 0 {
                 break;
             }
-            if wc.wr_id & WR_ID_FLAG_RECV != 0 {
-                if wc.status != IBV_WC_SUCCESS {
+            // SAFETY: written by the provider for the completion it returned.
+            let (wr_id, status) = unsafe { ((*wcp).wr_id, (*wcp).status) };
+            if wr_id & WR_ID_FLAG_RECV != 0 {
+                if status != IBV_WC_SUCCESS {
                     continue;
                 }
                 rcnt += 1;
-                let msg = if wc.wc_flags & IBV_WC_WITH_IMM != 0 {
+                // SAFETY: written on success.
+                let msg = if unsafe { (*wcp).wc_flags } & IBV_WC_WITH_IMM != 0 {
                     // SAFETY: the flag says the union holds the immediate.
-                    u32::from_be(unsafe { wc.imm.imm_data })
+                    u32::from_be(unsafe { (*wcp).imm.imm_data })
                 } else {
                     let b = self.bufs();
                     // SAFETY: message-mode slots follow the receive buffer;
                     // the index came from our own WR id.
                     unsafe {
                         core::ptr::read_unaligned(
-                            b.rbuf.ptr.add(self.rbuf_size as usize + wr_data(wc.wr_id) as usize * 4).cast::<u32>(),
+                            b.rbuf.ptr.add(self.rbuf_size as usize + wr_data(wr_id) as usize * 4).cast::<u32>(),
                         )
                     }
                 };
@@ -685,7 +702,7 @@ impl Conn {
                     }
                 }
             } else {
-                let data = wr_data(wc.wr_id);
+                let data = wr_data(wr_id);
                 match msg_op(data) {
                     RS_OP_SGL => self.ctrl_max_seqno = self.ctrl_max_seqno.wrapping_add(1),
                     RS_OP_CTRL => {
@@ -696,7 +713,7 @@ impl Conn {
                     }
                     RS_OP_IOMAP_SGL => {
                         self.sqe_avail += 1;
-                        if wc.wr_id & WR_ID_FLAG_MSG_SEND == 0 {
+                        if wr_id & WR_ID_FLAG_MSG_SEND == 0 {
                             self.sbuf_bytes_avail += core::mem::size_of::<RsIomap>() as u32;
                         }
                     }
@@ -705,7 +722,7 @@ impl Conn {
                         self.sbuf_bytes_avail += msg_data(data);
                     }
                 }
-                if wc.status != IBV_WC_SUCCESS && self.state & RS_CONNECTED != 0 {
+                if status != IBV_WC_SUCCESS && self.state & RS_CONNECTED != 0 {
                     self.state = RS_ERROR;
                     self.err = libc::EIO;
                 }
@@ -952,7 +969,8 @@ impl Conn {
 
     /// Copies `xfer` bytes from `fill` into the send ring and returns the
     /// SGEs that describe them (one, or two when the ring wraps).
-    fn stage(&mut self, xfer: u32, fill: &mut dyn FnMut(*mut u8, usize)) -> ([ibv_sge; 2], c_int) {
+    #[inline]
+    fn stage(&mut self, xfer: u32, fill: &mut impl FnMut(*mut u8, usize)) -> ([ibv_sge; 2], c_int) {
         let left = self.sbuf_left();
         let base = self.bufs().sbuf.ptr;
         if xfer <= left {
@@ -979,7 +997,8 @@ impl Conn {
     /// Sends one chunk of at most `want` bytes gathered by `fill` (which
     /// copies n bytes to a destination), or straight from `inline_src`
     /// when it fits inline. Returns the chunk size.
-    pub fn send_chunk(&mut self, want: u32, inline_src: Option<*const u8>, fill: &mut dyn FnMut(*mut u8, usize)) -> Res<u32> {
+    #[inline]
+    pub fn send_chunk(&mut self, want: u32, inline_src: Option<*const u8>, fill: &mut impl FnMut(*mut u8, usize)) -> Res<u32> {
         let xfer = want.min(self.sbuf_bytes_avail).min(self.cur_target().length);
         if let (true, Some(src)) = (xfer <= self.sq_inline as u32, inline_src) {
             let mut sge = ibv_sge { addr: src as u64, length: xfer, lkey: 0 };
@@ -1113,6 +1132,7 @@ impl Default for ChunkSizer {
 
 impl ChunkSizer {
     /// The size to try for the next chunk when `left` bytes remain.
+    #[inline]
     pub fn next(&mut self, left: usize) -> usize {
         if left <= self.next {
             return left;
@@ -1150,6 +1170,7 @@ pub fn t_cq_armed(_: &Rsocket, c: &Conn) -> bool {
 /// EWOULDBLOCK, for up to the configured polling_time (µs), then one
 /// `step(false)`, which may sleep. With `nonblock`, the first EWOULDBLOCK is
 /// returned.
+#[inline]
 pub fn spin_then_sleep(nonblock: bool, mut step: impl FnMut(bool) -> Res<()>) -> Res<()> {
     let polling = config::get().polling_time as u64;
     let mut start = 0u64;
@@ -1263,11 +1284,17 @@ impl Rsocket {
     /// Processes completions until `test` holds; sleeps on the channel
     /// unless `nonblock` (then EWOULDBLOCK).
     pub fn process_cq(&self, nonblock: bool, test: Test) -> Res<()> {
-        let mut c = self.st.lock();
+        self.process_cq_locked(&mut self.st.lock(), nonblock, test)
+    }
+
+    /// [`Self::process_cq`] with `st` already held by the caller, who keeps
+    /// it afterwards (it is let go only while sleeping on the channel).
+    #[inline]
+    pub fn process_cq_locked(&self, c: &mut MutexGuard<'_, Conn>, nonblock: bool, test: impl Fn(&Rsocket, &Conn) -> bool) -> Res<()> {
         let r = loop {
             c.update_credits();
             let r = c.poll_cq();
-            if test(self, &c) {
+            if test(self, c) {
                 break Ok(());
             }
             if let Err(e) = r {
@@ -1290,7 +1317,7 @@ impl Rsocket {
             c.update_credits();
             // Sleep without `st` (others keep polling); `cq_wait` is taken
             // only after `st` is released, never the other way round.
-            let r = MutexGuard::unlocked(&mut c, || {
+            let r = MutexGuard::unlocked(c, || {
                 let _w = self.cq_wait.lock();
                 self.get_cq_event(false)
             });
@@ -1305,6 +1332,24 @@ impl Rsocket {
     /// Spins for the configured polling time, then sleeps.
     pub fn get_comp(&self, nonblock: bool, test: Test) -> Res<()> {
         spin_then_sleep(nonblock, |nb| self.process_cq(nb, test))
+    }
+
+    /// [`Self::get_comp`] with `st` already held by the caller, who keeps it
+    /// afterwards: the first round runs under the caller's hold (so that a
+    /// call that finds its completion at once takes the lock only once),
+    /// and every later round lets go of it first, handing it to a waiting
+    /// thread if there is one, as upstream lets go of its cq_lock between
+    /// rounds.
+    #[inline]
+    pub fn get_comp_locked(&self, c: &mut MutexGuard<'_, Conn>, nonblock: bool, test: impl Fn(&Rsocket, &Conn) -> bool + Copy) -> Res<()> {
+        let mut first = true;
+        spin_then_sleep(nonblock, |nb| {
+            if !first {
+                MutexGuard::unlocked_fair(c, || ());
+            }
+            first = false;
+            self.process_cq_locked(c, nb, test)
+        })
     }
 }
 
