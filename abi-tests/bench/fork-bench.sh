@@ -24,7 +24,10 @@
 # rounds) and the goals' ratios:
 #   nested speedup   = debian nested / ours nested          (goal >= 5)
 #   non-nested cost  = ours dontfork / ours floor_dontfork  (goal <= 1.10)
-#                      (and the same for dofork)
+#                      (and the same for dofork), judged on the median of
+#                      the per-run ratios (each run times both in
+#                      alternating rounds of one process); the ratio of
+#                      the medians is printed too
 #   huge cost        = ours / ours floor at 4,000 ranges    (goal <= 2)
 set -euo pipefail
 
@@ -123,8 +126,16 @@ for mode, n in (("plain", 20000), ("huge", 1000), ("huge", 4000)):
     if mode == "plain":
         goal("nested dontfork: debian / ours", med(deb, "nested_dontfork") / med(ours, "nested_dontfork"), ">=", 5)
         goal("nested dofork: debian / ours", med(deb, "nested_dofork") / med(ours, "nested_dofork"), ">=", 5)
-        goal("non-nested dontfork: ours / floor", med(ours, "dontfork") / med(ours, "floor_dontfork"), "<=", 1.10)
-        goal("non-nested dofork: ours / floor", med(ours, "dofork") / med(ours, "floor_dofork"), "<=", 1.10)
+        # Each run times its floor and the library's calls in alternating
+        # rounds of one process (same layout, same minute): the ratio within
+        # a run is the precise figure, the medians of separate runs are not
+        # (a run's floor moves by up to 30 % with the host). The goal is
+        # judged on the median of the per-run ratios; the ratio of the
+        # medians is printed beside it.
+        for op in ("dontfork", "dofork"):
+            per_run = statistics.median(r[op] / r["floor_" + op] for r in ours)
+            print(f"  {'non-nested ' + op + ': ours / floor, of medians':<44} {med(ours, op) / med(ours, 'floor_' + op):8.2f}")
+            goal(f"non-nested {op}: ours / floor, per run", per_run, "<=", 1.10)
     else:
         for op in ("dontfork", "dofork"):
             r = med(ours, op) / med(ours, "floor_" + op)
