@@ -110,13 +110,17 @@ fn stop(fd: c_int) {
 /// The events `rs` has for `events` (processing completions first).
 pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
     loop {
-        let state = rs.st.lock().state;
+        let mut c = rs.st.lock();
+        let state = c.state;
         if state & RS_CONNECTED != 0 || state == RS_DISCONNECTED || state & RS_ERROR != 0 {
-            let _ = rs.process_cq(nonblock, test);
-            return rs.st.lock().stream_revents(events);
+            // One hold of the state for the poll of the CQ and the answer.
+            let _ = rs.process_cq_locked(&mut c, nonblock, test);
+            return c.stream_revents(events);
         }
+        let accept_fd = c.accept_queue[0];
+        drop(c);
         if state == RS_LISTENING {
-            let mut p = libc::pollfd { fd: rs.st.lock().accept_queue[0], events, revents: 0 };
+            let mut p = libc::pollfd { fd: accept_fd, events, revents: 0 };
             // SAFETY: one local pollfd.
             unsafe { libc::poll(&mut p, 1, 0) };
             return p.revents;
