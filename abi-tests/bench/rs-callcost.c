@@ -3,7 +3,7 @@
  * for whichever librdmacm.so.1 the dynamic linker picks. Small transfers
  * are where rstream shows ours slower; this takes them apart.
  *
- *   rs-callcost ADDR PORT [IDLE [PINGS]]
+ *   rs-callcost ADDR PORT [IDLE [PINGS [SIZE]]]
  *
  * The process forks: the child listens on ADDR:PORT and echoes, the parent
  * connects and measures (CLOCK_MONOTONIC, one batch between two clock
@@ -12,12 +12,13 @@
  *                   (EAGAIN), IDLE calls (default 20000): the pure cost of a
  *                   call that polls the completion queue and finds nothing,
  *                   which is what a spinning receiver repeats;
- *   spin_rtt_us     PINGS (default 2000) round trips of 64 bytes: rsend,
- *                   then rrecv(MSG_DONTWAIT) until the 64 bytes are back
+ *   spin_rtt_us     PINGS (default 2000) round trips of SIZE bytes (default
+ *                   64, at most 65536): rsend, then rrecv(MSG_DONTWAIT)
+ *                   until the SIZE bytes are back
  *                   (the echo side does the same), as rstream's default
  *                   mode does;
  *   spin_polls      the EAGAIN rrecv calls per round trip in that loop;
- *   block_rtt_us    PINGS round trips of 64 bytes with blocking calls.
+ *   block_rtt_us    PINGS round trips of SIZE bytes with blocking calls.
  * Every echoed byte is checked. Prints "lib PATH" (the library really
  * loaded) and "NAME value" lines; exit 0 on success.
  */
@@ -38,7 +39,8 @@
 #include <unistd.h>
 #include <rdma/rsocket.h>
 
-#define MSG 64
+#define MAXMSG 65536
+static size_t msg = 64;
 
 static double now_ns(void)
 {
@@ -104,7 +106,7 @@ static void pin(int cpu)
 static void serve(struct sockaddr_in *sin, long pings, int ready)
 {
 	int lfd = rsocket(AF_INET, SOCK_STREAM, 0), fd, one = 1;
-	unsigned char buf[MSG];
+	static unsigned char buf[MAXMSG];
 
 	if (lfd < 0)
 		die("server rsocket");
@@ -121,8 +123,8 @@ static void serve(struct sockaddr_in *sin, long pings, int ready)
 	rsetsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	for (int spin = 1; spin >= 0; spin--) {
 		for (long i = 0; i < pings; i++) {
-			recv_all(fd, buf, MSG, spin);
-			send_all(fd, buf, MSG);
+			recv_all(fd, buf, msg, spin);
+			send_all(fd, buf, msg);
 		}
 	}
 	/* Wait for the client's close (rrecv returns 0). */
@@ -136,17 +138,19 @@ static void serve(struct sockaddr_in *sin, long pings, int ready)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s ADDR PORT [IDLE [PINGS]]\n", argv[0]);
+		fprintf(stderr, "usage: %s ADDR PORT [IDLE [PINGS [SIZE]]]\n", argv[0]);
 		return 2;
 	}
 	long idle = argc > 3 ? atol(argv[3]) : 20000;
 	long pings = argc > 4 ? atol(argv[4]) : 2000;
+	if (argc > 5)
+		msg = strtoul(argv[5], NULL, 0);
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(atoi(argv[2])) };
 	Dl_info info;
 	int p[2], one = 1;
 	char c;
 
-	if (inet_pton(AF_INET, argv[1], &sin.sin_addr) != 1 || idle < 1 || pings < 1)
+	if (inet_pton(AF_INET, argv[1], &sin.sin_addr) != 1 || idle < 1 || pings < 1 || msg < 1 || msg > MAXMSG)
 		return 2;
 	if (dladdr((void *)rrecv, &info) && info.dli_fname)
 		printf("lib %s\n", info.dli_fname);
@@ -175,12 +179,12 @@ int main(int argc, char **argv)
 	if (rconnect(fd, (struct sockaddr *)&sin, sizeof(sin)))
 		die("rconnect");
 
-	unsigned char out[MSG], in[MSG];
+	static unsigned char out[MAXMSG], in[MAXMSG];
 	double t0, t1;
 
 	t0 = now_ns();
 	for (long i = 0; i < idle; i++) {
-		if (rrecv(fd, in, MSG, MSG_DONTWAIT) != -1 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+		if (rrecv(fd, in, msg, MSG_DONTWAIT) != -1 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
 			fprintf(stderr, "idle rrecv: expected EAGAIN, got errno %d\n", errno);
 			return 1;
 		}
@@ -193,11 +197,11 @@ int main(int argc, char **argv)
 
 		t0 = now_ns();
 		for (long i = 0; i < pings; i++) {
-			for (int j = 0; j < MSG; j++)
+			for (size_t j = 0; j < msg; j++)
 				out[j] = (unsigned char)(i * 131 + j * 7 + spin);
-			send_all(fd, out, MSG);
-			polls += recv_all(fd, in, MSG, spin);
-			if (memcmp(in, out, MSG)) {
+			send_all(fd, out, msg);
+			polls += recv_all(fd, in, msg, spin);
+			if (memcmp(in, out, msg)) {
 				fprintf(stderr, "round trip %ld: echoed bytes differ\n", i);
 				return 1;
 			}

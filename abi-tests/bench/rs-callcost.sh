@@ -4,11 +4,12 @@
 # ours, in ONE boot of the Soft-RoCE VM, alternating ABBA. Prints every run's
 # figures, per figure the medians and the ratio ours / Debian's.
 #
-#   abi-tests/bench/rs-callcost.sh [--reps N] [--idle N] [--pings N] [--callgrind] [--out DIR]
+#   abi-tests/bench/rs-callcost.sh [--reps N] [--idle N] [--pings N] [--size B] [--callgrind] [--out DIR]
 #
 #   --reps N     repetitions per library (default 6)
 #   --idle N     rrecv(MSG_DONTWAIT) calls on an idle socket per run (20000)
-#   --pings N    64-byte round trips per mode and run (default 2000)
+#   --pings N    round trips per mode and run (default 2000)
+#   --size B     bytes per round trip message (default 64, at most 65536)
 #   --callgrind  instead of timing, one run per library under valgrind's
 #                callgrind (small counts): instructions per call of rrecv,
 #                rsend and what they call, from callgrind_annotate (needs
@@ -23,7 +24,7 @@ repo=$(cd "$here/../.." && pwd)
 
 # ---- inside the VM ---------------------------------------------------------------
 if [[ ${1:-} = --in-vm ]]; then
-  reps=${BENCH_REPS:?} idle=${BENCH_IDLE:?} pings=${BENCH_PINGS:?} exe=${BENCH_EXE:?}
+  reps=${BENCH_REPS:?} idle=${BENCH_IDLE:?} pings=${BENCH_PINGS:?} size=${BENCH_SIZE:?} exe=${BENCH_EXE:?}
   ours=${RDMA_OURS_LIB_DIR:?}
   raw=$VM_OUT/raw
   rm -rf "$raw"; mkdir -p "$raw"
@@ -38,7 +39,7 @@ if [[ ${1:-} = --in-vm ]]; then
     envv=("${base_env[@]}")
     [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
     port=$((port + 1))
-    "${envv[@]}" timeout 1200 "$@" "$exe" 10.0.2.15 "$port" "$idle" "$pings" > "$f" 2> "$f.err" < /dev/null ||
+    "${envv[@]}" timeout 1200 "$@" "$exe" 10.0.2.15 "$port" "$idle" "$pings" "$size" > "$f" 2> "$f.err" < /dev/null ||
       { say "FAILED: $lib ($f): $(tail -3 "$f.err")"; return 1; }
     local want=/lib/x86_64-linux-gnu/librdmacm.so.1
     [[ $lib = ours ]] && want=$ours/librdmacm.so.1
@@ -51,7 +52,7 @@ if [[ ${1:-} = --in-vm ]]; then
     done
     exit 0
   fi
-  say "rs-callcost: $reps repetitions per library, idle $idle, pings $pings"
+  say "rs-callcost: $reps repetitions per library, idle $idle, pings $pings of $size bytes"
   say "ours: $ours/librdmacm.so.1 and $ours/libibverbs.so.1; kernel $(uname -r), $(nproc) CPUs"
   : > "$raw/figures.tsv"
   for ((r = 1; r <= reps; r++)); do
@@ -74,21 +75,23 @@ fi
 
 # ---- on the host: build, boot the VM and run the above inside ------------------------
 . "$here/vm-bench-host.sh"
-reps=6 idle=20000 pings=2000 cg=0 out=$repo/target/bench-rscall
+reps=6 idle=20000 pings=2000 size=64 cg=0 out=$repo/target/bench-rscall
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --reps) reps=$2; shift 2 ;;
     --idle) idle=$2; shift 2 ;;
     --pings) pings=$2; shift 2 ;;
+    --size) size=$2; shift 2 ;;
     --callgrind) cg=1; shift ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sed -n '7,7p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
 bench_positive rs-callcost --reps "$reps"
 bench_positive rs-callcost --idle "$idle"
 bench_positive rs-callcost --pings "$pings"
+bench_positive rs-callcost --size "$size"
 bench_libs rs-callcost libibverbs.so.1 librdmacm.so.1
 mkdir -p "$out"
 exe=$(cd "$out" && pwd)/rs-callcost
@@ -96,4 +99,4 @@ cc -O2 -g -Wall -Werror -o "$exe" "$here/rs-callcost.c" -lrdmacm
 extra=()
 [[ $cg = 1 ]] && extra+=(--env BENCH_CALLGRIND=1)
 bench_vm rs-callcost "$out" 3600 "$here/rs-callcost.sh" --env "BENCH_REPS=$reps" \
-  --env "BENCH_IDLE=$idle" --env "BENCH_PINGS=$pings" --env "BENCH_EXE=$exe" "${extra[@]}"
+  --env "BENCH_IDLE=$idle" --env "BENCH_PINGS=$pings" --env "BENCH_SIZE=$size" --env "BENCH_EXE=$exe" "${extra[@]}"

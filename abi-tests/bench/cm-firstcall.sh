@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# cm-firstcall.sh: cm-firstcall.c (the first and second rdma_create_id,
+# rdma_resolve_addr and ADDR_RESOLVED event of a fresh process) with Debian's
+# librdmacm and with ours, alternating, in ONE boot of the Soft-RoCE VM.
+# Prints every run and, per figure, the medians and the ratio ours / Debian's.
+#
+#   abi-tests/bench/cm-firstcall.sh [--reps N] [--out DIR]
+#
+#   --reps N   processes per library (default 10)
+#   --out DIR  results (default target/bench-cmfirst): DIR/bench.txt, DIR/raw/
+# Environment: RDMA_OURS_LIB_DIR (default target/release) holds our
+# libibverbs.so.1 and librdmacm.so.1.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+if [[ ${1:-} = --in-vm ]]; then
+  reps=${BENCH_REPS:?} exe=${BENCH_EXE:?} ours=${RDMA_OURS_LIB_DIR:?}
+  raw=$VM_OUT/raw
+  rm -rf "$raw"; mkdir -p "$raw"
+  report=$VM_OUT/bench.txt
+  : > "$report"
+  say() { echo "$*" | tee -a "$report"; }
+  base_env=(env -i "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "HOME=/root" LC_ALL=C)
+  say "cm-firstcall: $reps processes per library; ours: $ours; kernel $(uname -r)"
+  : > "$raw/figures.tsv"
+  for ((r = 1; r <= reps; r++)); do
+    if ((r % 2)); then order=(upstream ours); else order=(ours upstream); fi
+    for lib in "${order[@]}"; do
+      envv=("${base_env[@]}")
+      [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
+      line=$("${envv[@]}" "$exe" 10.0.2.15) || { say "FAILED: $lib run $r"; continue; }
+      say "$r $lib: $line"
+      awk -v lib="$lib" -v r="$r" '{ for (i = 1; i < NF; i += 2) print $i, lib, r, $(i + 1) }' <<< "$line" >> "$raw/figures.tsv"
+    done
+  done
+  say ""
+  awk -f "$here/ab-summary.awk" -v higher="" -v width=10 "$raw/figures.tsv" | tee -a "$report"
+  say ""
+  say "microseconds per call (lower is better); a ratio above 1 means ours is slower"
+  exit 0
+fi
+
+. "$here/vm-bench-host.sh"
+reps=10 out=$repo/target/bench-cmfirst
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --reps) reps=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) sed -n '7,7p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
+  esac
+done
+bench_positive cm-firstcall --reps "$reps"
+bench_libs cm-firstcall libibverbs.so.1 librdmacm.so.1
+mkdir -p "$out"
+exe=$(cd "$out" && pwd)/cm-firstcall
+cc -O2 -Wall -Werror -o "$exe" "$here/cm-firstcall.c" -lrdmacm
+bench_vm cm-firstcall "$out" 1800 "$here/cm-firstcall.sh" --env "BENCH_REPS=$reps" --env "BENCH_EXE=$exe"
