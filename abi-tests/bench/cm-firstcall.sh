@@ -16,13 +16,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
 if [[ ${1:-} = --in-vm ]]; then
-  reps=${BENCH_REPS:?} exe=${BENCH_EXE:?} ours=${RDMA_OURS_LIB_DIR:?}
-  raw=$VM_OUT/raw
-  rm -rf "$raw"; mkdir -p "$raw"
-  report=$VM_OUT/bench.txt
-  : > "$report"
-  say() { echo "$*" | tee -a "$report"; }
-  base_env=(env -i "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "HOME=/root" LC_ALL=C)
+  reps=${BENCH_REPS:?} exe=${BENCH_EXE:?}
+  . "$here/vm-bench-guest.sh"
+  bench_guest_init
   say "cm-firstcall: $reps processes per library; ours: $ours; kernel $(uname -r)"
   : > "$raw/figures.tsv"
   for ((r = 1; r <= reps; r++)); do

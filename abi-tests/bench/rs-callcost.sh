@@ -25,13 +25,8 @@ repo=$(cd "$here/../.." && pwd)
 # ---- inside the VM ---------------------------------------------------------------
 if [[ ${1:-} = --in-vm ]]; then
   reps=${BENCH_REPS:?} idle=${BENCH_IDLE:?} pings=${BENCH_PINGS:?} size=${BENCH_SIZE:?} exe=${BENCH_EXE:?}
-  ours=${RDMA_OURS_LIB_DIR:?}
-  raw=$VM_OUT/raw
-  rm -rf "$raw"; mkdir -p "$raw"
-  report=$VM_OUT/bench.txt
-  : > "$report"
-  say() { echo "$*" | tee -a "$report"; }
-  base_env=(env -i "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" "HOME=/root" LC_ALL=C)
+  . "$here/vm-bench-guest.sh"
+  bench_guest_init
   port=7490
   run() { # run LIB FILE [PREFIX...]
     local lib=$1 f=$2 envv

@@ -37,14 +37,8 @@ repo=$(cd "$here/../.." && pwd)
 if [[ ${1:-} = --in-vm ]]; then
   reps=${BENCH_REPS:-2}
   read -r -a args <<< "${BENCH_ARGS-"-S all"}"
-  ours=${RDMA_OURS_LIB_DIR:?}
-  raw=$VM_OUT/raw
-  rm -rf "$raw"; mkdir -p "$raw"
-  report=$VM_OUT/bench.txt
-  : > "$report"
-  say() { echo "$*" | tee -a "$report"; }
-  base_env=(env -i "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-            "HOME=/root" LC_ALL=C)
+  . "$here/vm-bench-guest.sh"
+  bench_guest_init
   listening() { rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 '; }
   port_busy() { rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 '; }
 

@@ -30,16 +30,10 @@ repo=$(cd "$here/../.." && pwd)
 # ---- inside the VM ---------------------------------------------------------------
 if [[ ${1:-} = --in-vm ]]; then
   reps=${BENCH_REPS:-10}
-  ours=${RDMA_OURS_LIB_DIR:?}
   bw_args=${BENCH_BW_ARGS:--s 65536 -n 5000}
   lat_args=${BENCH_LAT_ARGS:--s 2 -n 20000}
-  raw=$VM_OUT/raw
-  rm -rf "$raw"; mkdir -p "$raw"
-  report=$VM_OUT/bench.txt
-  : > "$report"
-  say() { echo "$*" | tee -a "$report"; }
-  base_env=(env -i "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-            "HOME=/root" LC_ALL=C)
+  . "$here/vm-bench-guest.sh"
+  bench_guest_init
 
   # run_pair LIB TOOL ARGS PREFIX: server and client of TOOL, both with LIB
   # (upstream or ours); their outputs go to PREFIX.{server,client}.{out,err}.

@@ -13,7 +13,7 @@ use super::{dgram, index, opts, poll, svc};
 use crate::abi::cma::*;
 use crate::ffi::{errno, set_errno};
 use crate::id::Res;
-use parking_lot::MutexGuard;
+use parking_lot::{Mutex, MutexGuard};
 use libc::{iovec, msghdr, nfds_t, pollfd, sockaddr, socklen_t, ssize_t};
 
 fn int_ret(r: Res<()>) -> c_int {
@@ -73,23 +73,32 @@ unsafe fn copy_addr(dst: *mut sockaddr, src: *const sockaddr, len: *mut socklen_
     }
 }
 
+/// For a data call: `side` (the socket's rlock or slock), then its state,
+/// both held on return. A socket still connecting is finished first,
+/// without either lock (a nonblocking connect still in progress gives
+/// EAGAIN).
+#[inline]
+fn lock_for_data<'a>(rs: &'a Rsocket, side: &'a Mutex<()>) -> Res<(MutexGuard<'a, ()>, MutexGuard<'a, Conn>)> {
+    let mut connected = false;
+    loop {
+        let g = side.lock();
+        let c = rs.st.lock();
+        if connected || c.state & RS_OPENING == 0 {
+            return Ok((g, c));
+        }
+        drop((c, g));
+        finish_connect(rs)?;
+        connected = true;
+    }
+}
+
 #[inline]
 fn recv(rs: &Rsocket, buf: *mut u8, len: usize, flags: c_int) -> ssize_t {
     // Locks: rlock, then st, each once on the way that finds data (or, with
-    // MSG_DONTWAIT, none) at once; st is let go only while waiting. A
-    // socket still connecting is finished first, without either lock.
-    let mut connected = false;
-    let (_r, mut c) = loop {
-        let r = rs.rlock.lock();
-        let c = rs.st.lock();
-        if connected || c.state & RS_OPENING == 0 {
-            break (r, c);
-        }
-        drop((c, r));
-        if let Err(e) = finish_connect(rs) {
-            return err(e);
-        }
-        connected = true;
+    // MSG_DONTWAIT, none) at once; st is let go only while waiting.
+    let (_r, mut c) = match lock_for_data(rs, &rs.rlock) {
+        Ok(g) => g,
+        Err(e) => return err(e),
     };
     if buf.is_null() && len != 0 {
         return err(libc::EFAULT);
@@ -129,20 +138,10 @@ fn recv(rs: &Rsocket, buf: *mut u8, len: usize, flags: c_int) -> ssize_t {
 fn send(rs: &Rsocket, len: usize, flags: c_int, inline_src: impl Fn(usize) -> Option<*const u8>, fill: &mut impl FnMut(*mut u8, usize)) -> ssize_t {
     // Locks: slock, then st, each once on the way that can send at once;
     // st is let go only while waiting for room and while queued iomap
-    // updates go out. A socket still connecting is finished first, without
-    // either lock.
-    let mut connected = false;
-    let (_s, mut c) = loop {
-        let s = rs.slock.lock();
-        let c = rs.st.lock();
-        if connected || c.state & RS_OPENING == 0 {
-            break (s, c);
-        }
-        drop((c, s));
-        if let Err(e) = finish_connect(rs) {
-            return err(e);
-        }
-        connected = true;
+    // updates go out.
+    let (_s, mut c) = match lock_for_data(rs, &rs.slock) {
+        Ok(g) => g,
+        Err(e) => return err(e),
     };
     if !c.iomap_queue.is_empty() {
         let r = MutexGuard::unlocked(&mut c, || super::iomap::send_iomaps(rs, flags));
