@@ -110,7 +110,7 @@ def goal(name, value, cmp, target):
     global ok
     met = value >= target if cmp == ">=" else value <= target
     ok &= met
-    print(f"  {name:<44} {value:8.2f}   goal {cmp} {target}   {'met' if met else 'NOT met'}")
+    print(f"  {name:<44} {value:8.3f}   goal {cmp} {target}   {'met' if met else 'NOT met'}")
 for mode, n in (("plain", 20000), ("huge", 1000), ("huge", 4000)):
     deb, ours = load(mode, n, "debian"), load(mode, n, "ours")
     keys = ["floor_dofork", "floor_dontfork", "dofork", "dontfork"]
