@@ -545,3 +545,27 @@ differs udpong_ours_sizes --timeout 200 "${UDPONG_RXE_DEBIAN[@]}" \
 differs udpong_ours_async --timeout 200 "${UDPONG_RXE_DEBIAN[@]}" \
   --has 'ours:^client exit status: 0$' --has 'ours:^custom +500 +600 +292k ' --lacks 'ours:rconnect|rsend|rrecv' \
   'abi-tests/vm-progs/udp-both 7174 "udpong -b 10.0.2.15 -T e" "udpong -s 10.0.2.15 -T a -T b -T e -S 500 -C 300"'
+
+# ---- rsockets over IPv6 (issue 7, session 7) ----
+# eth0 gets fd00::15/64 (abi-tests/vm-progs/ipv6-up, which waits for its
+# RoCE v2 GID on rxe0), so these come last: the address stays for the rest of
+# the boot. A stream rsocket over IPv6 in all four pairings, every byte
+# verified (-T v).
+pair rstream_ipv6 --timeout 300 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'abi-tests/vm-progs/ipv6-up rstream -b fd00::15 -T v -S 60000 -C 200' \
+  'abi-tests/vm-progs/ipv6-up rstream -s fd00::15 -T v -S 60000 -C 200'
+# Datagram rsockets over IPv6, on ours only (as rs_dgram_xfer above: a
+# Debian side cannot create its UD QP on RoCE). The IPv6 ds header is 24
+# bytes, so 1000 bytes is the largest payload on a 1024-byte MTU.
+differs rs_dgram_xfer_ipv6 --timeout 300 --rc upstream:1 \
+  --has 'upstream:^rsendto size 1: No such file or directory$' \
+  --has 'ours:^echo size 1000: sent 100 received ok 100 lost 0 corrupted 0 wrong-source 0; echoes ok 100 lost 0 corrupted 0$' \
+  --has 'ours:^echo size +1: sent 100 received ok 100 lost 0 ' \
+  --has 'ours:^bursts of 16: sent 800 received 800 missing 0 duplicated 0 corrupted 0 out-of-order 0$' \
+  --has 'ours:^rsendto 1001 bytes \(limit \+ 1\): ret -1 errno Message too long$' \
+  --has 'ours:^then 1000 bytes there and back: ok$' --has 'ours:^result: ok$' \
+  --has 'ours:^rxe0 packets: sent [0-9]{4,} received [0-9]{4,}$' \
+  'abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/rxe-count abi-tests/vm-progs/rs_probe rs_dgram_xfer fd00::15 7190 100 50 1000'
+differs udpong_ours_ipv6 --timeout 200 "${UDPONG_RXE_DEBIAN[@]}" \
+  --has 'ours:^client exit status: 0$' --has 'ours:^custom +900 +600 +527k ' --has 'ours:^client login from fd00::15$' --lacks 'ours:rconnect|rsend|rrecv' \
+  'abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/udp-both 7174 "udpong -b fd00::15 -T e" "udpong -s fd00::15 -T e -S 900 -C 300"'

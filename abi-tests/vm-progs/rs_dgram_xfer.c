@@ -15,6 +15,8 @@
  * the largest payload: on RoCE the port's MTU minus that header (1016 on a
  * 1500-byte Ethernet, MTU 1024). Sizes: 1, 7, 8, 64, 100, 512, 1000 (those
  * not above LIMIT) and LIMIT; burst sizes spread over 8..LIMIT.
+ * ADDR may be IPv4 or IPv6 (the IPv6 ds header is 24 bytes: LIMIT 1000 on
+ * a 1024-byte MTU).
  * Every datagram is checked. One summary line per size and for the bursts,
  * then "result: ok" (exit 0) when nothing was lost, duplicated, corrupted or
  * reordered, else "result: BAD" (exit 1). rpoll waits up to 5 s per datagram
@@ -63,7 +65,41 @@ static int check(const unsigned char *b, long len, uint32_t seq, uint32_t size)
 	return !memcmp(b, want, size);
 }
 
-static long recv_wait(int fd, unsigned char *b, struct sockaddr_in *from)
+/* ADDR:PORT as a socket address (IPv4 or IPv6); its length, 0 if invalid. */
+static socklen_t parse(const char *addr, int port, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *) ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *) ss;
+
+	memset(ss, 0, sizeof *ss);
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		return sizeof *sin;
+	}
+	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		return sizeof *sin6;
+	}
+	return 0;
+}
+
+/* Same family, port and address. */
+static int same_addr(const struct sockaddr_storage *x, const struct sockaddr_storage *y)
+{
+	const struct sockaddr_in *a = (const void *) x, *b = (const void *) y;
+	const struct sockaddr_in6 *a6 = (const void *) x, *b6 = (const void *) y;
+
+	if (x->ss_family != y->ss_family)
+		return 0;
+	if (x->ss_family == AF_INET)
+		return a->sin_port == b->sin_port && a->sin_addr.s_addr == b->sin_addr.s_addr;
+	return a6->sin6_port == b6->sin6_port &&
+	       !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof a6->sin6_addr);
+}
+
+static long recv_wait(int fd, unsigned char *b, struct sockaddr_storage *from)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	socklen_t fl = sizeof *from;
@@ -76,15 +112,20 @@ static long recv_wait(int fd, unsigned char *b, struct sockaddr_in *from)
 
 static int sock(const char *addr, int port)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int fd = rsocket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_storage ss;
+	socklen_t len = parse(addr, port, &ss);
+	int fd;
 
+	if (!len) {
+		fprintf(stderr, "rs_dgram_xfer: bad address %s\n", addr);
+		exit(2);
+	}
+	fd = rsocket(ss.ss_family, SOCK_DGRAM, 0);
 	if (fd < 0) {
 		perror("rsocket");
 		exit(2);
 	}
-	inet_pton(AF_INET, addr, &sin.sin_addr);
-	if (rbind(fd, (struct sockaddr *) &sin, sizeof sin)) {
+	if (rbind(fd, (struct sockaddr *) &ss, len)) {
 		perror("rbind");
 		exit(2);
 	}
@@ -96,8 +137,8 @@ int main(int argc, char **argv)
 	static const uint32_t base[] = { 1, 7, 8, 64, 100, 512, 1000 };
 	uint32_t sizes[8], limit, nsizes = 0;
 	unsigned char buf[MAXLEN + 64], rb[MAXLEN + 64];
-	struct sockaddr_in bsin = { .sin_family = AF_INET }, from, asin;
-	socklen_t al = sizeof asin;
+	struct sockaddr_storage bsin, from, asin;
+	socklen_t al = sizeof asin, blen;
 	int count, bursts, a, b, bad = 0, s, k, n;
 	uint32_t seq = 0;
 
@@ -119,8 +160,7 @@ int main(int argc, char **argv)
 	sizes[nsizes++] = limit;
 	b = sock(argv[1], atoi(argv[2]));
 	a = sock(argv[1], atoi(argv[2]) + 1);
-	bsin.sin_port = htons(atoi(argv[2]));
-	inet_pton(AF_INET, argv[1], &bsin.sin_addr);
+	blen = parse(argv[1], atoi(argv[2]), &bsin);
 	rgetsockname(a, (struct sockaddr *) &asin, &al);
 
 	for (s = 0; s < (int) nsizes; s++) {
@@ -131,7 +171,7 @@ int main(int argc, char **argv)
 			long r;
 
 			fill(buf, seq, size);
-			if (rsendto(a, buf, size, 0, (struct sockaddr *) &bsin, sizeof bsin) != (ssize_t) size) {
+			if (rsendto(a, buf, size, 0, (struct sockaddr *) &bsin, blen) != (ssize_t) size) {
 				printf("rsendto size %u: %s\nresult: BAD\n", size, strerror(errno));
 				return 1;
 			}
@@ -145,9 +185,9 @@ int main(int argc, char **argv)
 				continue;
 			}
 			ok++;
-			if (from.sin_port != asin.sin_port || from.sin_addr.s_addr != asin.sin_addr.s_addr)
+			if (!same_addr(&from, &asin))
 				wrong_src++;
-			if (rsendto(b, rb, r, 0, (struct sockaddr *) &from, sizeof from) != r) {
+			if (rsendto(b, rb, r, 0, (struct sockaddr *) &from, blen) != r) {
 				printf("echo rsendto size %u: %s\nresult: BAD\n", size, strerror(errno));
 				return 1;
 			}
@@ -177,7 +217,7 @@ int main(int argc, char **argv)
 				uint32_t size = 8 + (n * 127u) % (limit - 7);
 
 				fill(buf, seq, size);
-				if (rsendto(a, buf, size, 0, (struct sockaddr *) &bsin, sizeof bsin) != (ssize_t) size) {
+				if (rsendto(a, buf, size, 0, (struct sockaddr *) &bsin, blen) != (ssize_t) size) {
 					printf("burst rsendto: %s\nresult: BAD\n", strerror(errno));
 					return 1;
 				}
@@ -223,16 +263,16 @@ int main(int argc, char **argv)
 
 		fill(buf, seq, limit + 1);
 		errno = 0;
-		r = rsendto(a, buf, limit + 1, 0, (struct sockaddr *) &bsin, sizeof bsin);
+		r = rsendto(a, buf, limit + 1, 0, (struct sockaddr *) &bsin, blen);
 		printf("rsendto %u bytes (limit + 1): ret %ld errno %s\n", limit + 1, r,
 		       r < 0 ? strerror(errno) : "-");
 		if (r >= 0 || errno != EMSGSIZE)
 			bad = 1;
 		fill(buf, seq, limit);
-		if (rsendto(a, buf, limit, 0, (struct sockaddr *) &bsin, sizeof bsin) == (ssize_t) limit) {
+		if (rsendto(a, buf, limit, 0, (struct sockaddr *) &bsin, blen) == (ssize_t) limit) {
 			r = recv_wait(b, rb, &from);
 			if (r >= 0 && check(rb, r, seq, limit) &&
-			    rsendto(b, rb, r, 0, (struct sockaddr *) &from, sizeof from) == r) {
+			    rsendto(b, rb, r, 0, (struct sockaddr *) &from, blen) == r) {
 				r = recv_wait(a, rb, &from);
 				ok = r >= 0 && check(rb, r, seq, limit);
 			}
