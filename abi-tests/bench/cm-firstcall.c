@@ -5,15 +5,22 @@
  * opens the device); this separates it from the per-call cost.
  *
  *   cm-firstcall DST_ADDR
+ *   cm-firstcall --loop N
  *
  * Prints one line of microseconds (CLOCK_MONOTONIC): "channel" for
  * rdma_create_event_channel, then for two ids in turn "createN" for
  * rdma_create_id, "callN" for rdma_resolve_addr and "eventN" for the wait
  * in rdma_get_cm_event until its ADDR_RESOLVED (for N = 1, the event whose
  * processing opens the device). Exit 0 on success.
+ *
+ * With --loop N it does what cmtime's create_id step does instead: right
+ * after the channel, N rdma_create_id calls in a row, each timed; it prints
+ * "channel", "loop_total" (all N), "loop_first", "loop_min" and
+ * "loop_median" (per call), then destroys the ids.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <arpa/inet.h>
 #include <rdma/rdma_cma.h>
@@ -57,13 +64,54 @@ static void resolve_one(struct rdma_event_channel *ch, struct sockaddr_in *dst, 
 	t[1] = t2 - t1;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* cmtime's create_id step: n ids in a row on a fresh channel. */
+static int create_loop(int n)
+{
+	struct rdma_cm_id **ids = calloc(n, sizeof(*ids));
+	double *t = calloc(n, sizeof(*t));
+	double t0, t1, total, first;
+
+	if (!ids || !t)
+		die("calloc");
+	t0 = now_us();
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	if (!ch)
+		die("rdma_create_event_channel");
+	t1 = now_us();
+	double start = t1;
+	for (int i = 0; i < n; i++) {
+		double s = now_us();
+		if (rdma_create_id(ch, &ids[i], NULL, RDMA_PS_TCP))
+			die("rdma_create_id");
+		t[i] = now_us() - s;
+	}
+	total = now_us() - start;
+	first = t[0];
+	qsort(t, n, sizeof(*t), cmp_double);
+	printf("channel %.0f loop_total %.0f loop_first %.1f loop_min %.1f loop_median %.1f\n",
+	       t1 - t0, total, first, t[0], t[n / 2]);
+	for (int i = 0; i < n; i++)
+		rdma_destroy_id(ids[i]);
+	rdma_destroy_event_channel(ch);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET };
 	double t0, t1, a[3], b[3];
 
+	if (argc == 3 && !strcmp(argv[1], "--loop") && atoi(argv[2]) > 0)
+		return create_loop(atoi(argv[2]));
 	if (argc != 2 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
-		fprintf(stderr, "usage: %s DST_ADDR\n", argv[0]);
+		fprintf(stderr, "usage: %s DST_ADDR | --loop N\n", argv[0]);
 		return 2;
 	}
 	t0 = now_us();

@@ -4,9 +4,11 @@
 # librdmacm and with ours, alternating, in ONE boot of the Soft-RoCE VM.
 # Prints every run and, per figure, the medians and the ratio ours / Debian's.
 #
-#   abi-tests/bench/cm-firstcall.sh [--reps N] [--out DIR]
+#   abi-tests/bench/cm-firstcall.sh [--reps N] [--loop N] [--out DIR]
 #
 #   --reps N   processes per library (default 10)
+#   --loop N   time cmtime's create_id step instead: N rdma_create_id calls
+#              in a row right after the channel (cm-firstcall --loop N)
 #   --out DIR  results (default target/bench-cmfirst): DIR/bench.txt, DIR/raw/
 # Environment: RDMA_OURS_LIB_DIR (default target/release) holds our
 # libibverbs.so.1 and librdmacm.so.1.
@@ -16,17 +18,19 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
 if [[ ${1:-} = --in-vm ]]; then
-  reps=${BENCH_REPS:?} exe=${BENCH_EXE:?}
+  reps=${BENCH_REPS:?} exe=${BENCH_EXE:?} loop=${BENCH_LOOP:-0}
+  args=(10.0.2.15)
+  ((loop > 0)) && args=(--loop "$loop")
   . "$here/vm-bench-guest.sh"
   bench_guest_init
-  say "cm-firstcall: $reps processes per library; ours: $ours; kernel $(uname -r)"
+  say "cm-firstcall ${args[*]}: $reps processes per library; ours: $ours; kernel $(uname -r)"
   : > "$raw/figures.tsv"
   for ((r = 1; r <= reps; r++)); do
     if ((r % 2)); then order=(upstream ours); else order=(ours upstream); fi
     for lib in "${order[@]}"; do
       envv=("${base_env[@]}")
       [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
-      line=$("${envv[@]}" "$exe" 10.0.2.15) || { say "FAILED: $lib run $r"; continue; }
+      line=$("${envv[@]}" "$exe" "${args[@]}") || { say "FAILED: $lib run $r"; continue; }
       say "$r $lib: $line"
       awk -v lib="$lib" -v r="$r" '{ for (i = 1; i < NF; i += 2) print $i, lib, r, $(i + 1) }' <<< "$line" >> "$raw/figures.tsv"
     done
@@ -39,18 +43,20 @@ if [[ ${1:-} = --in-vm ]]; then
 fi
 
 . "$here/vm-bench-host.sh"
-reps=10 out=$repo/target/bench-cmfirst
+reps=10 loop=0 out=$repo/target/bench-cmfirst
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --reps) reps=$2; shift 2 ;;
+    --loop) loop=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sed -n '7,7p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
 bench_positive cm-firstcall --reps "$reps"
+[[ $loop = 0 ]] || bench_positive cm-firstcall --loop "$loop"
 bench_libs cm-firstcall libibverbs.so.1 librdmacm.so.1
 mkdir -p "$out"
 exe=$(cd "$out" && pwd)/cm-firstcall
 cc -O2 -Wall -Werror -o "$exe" "$here/cm-firstcall.c" -lrdmacm
-bench_vm cm-firstcall "$out" 1800 "$here/cm-firstcall.sh" --env "BENCH_REPS=$reps" --env "BENCH_EXE=$exe"
+bench_vm cm-firstcall "$out" 1800 "$here/cm-firstcall.sh" --env "BENCH_REPS=$reps" --env "BENCH_EXE=$exe" --env "BENCH_LOOP=$loop"
