@@ -6,6 +6,7 @@
  *
  *   cm-firstcall DST_ADDR
  *   cm-firstcall --loop N
+ *   cm-firstcall --resolve N spin|join DST_ADDR
  *
  * Prints one line of microseconds (CLOCK_MONOTONIC): "channel" for
  * rdma_create_event_channel, then for two ids in turn "createN" for
@@ -17,10 +18,19 @@
  * after the channel, N rdma_create_id calls in a row, each timed; it prints
  * "channel", "loop_total" (all N), "loop_first", "loop_min" and
  * "loop_median" (per call), then destroys the ids.
+ *
+ * With --resolve it does what cmtime's resolve_addr step does: N ids, an
+ * event thread taking the events, the main thread issuing N
+ * rdma_resolve_addr and then waiting for the N ADDR_RESOLVED (spinning in
+ * sched_yield like cmtime, or blocked in pthread_join); it prints "issue"
+ * (the N calls), "first_event" (step start to the first ADDR_RESOLVED, whose
+ * processing opens the device) and "all_events" (the step).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <arpa/inet.h>
 #include <rdma/rdma_cma.h>
@@ -103,6 +113,68 @@ static int create_loop(int n)
 	return 0;
 }
 
+/*
+ * cmtime's resolve_addr step: n ids, an event thread taking the events (as
+ * cmtime's process_events), the main thread issuing n rdma_resolve_addr and
+ * then waiting for all n ADDR_RESOLVED, spinning in sched_yield as cmtime
+ * does (spin) or blocked in pthread_join. The first event opens the device.
+ */
+static struct rdma_event_channel *rch;
+static volatile int resolved;
+static double step_start, first_event;
+static int want;
+
+static void *event_thread(void *arg)
+{
+	struct rdma_cm_event *ev;
+
+	(void) arg;
+	while (resolved < want) {
+		if (rdma_get_cm_event(rch, &ev))
+			die("rdma_get_cm_event");
+		if (ev->event != RDMA_CM_EVENT_ADDR_RESOLVED) {
+			fprintf(stderr, "event %s\n", rdma_event_str(ev->event));
+			exit(1);
+		}
+		if (!resolved)
+			first_event = now_us() - step_start;
+		rdma_ack_cm_event(ev);
+		__atomic_add_fetch(&resolved, 1, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+static int resolve_step(int n, int spin, struct sockaddr_in *dst)
+{
+	struct rdma_cm_id **ids = calloc(n, sizeof(*ids));
+	pthread_t th;
+	double issued, total;
+
+	if (!ids)
+		die("calloc");
+	rch = rdma_create_event_channel();
+	if (!rch)
+		die("rdma_create_event_channel");
+	for (int i = 0; i < n; i++)
+		if (rdma_create_id(rch, &ids[i], NULL, RDMA_PS_TCP))
+			die("rdma_create_id");
+	want = n;
+	if (pthread_create(&th, NULL, event_thread, NULL))
+		die("pthread_create");
+	step_start = now_us();
+	for (int i = 0; i < n; i++)
+		if (rdma_resolve_addr(ids[i], NULL, (struct sockaddr *)dst, 2000))
+			die("rdma_resolve_addr");
+	issued = now_us() - step_start;
+	if (spin)
+		while (__atomic_load_n(&resolved, __ATOMIC_SEQ_CST) < n)
+			sched_yield();
+	pthread_join(th, NULL);
+	total = now_us() - step_start;
+	printf("issue %.0f first_event %.0f all_events %.0f\n", issued, first_event, total);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET };
@@ -110,8 +182,12 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--loop") && atoi(argv[2]) > 0)
 		return create_loop(atoi(argv[2]));
+	if (argc == 5 && !strcmp(argv[1], "--resolve") && atoi(argv[2]) > 0 &&
+	    (!strcmp(argv[3], "spin") || !strcmp(argv[3], "join")) &&
+	    inet_pton(AF_INET, argv[4], &dst.sin_addr) == 1)
+		return resolve_step(atoi(argv[2]), !strcmp(argv[3], "spin"), &dst);
 	if (argc != 2 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
-		fprintf(stderr, "usage: %s DST_ADDR | --loop N\n", argv[0]);
+		fprintf(stderr, "usage: %s DST_ADDR | --loop N | --resolve N spin|join DST_ADDR\n", argv[0]);
 		return 2;
 	}
 	t0 = now_us();

@@ -4,11 +4,15 @@
 # librdmacm and with ours, alternating, in ONE boot of the Soft-RoCE VM.
 # Prints every run and, per figure, the medians and the ratio ours / Debian's.
 #
-#   abi-tests/bench/cm-firstcall.sh [--reps N] [--loop N] [--out DIR]
+#   abi-tests/bench/cm-firstcall.sh [--reps N] [--loop N | --resolve N spin|join] [--out DIR]
 #
 #   --reps N   processes per library (default 10)
 #   --loop N   time cmtime's create_id step instead: N rdma_create_id calls
 #              in a row right after the channel (cm-firstcall --loop N)
+#   --resolve N spin|join
+#              time cmtime's resolve_addr step instead: N ids, an event
+#              thread, N rdma_resolve_addr, then a wait for the N events
+#              spinning in sched_yield (as cmtime) or in pthread_join
 #   --out DIR  results (default target/bench-cmfirst): DIR/bench.txt, DIR/raw/
 # Environment: RDMA_OURS_LIB_DIR (default target/release) holds our
 # libibverbs.so.1 and librdmacm.so.1.
@@ -18,9 +22,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
 if [[ ${1:-} = --in-vm ]]; then
-  reps=${BENCH_REPS:?} exe=${BENCH_EXE:?} loop=${BENCH_LOOP:-0}
-  args=(10.0.2.15)
-  ((loop > 0)) && args=(--loop "$loop")
+  reps=${BENCH_REPS:?} exe=${BENCH_EXE:?}
+  read -r -a args <<< "${BENCH_ARGS:-10.0.2.15}"
   . "$here/vm-bench-guest.sh"
   bench_guest_init
   say "cm-firstcall ${args[*]}: $reps processes per library; ours: $ours; kernel $(uname -r)"
@@ -43,20 +46,26 @@ if [[ ${1:-} = --in-vm ]]; then
 fi
 
 . "$here/vm-bench-host.sh"
-reps=10 loop=0 out=$repo/target/bench-cmfirst
+reps=10 loop=0 resolve=0 mode= out=$repo/target/bench-cmfirst
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --reps) reps=$2; shift 2 ;;
     --loop) loop=$2; shift 2 ;;
+    --resolve) resolve=$2; mode=$3; shift 3 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sed -n '7,7p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
 bench_positive cm-firstcall --reps "$reps"
 [[ $loop = 0 ]] || bench_positive cm-firstcall --loop "$loop"
+[[ $resolve = 0 ]] || bench_positive cm-firstcall --resolve "$resolve"
+[[ $resolve = 0 || $mode = spin || $mode = join ]] || { echo "cm-firstcall: --resolve N wants spin or join" >&2; exit 2; }
+bargs=10.0.2.15
+[[ $loop = 0 ]] || bargs="--loop $loop"
+[[ $resolve = 0 ]] || bargs="--resolve $resolve $mode 10.0.2.15"
 bench_libs cm-firstcall libibverbs.so.1 librdmacm.so.1
 mkdir -p "$out"
 exe=$(cd "$out" && pwd)/cm-firstcall
-cc -O2 -Wall -Werror -o "$exe" "$here/cm-firstcall.c" -lrdmacm
-bench_vm cm-firstcall "$out" 1800 "$here/cm-firstcall.sh" --env "BENCH_REPS=$reps" --env "BENCH_EXE=$exe" --env "BENCH_LOOP=$loop"
+cc -O2 -Wall -Werror -o "$exe" "$here/cm-firstcall.c" -lrdmacm -lpthread
+bench_vm cm-firstcall "$out" 1800 "$here/cm-firstcall.sh" --env "BENCH_REPS=$reps" --env "BENCH_EXE=$exe" --env "BENCH_ARGS=$bargs"
