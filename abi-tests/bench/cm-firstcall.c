@@ -24,13 +24,16 @@
  * rdma_resolve_addr and then waiting for the N ADDR_RESOLVED (spinning in
  * sched_yield like cmtime, or blocked in pthread_join); it prints "issue"
  * (the N calls), "first_event" (step start to the first ADDR_RESOLVED, whose
- * processing opens the device) and "all_events" (the step).
+ * processing opens the device), "all_events" (the step) and "first_faults"
+ * (minor page faults of the event thread while it took the first event).
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <arpa/inet.h>
 #include <rdma/rdma_cma.h>
@@ -122,6 +125,16 @@ static int create_loop(int n)
 static struct rdma_event_channel *rch;
 static volatile int resolved;
 static double step_start, first_event;
+static long first_faults;
+
+/* Minor page faults of the calling thread so far. */
+static long thread_minflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_minflt;
+}
 static int want;
 
 static void *event_thread(void *arg)
@@ -130,14 +143,18 @@ static void *event_thread(void *arg)
 
 	(void) arg;
 	while (resolved < want) {
+		long f0 = thread_minflt();
+
 		if (rdma_get_cm_event(rch, &ev))
 			die("rdma_get_cm_event");
 		if (ev->event != RDMA_CM_EVENT_ADDR_RESOLVED) {
 			fprintf(stderr, "event %s\n", rdma_event_str(ev->event));
 			exit(1);
 		}
-		if (!resolved)
+		if (!resolved) {
 			first_event = now_us() - step_start;
+			first_faults = thread_minflt() - f0;
+		}
 		rdma_ack_cm_event(ev);
 		__atomic_add_fetch(&resolved, 1, __ATOMIC_SEQ_CST);
 	}
@@ -171,7 +188,8 @@ static int resolve_step(int n, int spin, struct sockaddr_in *dst)
 			sched_yield();
 	pthread_join(th, NULL);
 	total = now_us() - step_start;
-	printf("issue %.0f first_event %.0f all_events %.0f\n", issued, first_event, total);
+	printf("issue %.0f first_event %.0f all_events %.0f first_faults %ld\n", issued, first_event,
+	       total, first_faults);
 	return 0;
 }
 
