@@ -58,6 +58,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 bench_positive cm-firstcall --reps "$reps"
+[[ $loop = 0 || $resolve = 0 ]] || { echo "cm-firstcall: --loop and --resolve exclude each other" >&2; exit 2; }
 [[ $loop = 0 ]] || bench_positive cm-firstcall --loop "$loop"
 [[ $resolve = 0 ]] || bench_positive cm-firstcall --resolve "$resolve"
 [[ $resolve = 0 || $mode = spin || $mode = join ]] || { echo "cm-firstcall: --resolve N wants spin or join" >&2; exit 2; }

@@ -519,14 +519,21 @@ pair rs_fault_close_by_server --timeout 90 --ready 'cm_listening 7507' \
 # waiting (nothing missing, duplicated, corrupted or out of order), 1017
 # bytes refused with EMSGSIZE and the socket still working afterwards. The
 # rxe port counters must show the datagrams went over the device.
-differs rs_dgram_xfer --timeout 300 --rc upstream:1 \
-  --has 'upstream:^rsendto size 1: No such file or directory$' \
-  --has 'ours:^echo size 1016: sent 100 received ok 100 lost 0 corrupted 0 wrong-source 0; echoes ok 100 lost 0 corrupted 0$' \
-  --has 'ours:^echo size +1: sent 100 received ok 100 lost 0 ' \
-  --has 'ours:^bursts of 16: sent 800 received 800 missing 0 duplicated 0 corrupted 0 out-of-order 0$' \
-  --has 'ours:^rsendto 1017 bytes \(limit \+ 1\): ret -1 errno Message too long$' \
-  --has 'ours:^then 1016 bytes there and back: ok$' --has 'ours:^result: ok$' \
-  --has 'ours:^rxe0 packets: sent [0-9]{4,} received [0-9]{4,}$' \
+# dgram_xfer_expect LIMIT: the expectations of an rs_dgram_xfer run (100
+# echoes per size, 50 bursts) whose largest payload is LIMIT, into
+# DGRAM_XFER_EXPECT; used here and for IPv6 below.
+dgram_xfer_expect() {
+  DGRAM_XFER_EXPECT=(--rc upstream:1
+    --has 'upstream:^rsendto size 1: No such file or directory$'
+    --has "ours:^echo size $1: sent 100 received ok 100 lost 0 corrupted 0 wrong-source 0; echoes ok 100 lost 0 corrupted 0\$"
+    --has 'ours:^echo size +1: sent 100 received ok 100 lost 0 '
+    --has 'ours:^bursts of 16: sent 800 received 800 missing 0 duplicated 0 corrupted 0 out-of-order 0$'
+    --has "ours:^rsendto $(($1 + 1)) bytes \\(limit \\+ 1\\): ret -1 errno Message too long\$"
+    --has "ours:^then $1 bytes there and back: ok\$" --has 'ours:^result: ok$'
+    --has 'ours:^rxe0 packets: sent [0-9]{4,} received [0-9]{4,}$')
+}
+dgram_xfer_expect 1016
+differs rs_dgram_xfer --timeout 300 "${DGRAM_XFER_EXPECT[@]}" \
   'abi-tests/vm-progs/rxe-count abi-tests/vm-progs/rs_probe rs_dgram_xfer 10.0.2.15 7190 100 50 1016'
 # udpong, server and client on ours: echo (-T e), the sizes of udpong_sizes
 # that fit (16, 1016) and one that does not (1024: "rsend: Message too
@@ -557,14 +564,8 @@ pair rstream_ipv6 --timeout 300 --ready 'cm_listening 7471' --filter "$RSTREAM_F
 # Datagram rsockets over IPv6, on ours only (as rs_dgram_xfer above: a
 # Debian side cannot create its UD QP on RoCE). The IPv6 ds header is 24
 # bytes, so 1000 bytes is the largest payload on a 1024-byte MTU.
-differs rs_dgram_xfer_ipv6 --timeout 300 --rc upstream:1 \
-  --has 'upstream:^rsendto size 1: No such file or directory$' \
-  --has 'ours:^echo size 1000: sent 100 received ok 100 lost 0 corrupted 0 wrong-source 0; echoes ok 100 lost 0 corrupted 0$' \
-  --has 'ours:^echo size +1: sent 100 received ok 100 lost 0 ' \
-  --has 'ours:^bursts of 16: sent 800 received 800 missing 0 duplicated 0 corrupted 0 out-of-order 0$' \
-  --has 'ours:^rsendto 1001 bytes \(limit \+ 1\): ret -1 errno Message too long$' \
-  --has 'ours:^then 1000 bytes there and back: ok$' --has 'ours:^result: ok$' \
-  --has 'ours:^rxe0 packets: sent [0-9]{4,} received [0-9]{4,}$' \
+dgram_xfer_expect 1000
+differs rs_dgram_xfer_ipv6 --timeout 300 "${DGRAM_XFER_EXPECT[@]}" \
   'abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/rxe-count abi-tests/vm-progs/rs_probe rs_dgram_xfer fd00::15 7190 100 50 1000'
 differs udpong_ours_ipv6 --timeout 200 "${UDPONG_RXE_DEBIAN[@]}" \
   --has 'ours:^client exit status: 0$' --has 'ours:^custom +900 +600 +527k ' --has 'ours:^client login from fd00::15$' --lacks 'ours:rconnect|rsend|rrecv' \
