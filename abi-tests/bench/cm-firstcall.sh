@@ -4,7 +4,7 @@
 # librdmacm and with ours, alternating, in ONE boot of the Soft-RoCE VM.
 # Prints every run and, per figure, the medians and the ratio ours / Debian's.
 #
-#   abi-tests/bench/cm-firstcall.sh [--reps N] [--loop N | --resolve N spin|join] [--out DIR]
+#   abi-tests/bench/cm-firstcall.sh [--reps N] [--loop N | --resolve N spin|join] [--no-aslr] [--out DIR]
 #
 #   --reps N   processes per library (default 10)
 #   --loop N   time cmtime's create_id step instead: N rdma_create_id calls
@@ -13,6 +13,9 @@
 #              time cmtime's resolve_addr step instead: N ids, an event
 #              thread, N rdma_resolve_addr, then a wait for the N events
 #              spinning in sched_yield (as cmtime) or in pthread_join
+#   --no-aslr  run every process under `setarch -R` (no address space
+#              randomisation), so that QEMU's translated code for the
+#              libraries can be reused by the next process of that library
 #   --out DIR  results (default target/bench-cmfirst): DIR/bench.txt, DIR/raw/
 # Environment: RDMA_OURS_LIB_DIR (default target/release) holds our
 # libibverbs.so.1 and librdmacm.so.1.
@@ -24,16 +27,17 @@ repo=$(cd "$here/../.." && pwd)
 if [[ ${1:-} = --in-vm ]]; then
   reps=${BENCH_REPS:?} exe=${BENCH_EXE:?}
   read -r -a args <<< "${BENCH_ARGS:-10.0.2.15}"
+  read -r -a wrap <<< "${BENCH_WRAP:-}"
   . "$here/vm-bench-guest.sh"
   bench_guest_init
-  say "cm-firstcall ${args[*]}: $reps processes per library; ours: $ours; kernel $(uname -r)"
+  say "cm-firstcall ${args[*]}: $reps processes per library; ours: $ours; kernel $(uname -r)${wrap[*]:+; under ${wrap[*]}}"
   : > "$raw/figures.tsv"
   for ((r = 1; r <= reps; r++)); do
     if ((r % 2)); then order=(upstream ours); else order=(ours upstream); fi
     for lib in "${order[@]}"; do
       envv=("${base_env[@]}")
       [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
-      line=$("${envv[@]}" "$exe" "${args[@]}") || { say "FAILED: $lib run $r"; continue; }
+      line=$("${envv[@]}" ${wrap[@]+"${wrap[@]}"} "$exe" "${args[@]}") || { say "FAILED: $lib run $r"; continue; }
       say "$r $lib: $line"
       awk -v lib="$lib" -v r="$r" '{ for (i = 1; i < NF; i += 2) print $i, lib, r, $(i + 1) }' <<< "$line" >> "$raw/figures.tsv"
     done
@@ -46,14 +50,15 @@ if [[ ${1:-} = --in-vm ]]; then
 fi
 
 . "$here/vm-bench-host.sh"
-reps=10 loop=0 resolve=0 mode= out=$repo/target/bench-cmfirst
+reps=10 loop=0 resolve=0 mode= wrap= out=$repo/target/bench-cmfirst
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --reps) reps=$2; shift 2 ;;
     --loop) loop=$2; shift 2 ;;
     --resolve) resolve=$2; mode=$3; shift 3 ;;
+    --no-aslr) wrap="setarch $(uname -m) -R"; shift ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sed -n '7,7p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
@@ -69,4 +74,4 @@ bench_libs cm-firstcall libibverbs.so.1 librdmacm.so.1
 mkdir -p "$out"
 exe=$(cd "$out" && pwd)/cm-firstcall
 cc -O2 -Wall -Werror -o "$exe" "$here/cm-firstcall.c" -lrdmacm -lpthread
-bench_vm cm-firstcall "$out" 1800 "$here/cm-firstcall.sh" --env "BENCH_REPS=$reps" --env "BENCH_EXE=$exe" --env "BENCH_ARGS=$bargs"
+bench_vm cm-firstcall "$out" 1800 "$here/cm-firstcall.sh" --env "BENCH_REPS=$reps" --env "BENCH_EXE=$exe" --env "BENCH_ARGS=$bargs" --env "BENCH_WRAP=$wrap"

@@ -8,10 +8,17 @@
 # disconnect, destroy. Prints every figure, per step the medians, best runs
 # and the ratios ours / Debian's.
 #
-#   abi-tests/bench/cmtime-bench.sh [--reps N] [--conns N] [--out DIR]
+#   abi-tests/bench/cmtime-bench.sh [--reps N] [--conns N] [--no-aslr] [--out DIR]
 #
 #   --reps N    repetitions per library (default 6)
 #   --conns N   connections per cmtime run (default 200)
+#   --no-aslr   run cmtime under `setarch -R` (no address space
+#               randomisation). Under TCG, code runs only after QEMU has
+#               translated it, and translations are keyed by virtual address:
+#               with randomisation every process translates each library's
+#               code again on first use, a cost real hardware does not have.
+#               Without it, the second and later processes of a library reuse
+#               the translations (docs/benchmarks.md, session 8).
 #   --out DIR   results (default target/bench-cm): DIR/bench.txt (the
 #               report), DIR/raw/ (every run's output, raw/figures.tsv),
 #               DIR/console.txt, DIR/host-load.txt
@@ -36,6 +43,7 @@ repo=$(cd "$here/../.." && pwd)
 if [[ ${1:-} = --in-vm ]]; then
   reps=${BENCH_REPS:-6}
   conns=${BENCH_CONNS:-200}
+  read -r -a wrap <<< "${BENCH_WRAP:-}"
   . "$here/vm-bench-guest.sh"
   bench_guest_init
   port_busy() { rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 '; }
@@ -48,7 +56,7 @@ if [[ ${1:-} = --in-vm ]]; then
     envv=("${base_env[@]}")
     [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
     for ((i = 0; i < 300; i++)); do port_busy || break; sleep 0.1; done
-    "${envv[@]}" timeout 600 taskset -c 0 cmtime \
+    "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c 0 cmtime \
       > "$p.server.out" 2> "$p.server.err" < /dev/null &
     spid=$!
     for ((i = 0; i < 600; i++)); do
@@ -57,7 +65,7 @@ if [[ ${1:-} = --in-vm ]]; then
       sleep 0.1
     done
     rc=0
-    "${envv[@]}" timeout 600 taskset -c 1 cmtime -s 10.0.2.15 -c "$conns" \
+    "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c 1 cmtime -s 10.0.2.15 -c "$conns" \
       > "$p.client.out" 2> "$p.client.err" < /dev/null || rc=$?
     echo "$rc" > "$p.client.rc"
     kill -TERM "$spid" 2>/dev/null || true
@@ -73,7 +81,7 @@ if [[ ${1:-} = --in-vm ]]; then
   }
 
   : > "$raw/figures.tsv"
-  say "cmtime-bench: $reps repetitions of cmtime -c $conns per library"
+  say "cmtime-bench: $reps repetitions of cmtime -c $conns per library${wrap[*]:+, under ${wrap[*]}}"
   say "ours: $ours/librdmacm.so.1 and $ours/libibverbs.so.1"
   say "kernel $(uname -r), $(nproc) CPUs, accel ${RDMA_VM_ACCEL_NAME:-tcg}"
   say ""
@@ -108,17 +116,18 @@ fi
 
 # ---- on the host: boot the VM and run the above inside ----------------------------
 . "$here/vm-bench-host.sh"
-reps=6; conns=200; out=$repo/target/bench-cm
+reps=6; conns=200; wrap=; out=$repo/target/bench-cm
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --reps) reps=$2; shift 2 ;;
     --conns) conns=$2; shift 2 ;;
+    --no-aslr) wrap="setarch $(uname -m) -R"; shift ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sed -n '11,11p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
 bench_positive cmtime-bench --reps "$reps"
 bench_positive cmtime-bench --conns "$conns"
 bench_libs cmtime-bench libibverbs.so.1 librdmacm.so.1
-bench_vm cmtime-bench "$out" 3600 "$here/cmtime-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_CONNS=$conns"
+bench_vm cmtime-bench "$out" 3600 "$here/cmtime-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_CONNS=$conns" --env "BENCH_WRAP=$wrap"
