@@ -3,17 +3,36 @@
 //! the node is not where expected, wait up to 5 s for udev's /dev/char/M:m
 //! link to appear.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 pub const RDMA_CDEV_DIR: &str = "/dev/infiniband";
 
+/// Longest device node path [`open_cdev`] builds, NUL included.
+const PATH_MAX_CDEV: usize = 128;
+
+/// `dir` + `/` + `name` + NUL in `buf`, without the heap or the formatting
+/// machinery: this runs on the first event of every process (the device
+/// open), where each first-executed instruction costs (a cold i-cache on
+/// hardware; a translation under QEMU's TCG, measured in docs/benchmarks.md,
+/// session 8). None if it does not fit or `name` holds a NUL.
+fn join_path<'a>(buf: &'a mut [u8; PATH_MAX_CDEV], dir: &[u8], name: &[u8]) -> Option<&'a CStr> {
+    let len = dir.len() + 1 + name.len();
+    if len >= buf.len() || name.contains(&0) {
+        return None;
+    }
+    buf[..dir.len()].copy_from_slice(dir);
+    buf[dir.len()] = b'/';
+    buf[dir.len() + 1..len].copy_from_slice(name);
+    buf[len] = 0;
+    CStr::from_bytes_with_nul(&buf[..=len]).ok()
+}
+
 /// Opens `path` read-write and checks it is the expected char device
 /// (`cdev == 0` accepts any char device).
-fn open_checked(path: &str, cdev: libc::dev_t) -> Option<OwnedFd> {
-    let c = CString::new(path).ok()?;
-    // SAFETY: c is NUL-terminated.
-    let fd = unsafe { libc::open(c.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+fn open_checked(path: &CStr, cdev: libc::dev_t) -> Option<OwnedFd> {
+    // SAFETY: path is NUL-terminated.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
     if fd < 0 {
         return None;
     }
@@ -30,7 +49,7 @@ fn open_checked(path: &str, cdev: libc::dev_t) -> Option<OwnedFd> {
 
 /// Waits (inotify on /dev/char, 5 s timer) for /dev/char/MAJ:MIN.
 fn open_robust(cdev: libc::dev_t) -> Option<OwnedFd> {
-    let path = format!("/dev/char/{}:{}", libc::major(cdev), libc::minor(cdev));
+    let path = CString::new(format!("/dev/char/{}:{}", libc::major(cdev), libc::minor(cdev))).ok()?;
     // SAFETY: plain syscall wrappers; returned fds are owned below.
     let ifd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) };
     if ifd < 0 {
@@ -87,9 +106,14 @@ fn open_robust(cdev: libc::dev_t) -> Option<OwnedFd> {
 }
 
 /// Opens /dev/infiniband/<name>, checking it is `cdev`.
-pub fn open_cdev(name: &str, cdev: libc::dev_t) -> Option<OwnedFd> {
-    let path = format!("{RDMA_CDEV_DIR}/{name}");
-    match open_checked(&path, cdev) {
+pub fn open_cdev(name: &[u8], cdev: libc::dev_t) -> Option<OwnedFd> {
+    let mut buf = [0u8; PATH_MAX_CDEV];
+    let Some(path) = join_path(&mut buf, RDMA_CDEV_DIR.as_bytes(), name) else {
+        // Upstream's snprintf would truncate into a path that cannot exist.
+        crate::ffi::set_errno(libc::ENOENT);
+        return None;
+    };
+    match open_checked(path, cdev) {
         Some(fd) => Some(fd),
         None if cdev != 0 => open_robust(cdev),
         None => None,

@@ -70,11 +70,11 @@ pub unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_device, cm
     c.sz = std::mem::size_of::<verbs_context>();
     let p = Box::new(ContextPriv {
         cmd: crate::cmd::CmdCtxState::new(driver_id),
-        ops: crate::dummy_ops::dummy_ops(),
+        ops: crate::dummy_ops::DUMMY_OPS,
     });
     c.priv_ = Box::into_raw(p).cast::<verbs_ex_private>();
     // SAFETY: vctx is now a valid context with dummy ops.
-    unsafe { verbs_set_ops(vctx, &crate::dummy_ops::dummy_ops()) };
+    unsafe { verbs_set_ops(vctx, &crate::dummy_ops::DUMMY_OPS) };
     let ctx = &mut c.context as *mut ibv_context;
     // SAFETY: ctx is a live verbs context whose priv is set.
     priv_of(ctx).cmd.use_ioctl_write = unsafe { crate::cmd::ioctl::has_ioctl_write(ctx) };
@@ -280,8 +280,7 @@ pub fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut i
     if !sysfs.is_null() {
         // SAFETY: the record lives as long as the device.
         let s = unsafe { &*sysfs };
-        let name = String::from_utf8_lossy(crate::util::cstr_field(&s.sysfs_name)).into_owned();
-        match crate::cdev::open_cdev(&name, s.sysfs_cdev) {
+        match crate::cdev::open_cdev(crate::util::cstr_field(&s.sysfs_name), s.sysfs_cdev) {
             Some(fd) => cmd_fd = fd.into_raw_fd(),
             None => return ptr::null_mut(),
         }

@@ -116,7 +116,7 @@ pub fn check_abi_version() -> bool {
 /// known); Err(errno) on failure.
 pub fn open_channel_fd() -> Result<c_int, c_int> {
     let (name, cdev) = CDEV.lock().clone().unwrap_or_else(|| ("rdma_cm".to_owned(), 0));
-    match crate::cdev::open_cdev(&name, cdev) {
+    match crate::cdev::open_cdev(name.as_bytes(), cdev) {
         Some(fd) => Ok(fd.into_raw_fd()),
         None => Err(match errno() {
             0 => libc::ENODEV,
