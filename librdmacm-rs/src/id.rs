@@ -27,7 +27,7 @@ use crate::ffi::set_errno;
 use crate::ffi::errno;
 use crate::ucma::{uaddr, write_cmd_resp};
 use core::ffi::{c_int, c_void};
-use core::ptr::{addr_of, null_mut};
+use core::ptr::{addr_of, addr_of_mut, null_mut};
 use parking_lot::{Condvar, Mutex};
 
 /// Result of an internal step: Err(errno) means "fail with -1 and errno".
@@ -115,6 +115,18 @@ impl Id {
     pub fn c(self) -> &'static mut rdma_cm_id {
         &mut self.p().id
     }
+    /// The public `route.addr` source address storage, as a raw pointer
+    /// (for copies into it and for APIs taking a `sockaddr *`).
+    pub fn src_storage(self) -> *mut libc::sockaddr_storage {
+        // SAFETY: self.0 is live; addr_of_mut! only computes the field's
+        // address, it reads nothing and forms no reference.
+        unsafe { addr_of_mut!((*self.0).id.route.addr.src).cast() }
+    }
+    /// The destination address storage, as [`Id::src_storage`].
+    pub fn dst_storage(self) -> *mut libc::sockaddr_storage {
+        // SAFETY: as in src_storage.
+        unsafe { addr_of_mut!((*self.0).id.route.addr.dst).cast() }
+    }
     /// The shared event counters and their condition variable.
     pub fn ev(self) -> (&'static Mutex<EvState>, &'static Condvar) {
         // SAFETY: self.0 is live; the fields are reached by raw place
@@ -125,9 +137,6 @@ impl Id {
     pub fn fd(self) -> c_int {
         // SAFETY: an id's channel is live while the id is.
         unsafe { (*self.c().channel).fd }
-    }
-    pub fn handle(self) -> u32 {
-        self.p().handle
     }
     /// The transport of the id's device, if it has one.
     pub fn transport(self) -> Option<ibv_transport_type> {
@@ -144,6 +153,101 @@ impl Id {
     pub fn is_ud(self) -> bool {
         self.c().qp_type == IBV_QPT_UD
     }
+}
+
+/// Getter and setter pairs for the id's `Copy` fields. Each call copies
+/// one field out of, or into, the id through a raw place (`addr_of!`), so
+/// no reference to the id or to the field is formed: nothing outlives the
+/// call, and two accesses to one id (from two calls, or from the
+/// application's C code between them) never hold overlapping `&mut`.
+macro_rules! id_fields {
+    ($($(#[$doc:meta])* $get:ident, $set:ident: $ty:ty = $($field:ident).+;)*) => {
+        impl Id {
+            $(
+                $(#[$doc])*
+                #[inline]
+                pub fn $get(self) -> $ty {
+                    // SAFETY: self.0 is a live IdPriv (alloc_id until
+                    // free_id); the field is aligned (repr(C), not packed)
+                    // and every bit pattern of it is valid (C data, or a
+                    // value we stored); it is copied out by value.
+                    unsafe { addr_of!((*self.0).$($field).+).read() }
+                }
+                #[inline]
+                pub fn $set(self, v: $ty) {
+                    // SAFETY: as for the getter; the old value is Copy, so
+                    // overwriting it without dropping it is right.
+                    unsafe { addr_of_mut!((*self.0).$($field).+).write(v) }
+                }
+            )*
+        }
+    };
+}
+
+id_fields! {
+    // The public rdma_cm_id, which the application also reads and writes.
+    verbs, set_verbs: *mut ibv_context = id.verbs;
+    channel, set_channel: *mut rdma_event_channel = id.channel;
+    context, set_context: *mut c_void = id.context;
+    qp, set_qp: *mut ibv_qp = id.qp;
+    ps, set_ps: rdma_port_space = id.ps;
+    port_num, set_port_num: u8 = id.port_num;
+    /// The event a synchronous call keeps on the id until the next one.
+    event, set_event: *mut rdma_cm_event = id.event;
+    send_cq_channel, set_send_cq_channel: *mut ibv_comp_channel = id.send_cq_channel;
+    send_cq, set_send_cq: *mut ibv_cq = id.send_cq;
+    recv_cq_channel, set_recv_cq_channel: *mut ibv_comp_channel = id.recv_cq_channel;
+    recv_cq, set_recv_cq: *mut ibv_cq = id.recv_cq;
+    srq, set_srq: *mut ibv_srq = id.srq;
+    pd, set_pd: *mut ibv_pd = id.pd;
+    qp_type, set_qp_type: ibv_qp_type = id.qp_type;
+    /// `route.path_rec` (malloc'ed).
+    path_rec, set_path_rec: *mut ibv_sa_path_rec = id.route.path_rec;
+    num_paths, set_num_paths: c_int = id.route.num_paths;
+    /// `route.addr.addr.ibaddr.sgid` (`addr` is a union of that one member).
+    sgid, set_sgid: ibv_gid = id.route.addr.addr.ibaddr.sgid;
+    dgid, set_dgid: ibv_gid = id.route.addr.addr.ibaddr.dgid;
+    /// Big-endian.
+    pkey, set_pkey: u16 = id.route.addr.addr.ibaddr.pkey;
+
+    // librdmacm's private part.
+    cma_dev, set_cma_dev: *mut CmaDevice = cma_dev;
+    connect_error, set_connect_error: bool = connect_error;
+    sync, set_sync: bool = sync;
+    handle, set_handle: u32 = handle;
+    initiator_depth, set_initiator_depth: u8 = initiator_depth;
+    responder_resources, set_responder_resources: u8 = responder_resources;
+    local_ece, set_local_ece: ibv_ece = local_ece;
+    remote_ece, set_remote_ece: ibv_ece = remote_ece;
+}
+
+/// Scoped access to the id's private fields that own heap data (and so
+/// cannot be copied in and out): `with_x(|x| ...)` lends `&mut` to that one
+/// field for the closure's run only. The closure must not reach the same
+/// field through the id again (they only ever do plain data work).
+macro_rules! id_owned_fields {
+    ($($(#[$doc:meta])* $with:ident: $ty:ty = $field:ident;)*) => {
+        impl Id {
+            $(
+                $(#[$doc])*
+                pub fn $with<R>(self, f: impl FnOnce(&mut $ty) -> R) -> R {
+                    // SAFETY: self.0 is a live IdPriv; the reference covers
+                    // this private field only (the application never sees
+                    // it; other threads touch only `ev`) and lives only for
+                    // the closure's run, during which nothing else borrows
+                    // the field.
+                    f(unsafe { &mut *addr_of_mut!((*self.0).$field) })
+                }
+            )*
+        }
+    };
+}
+
+id_owned_fields! {
+    /// Private data prepended to the next connect (rdma_create_ep).
+    with_connect: Vec<u8> = connect;
+    /// QP to create on each request of a passive endpoint.
+    with_qp_init_attr: Option<Box<ibv_qp_init_attr>> = qp_init_attr;
 }
 
 // ---------------------------------------------------------------------------
