@@ -136,11 +136,11 @@ impl Id {
     /// The fd of the id's current channel.
     pub fn fd(self) -> c_int {
         // SAFETY: an id's channel is live while the id is.
-        unsafe { (*self.c().channel).fd }
+        unsafe { (*self.channel()).fd }
     }
     /// The transport of the id's device, if it has one.
     pub fn transport(self) -> Option<ibv_transport_type> {
-        let v = self.c().verbs;
+        let v = self.verbs();
         if v.is_null() {
             return None;
         }
@@ -151,7 +151,7 @@ impl Id {
         }
     }
     pub fn is_ud(self) -> bool {
-        self.c().qp_type == IBV_QPT_UD
+        self.qp_type() == IBV_QPT_UD
     }
 }
 
@@ -355,16 +355,17 @@ pub fn alloc_id(
 /// Frees an id and what it owns (`ucma_free_id`).
 pub fn free_id(id: Id) {
     remove_id(id);
-    let p = id.p();
-    if !p.cma_dev.is_null() {
-        crate::devices::put_device(p.cma_dev);
+    let dev = id.cma_dev();
+    if !dev.is_null() {
+        crate::devices::put_device(dev);
     }
-    if !p.id.route.path_rec.is_null() {
+    let paths = id.path_rec();
+    if !paths.is_null() {
         // SAFETY: path records are malloc'ed by the route queries.
-        unsafe { libc::free(p.id.route.path_rec.cast()) };
+        unsafe { libc::free(paths.cast()) };
     }
-    if p.sync {
-        destroy_event_channel(p.id.channel);
+    if id.sync() {
+        destroy_event_channel(id.channel());
     }
     // SAFETY: the id came from Box::into_raw in alloc_id; this is its end.
     drop(unsafe { Box::from_raw(id.0) });
@@ -393,7 +394,7 @@ pub fn create_id2(
         free_id(id);
         return Err(e);
     }
-    id.p().handle = resp.id;
+    id.set_handle(resp.id);
     insert_id(id);
     Ok(id)
 }
@@ -427,7 +428,7 @@ fn wait_events(id: Id, done: impl Fn(&EvState) -> bool) {
 /// `rdma_destroy_id`.
 pub fn destroy_id(id: Id) -> Res<()> {
     let reported = destroy_kern_id(id.fd(), id.handle())?;
-    let ev = id.c().event;
+    let ev = id.event();
     if !ev.is_null() {
         ack_cm_event(ev)?;
     }
@@ -439,14 +440,13 @@ pub fn destroy_id(id: Id) -> Res<()> {
 /// `rdma_migrate_id`: moves the id to `channel` (a new private one when
 /// null).
 pub fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
-    let p = id.p();
-    if p.sync && channel.is_null() {
+    if id.sync() && channel.is_null() {
         return Err(libc::EINVAL);
     }
     let sync = channel.is_null();
     let channel = if sync { create_event_channel()? } else { channel };
     let mut resp = rdma_ucm_migrate_resp::default();
-    let body = rdma_ucm_migrate_id { response: uaddr(&mut resp), id: p.handle, fd: id.fd() as u32 };
+    let body = rdma_ucm_migrate_id { response: uaddr(&mut resp), id: id.handle(), fd: id.fd() as u32 };
     // SAFETY: channel is live (ours or the caller's).
     let fd = unsafe { (*channel).fd };
     if let Err(e) = write_cmd_resp(fd, RDMA_USER_CM_CMD_MIGRATE_ID, body, &mut resp) {
@@ -455,15 +455,16 @@ pub fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
         }
         return Err(e);
     }
-    if p.sync {
-        if !p.id.event.is_null() {
-            let _ = ack_cm_event(p.id.event);
-            p.id.event = null_mut();
+    if id.sync() {
+        let ev = id.event();
+        if !ev.is_null() {
+            let _ = ack_cm_event(ev);
+            id.set_event(null_mut());
         }
-        destroy_event_channel(p.id.channel);
+        destroy_event_channel(id.channel());
     }
-    p.sync = sync;
-    p.id.channel = channel;
+    id.set_sync(sync);
+    id.set_channel(channel);
     // Events already delivered on the old channel must be acked first.
     let (m, cv) = id.ev();
     let mut g = m.lock();
@@ -513,17 +514,18 @@ pub fn ack_cm_event(event: *mut rdma_cm_event) -> Res<()> {
 /// `ucma_complete`: for synchronous ids, waits for the id's next event and
 /// turns a failure status into an errno.
 pub fn complete(id: Id) -> Res<()> {
-    let p = id.p();
-    if !p.sync {
+    if !id.sync() {
         return Ok(());
     }
-    if !p.id.event.is_null() {
-        let _ = ack_cm_event(p.id.event);
-        p.id.event = null_mut();
+    let old = id.event();
+    if !old.is_null() {
+        let _ = ack_cm_event(old);
+        id.set_event(null_mut());
     }
-    p.id.event = get_cm_event(p.id.channel)?;
-    // SAFETY: just returned by get_cm_event.
-    let ev = unsafe { &*p.id.event };
+    let event = get_cm_event(id.channel())?;
+    id.set_event(event);
+    // SAFETY: just returned by get_cm_event; the event is not the id.
+    let ev = unsafe { &*event };
     if ev.status != 0 {
         return Err(if ev.event == RDMA_CM_EVENT_REJECTED {
             libc::ECONNREFUSED
@@ -628,8 +630,7 @@ fn query_req_info(id: Id) -> Res<()> {
 /// A connection request: creates the new id the request is for.
 fn process_conn_req(evt: &mut CmaEvent, handle: u32, ece: &rdma_ucm_ece) -> Res<()> {
     let listen = Id(evt.id_priv);
-    let l = listen.c();
-    let new = match alloc_id(l.channel, l.context, l.ps, l.qp_type) {
+    let new = match alloc_id(listen.channel(), listen.context(), listen.ps(), listen.qp_type()) {
         Ok(n) => n,
         Err(_) => {
             let _ = destroy_kern_id(listen.fd(), handle);
@@ -639,18 +640,16 @@ fn process_conn_req(evt: &mut CmaEvent, handle: u32, ece: &rdma_ucm_ece) -> Res<
     };
     evt.event.listen_id = listen.cm();
     evt.event.id = new.cm();
-    let n = new.p();
-    n.handle = handle;
+    new.set_handle(handle);
     insert_id(new);
     // SAFETY: reading the conn member, as upstream does for every request.
     let (init, resp) = unsafe { (evt.event.param.conn.initiator_depth, evt.event.param.conn.responder_resources) };
-    n.initiator_depth = init;
-    n.responder_resources = resp;
-    n.remote_ece.vendor_id = ece.vendor_id;
-    n.remote_ece.options = ece.attr_mod;
+    new.set_initiator_depth(init);
+    new.set_responder_resources(resp);
+    new.set_remote_ece(ibv_ece { vendor_id: ece.vendor_id, options: ece.attr_mod, ..new.remote_ece() });
 
     let r = (|| {
-        if listen.p().sync {
+        if listen.sync() {
             migrate_id(new, null_mut())?;
         }
         query_req_info(new)
@@ -741,18 +740,20 @@ pub fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) -> bool {
         RDMA_CM_EVENT_CONNECT_RESPONSE => {
             // SAFETY: see above.
             copy_conn_event(evt, unsafe { &resp.param.conn });
-            let p = id.p();
-            if p.id.qp.is_null() {
+            if id.qp().is_null() {
                 evt.event.event = RDMA_CM_EVENT_CONNECT_RESPONSE;
-                p.remote_ece.vendor_id = resp.ece.vendor_id;
-                p.remote_ece.options = resp.ece.attr_mod;
+                id.set_remote_ece(ibv_ece {
+                    vendor_id: resp.ece.vendor_id,
+                    options: resp.ece.attr_mod,
+                    ..id.remote_ece()
+                });
             } else {
                 evt.event.status = crate::qp::process_conn_resp_ece(id, &resp.ece);
                 if evt.event.status == 0 {
                     evt.event.event = RDMA_CM_EVENT_ESTABLISHED;
                 } else {
                     evt.event.event = RDMA_CM_EVENT_CONNECT_ERROR;
-                    p.connect_error = true;
+                    id.set_connect_error(true);
                 }
             }
         }
@@ -766,7 +767,7 @@ pub fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) -> bool {
             }
         }
         RDMA_CM_EVENT_REJECTED => {
-            if id.p().connect_error {
+            if id.connect_error() {
                 complete_event(id);
                 return false;
             }
@@ -775,7 +776,7 @@ pub fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) -> bool {
             let _ = crate::qp::modify_qp_err(id);
         }
         RDMA_CM_EVENT_DISCONNECTED => {
-            if id.p().connect_error {
+            if id.connect_error() {
                 complete_event(id);
                 return false;
             }
@@ -907,7 +908,7 @@ mod tests {
     /// An id on a stand-in channel (never written to by these tests).
     fn fake_id(ch: &mut rdma_event_channel, qp_type: ibv_qp_type) -> Id {
         let id = alloc_id(ch, 0x5a as *mut c_void, RDMA_PS_TCP, qp_type).unwrap();
-        id.p().handle = 77;
+        id.set_handle(77);
         id
     }
 
@@ -990,8 +991,8 @@ mod tests {
         let mut evt = new_evt();
         assert!(translate_event(&mut evt, &r));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_CONNECT_RESPONSE);
-        assert_eq!(id.p().remote_ece.vendor_id, 0x02c9);
-        assert_eq!(id.p().remote_ece.options, 0x11);
+        assert_eq!(id.remote_ece().vendor_id, 0x02c9);
+        assert_eq!(id.remote_ece().options, 0x11);
         free_id(id);
     }
 
@@ -999,12 +1000,12 @@ mod tests {
     fn events_after_a_failed_connect_are_swallowed_and_counted() {
         let mut ch = rdma_event_channel { fd: -1 };
         let id = fake_id(&mut ch, IBV_QPT_RC);
-        id.p().connect_error = true;
+        id.set_connect_error(true);
         let mut evt = new_evt();
         assert!(!translate_event(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_REJECTED, 28)));
         assert!(!translate_event(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_DISCONNECTED, 0)));
         assert_eq!(completed(id), 2, "both skipped events count as acked");
-        id.p().connect_error = false;
+        id.set_connect_error(false);
         assert!(translate_event(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_DISCONNECTED, 0)));
         free_id(id);
     }
@@ -1013,7 +1014,7 @@ mod tests {
     fn uid_zero_events_are_matched_by_handle_and_only_established_kept() {
         let mut ch = rdma_event_channel { fd: -1 };
         let id = fake_id(&mut ch, IBV_QPT_RC);
-        id.p().handle = 4242;
+        id.set_handle(4242);
         insert_id(id);
         let mut r = resp(0, RDMA_CM_EVENT_DISCONNECTED, 0);
         r.id = 4242;
@@ -1036,7 +1037,7 @@ mod tests {
         let mut ch = rdma_event_channel { fd: -1 };
         let a = fake_id(&mut ch, IBV_QPT_RC);
         let b = fake_id(&mut ch, IBV_QPT_RC);
-        a.p().handle = 3001;
+        a.set_handle(3001);
         insert_id(a);
         assert_eq!(lookup_id(3001), Some(a));
         assert_eq!(lookup_id(3000), None, "slots below a handle start empty");
@@ -1044,11 +1045,11 @@ mod tests {
         remove_id(a);
         assert_eq!(lookup_id(3001), None);
         // The kernel reuses handles: the slot takes the new id.
-        b.p().handle = 3001;
+        b.set_handle(3001);
         insert_id(b);
         assert_eq!(lookup_id(3001), Some(b));
         // Handles past upstream's index map are never recorded.
-        a.p().handle = IDX_MAX_INDEX + 1;
+        a.set_handle(IDX_MAX_INDEX + 1);
         insert_id(a);
         assert_eq!(lookup_id(IDX_MAX_INDEX + 1), None);
         free_id(a);
