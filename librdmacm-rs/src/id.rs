@@ -151,9 +151,10 @@ impl Id {
 }
 
 /// Getter and setter pairs for the id's `Copy` fields. Each call copies
-/// one field out of, or into, the id through a raw place (`addr_of!`), so
-/// no reference to the id or to the field is formed: nothing outlives the
-/// call, and two accesses to one id (from two calls, or from the
+/// one field out of, or into, the id through the raw place
+/// `(*self.0).field` (a place expression: no method call, so no auto-ref),
+/// so no reference to the id or to the field is formed: nothing outlives
+/// the call, and two accesses to one id (from two calls, or from the
 /// application's C code between them) never hold overlapping `&mut`.
 macro_rules! id_fields {
     ($($(#[$doc:meta])* $get:ident, $set:ident: $ty:ty = $($field:ident).+;)*) => {
@@ -166,13 +167,14 @@ macro_rules! id_fields {
                     // free_id); the field is aligned (repr(C), not packed)
                     // and every bit pattern of it is valid (C data, or a
                     // value we stored); it is copied out by value.
-                    unsafe { addr_of!((*self.0).$($field).+).read() }
+                    unsafe { (*self.0).$($field).+ }
                 }
                 #[inline]
                 pub fn $set(self, v: $ty) {
-                    // SAFETY: as for the getter; the old value is Copy, so
-                    // overwriting it without dropping it is right.
-                    unsafe { addr_of_mut!((*self.0).$($field).+).write(v) }
+                    // SAFETY: as for the getter; the field is Copy, so the
+                    // assignment drops nothing, and it writes only the
+                    // field's bytes.
+                    unsafe { (*self.0).$($field).+ = v }
                 }
             )*
         }
