@@ -58,27 +58,19 @@ pub unsafe fn copy_addr(dst: *mut u8, src: *const u8, len: usize) {
 }
 
 fn src_storage(id: Id) -> *mut u8 {
-    core::ptr::addr_of_mut!(id.c().route.addr.src).cast()
+    id.src_storage().cast()
 }
 
 fn dst_storage(id: Id) -> *mut u8 {
-    core::ptr::addr_of_mut!(id.c().route.addr.dst).cast()
-}
-
-/// The id's IB addressing (the only member of its union).
-fn ibaddr(id: Id) -> &'static mut rdma_ib_addr {
-    // SAFETY: `addr` is a union with the single member `ibaddr`; every bit
-    // pattern is a valid rdma_ib_addr.
-    unsafe { &mut id.c().route.addr.addr.ibaddr }
+    id.dst_storage().cast()
 }
 
 /// Attaches the id to the device the kernel named.
 fn get_device(id: Id, guid: u64, idx: u32) -> Res<()> {
     let (dev, verbs, pd) = crate::devices::get_device(guid, idx)?;
-    let p = id.p();
-    p.cma_dev = dev;
-    p.id.verbs = verbs;
-    p.id.pd = pd;
+    id.set_cma_dev(dev);
+    id.set_verbs(verbs);
+    id.set_pd(pd);
     Ok(())
 }
 
@@ -98,11 +90,10 @@ pub fn query_addr(id: Id) -> Res<()> {
         copy_addr(src_storage(id), (&resp.src_addr as *const libc::sockaddr_storage).cast(), resp.src_size.into());
         copy_addr(dst_storage(id), (&resp.dst_addr as *const libc::sockaddr_storage).cast(), resp.dst_size.into());
     }
-    if id.p().cma_dev.is_null() && resp.node_guid != 0 {
+    if id.cma_dev().is_null() && resp.node_guid != 0 {
         get_device(id, resp.node_guid, resp.ibdev_index)?;
-        let c = id.c();
-        c.port_num = resp.port_num;
-        c.route.addr.addr.ibaddr.pkey = resp.pkey;
+        id.set_port_num(resp.port_num);
+        id.set_pkey(resp.pkey);
     }
     Ok(())
 }
@@ -119,9 +110,8 @@ pub fn query_gid(id: Id) -> Res<()> {
             (*(&resp.dst_addr as *const _ as *const sockaddr_ib)).sib_addr.ib_u.uib_addr8,
         )
     };
-    let ib = ibaddr(id);
-    ib.sgid.raw = s;
-    ib.dgid.raw = d;
+    id.set_sgid(ibv_gid { raw: s });
+    id.set_dgid(ibv_gid { raw: d });
     Ok(())
 }
 
@@ -167,9 +157,8 @@ fn set_paths(id: Id, recs: &[ibv_sa_path_rec]) -> Res<()> {
     }
     // SAFETY: p has room for recs.len() records.
     unsafe { core::ptr::copy_nonoverlapping(recs.as_ptr(), p, recs.len()) };
-    let r = &mut id.c().route;
-    r.path_rec = p;
-    r.num_paths = recs.len() as c_int;
+    id.set_path_rec(p);
+    id.set_num_paths(recs.len() as c_int);
     Ok(())
 }
 
@@ -203,18 +192,17 @@ pub fn query_route(id: Id) -> Res<()> {
         })
         .collect();
     set_paths(id, &recs)?;
-    let ib = ibaddr(id);
-    ib.sgid.raw = resp.ib_route[0].sgid;
-    ib.dgid.raw = resp.ib_route[0].dgid;
-    ib.pkey = resp.ib_route[0].pkey;
+    id.set_sgid(ibv_gid { raw: resp.ib_route[0].sgid });
+    id.set_dgid(ibv_gid { raw: resp.ib_route[0].dgid });
+    id.set_pkey(resp.ib_route[0].pkey);
     // SAFETY: the kernel's addresses are sockaddr_in6-sized.
     unsafe {
         copy_addr(src_storage(id), (&resp.src_addr as *const sockaddr_in6).cast(), core::mem::size_of::<sockaddr_in6>());
         copy_addr(dst_storage(id), (&resp.dst_addr as *const sockaddr_in6).cast(), core::mem::size_of::<sockaddr_in6>());
     }
-    if id.p().cma_dev.is_null() && resp.node_guid != 0 {
+    if id.cma_dev().is_null() && resp.node_guid != 0 {
         get_device(id, resp.node_guid, resp.ibdev_index)?;
-        id.c().port_num = resp.port_num;
+        id.set_port_num(resp.port_num);
     }
     Ok(())
 }
@@ -361,12 +349,12 @@ fn set_ib_route(id: Id) -> Res<()> {
     if crate::acm::ib_init().is_none() {
         return Err(libc::ENOENT);
     }
-    let c = id.c();
     // SAFETY: all-zero is a valid rdma_addrinfo.
     let mut hint: rdma_addrinfo = unsafe { core::mem::zeroed() };
     hint.ai_flags = RAI_ROUTEONLY;
-    // SAFETY: reading the family of the id's source storage.
-    hint.ai_family = c_int::from(unsafe { c.route.addr.src.src_addr.sa_family });
+    // SAFETY: reading the family field of the id's (live, 128-byte) source
+    // storage through the raw pointer, by value.
+    hint.ai_family = c_int::from(unsafe { (*src_storage(id).cast::<sockaddr>()).sa_family });
     hint.ai_src_addr = src_storage(id).cast();
     hint.ai_src_len = addrlen(hint.ai_src_addr);
     hint.ai_dst_addr = dst_storage(id).cast();

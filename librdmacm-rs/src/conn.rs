@@ -22,7 +22,7 @@ use core::ptr::null_mut;
 /// The device's (max initiator depth, max responder resources); zeros for
 /// an id not yet on a device (upstream would crash there).
 fn dev_max(id: Id) -> (u8, u8) {
-    let d = id.p().cma_dev;
+    let d = id.cma_dev();
     if d.is_null() {
         return (0, 0);
     }
@@ -32,12 +32,11 @@ fn dev_max(id: Id) -> (u8, u8) {
 
 /// `ucma_valid_param`.
 fn valid_param(id: Id, param: Option<&rdma_conn_param>) -> Res<()> {
-    let c = id.c();
-    if c.ps != RDMA_PS_TCP {
+    if id.ps() != RDMA_PS_TCP {
         return Ok(());
     }
     let Some(param) = param else {
-        return if c.qp.is_null() { Err(libc::EINVAL) } else { Ok(()) };
+        return if id.qp().is_null() { Err(libc::EINVAL) } else { Ok(()) };
     };
     let (max_init, max_resp) = dev_max(id);
     if param.responder_resources != RDMA_MAX_RESP_RES && param.responder_resources > max_resp {
@@ -52,18 +51,19 @@ fn valid_param(id: Id, param: Option<&rdma_conn_param>) -> Res<()> {
 /// The kernel form of the connection parameters: the id's negotiated
 /// resources, stored private data (rdma_create_ep) followed by the caller's.
 pub fn conn_param_to_kern(id: Id, src: Option<&rdma_conn_param>, qp_num: u32, srq: u8) -> rdma_ucm_conn_param {
-    let p = id.p();
     let mut dst: rdma_ucm_conn_param = zeroed();
     dst.qp_num = qp_num;
     dst.srq = srq;
-    dst.responder_resources = p.responder_resources;
-    dst.initiator_depth = p.initiator_depth;
+    dst.responder_resources = id.responder_resources();
+    dst.initiator_depth = id.initiator_depth();
     dst.valid = 1;
-    if !p.connect.is_empty() {
-        let n = p.connect.len().min(RDMA_MAX_PRIVATE_DATA);
-        dst.private_data[..n].copy_from_slice(&p.connect[..n]);
-        dst.private_data_len = p.connect.len() as u8;
-    }
+    id.with_connect(|connect| {
+        if !connect.is_empty() {
+            let n = connect.len().min(RDMA_MAX_PRIVATE_DATA);
+            dst.private_data[..n].copy_from_slice(&connect[..n]);
+            dst.private_data_len = connect.len() as u8;
+        }
+    });
     match src {
         Some(s) => {
             dst.flow_control = s.flow_control;
@@ -89,7 +89,7 @@ pub fn conn_param_to_kern(id: Id, src: Option<&rdma_conn_param>, qp_num: u32, sr
 /// The QP number and SRQ flag to announce: the id's QP's, else the
 /// caller's.
 fn qp_info(id: Id, param: Option<&rdma_conn_param>) -> (u32, u8) {
-    let qp = id.c().qp;
+    let qp = id.qp();
     if !qp.is_null() {
         // SAFETY: the id's QP is live.
         return unsafe { ((*qp).qp_num, u8::from(!(*qp).srq.is_null())) };
@@ -101,24 +101,23 @@ fn qp_info(id: Id, param: Option<&rdma_conn_param>) -> (u32, u8) {
 pub fn connect(id: Id, param: Option<&rdma_conn_param>) -> Res<()> {
     valid_param(id, param)?;
     let (max_init, max_resp) = dev_max(id);
-    let p = id.p();
-    p.initiator_depth = match param {
+    id.set_initiator_depth(match param {
         Some(c) if c.initiator_depth != RDMA_MAX_INIT_DEPTH => c.initiator_depth,
         _ => max_init,
-    };
-    p.responder_resources = match param {
+    });
+    id.set_responder_resources(match param {
         Some(c) if c.responder_resources != RDMA_MAX_RESP_RES => c.responder_resources,
         _ => max_resp,
-    };
+    });
     let (qp_num, srq) = qp_info(id, param);
     let body = rdma_ucm_connect {
         conn_param: conn_param_to_kern(id, param, qp_num, srq),
-        id: p.handle,
+        id: id.handle(),
         reserved: 0,
-        ece: rdma_ucm_ece { vendor_id: p.local_ece.vendor_id, attr_mod: p.local_ece.options },
+        ece: rdma_ucm_ece { vendor_id: id.local_ece().vendor_id, attr_mod: id.local_ece().options },
     };
     write_cmd(id.fd(), RDMA_USER_CM_CMD_CONNECT, body)?;
-    p.connect = Vec::new();
+    id.with_connect(|connect| *connect = Vec::new());
     complete(id)
 }
 
@@ -136,15 +135,15 @@ pub fn listen(id: Id, backlog: c_int) -> Res<()> {
 /// `rdma_get_request`: the next connection request of a synchronous
 /// listening id, with a QP created when the endpoint asked for one.
 pub fn get_request(listen: Id) -> Res<Id> {
-    let l = listen.p();
-    if !l.sync {
+    if !listen.sync() {
         return Err(libc::EINVAL);
     }
-    if !l.id.event.is_null() {
-        let _ = crate::id::ack_cm_event(l.id.event);
-        l.id.event = null_mut();
+    let old = listen.event();
+    if !old.is_null() {
+        let _ = crate::id::ack_cm_event(old);
+        listen.set_event(null_mut());
     }
-    let event = crate::id::get_cm_event(l.id.channel)?;
+    let event = crate::id::get_cm_event(listen.channel())?;
     // SAFETY: just returned by get_cm_event.
     let ev = unsafe { &*event };
     let r = (|| {
@@ -157,20 +156,19 @@ pub fn get_request(listen: Id) -> Res<Id> {
         if ev.event != RDMA_CM_EVENT_CONNECT_REQUEST {
             return Err(libc::EINVAL);
         }
-        if let Some(init) = l.qp_init_attr.as_deref() {
-            let mut attr = *init;
-            crate::qp::create_qp(Id::from_cm(ev.id), l.id.pd, &mut attr)?;
+        if let Some(mut attr) = listen.with_qp_init_attr(|init| init.as_deref().copied()) {
+            crate::qp::create_qp(Id::from_cm(ev.id), listen.pd(), &mut attr)?;
         }
         Ok(())
     })();
     match r {
         Ok(()) => {
             let new = Id::from_cm(ev.id);
-            new.c().event = event;
+            new.set_event(event);
             Ok(new)
         }
         Err(e) => {
-            l.id.event = event;
+            listen.set_event(event);
             Err(e)
         }
     }
@@ -181,26 +179,25 @@ pub fn accept(id: Id, param: Option<&rdma_conn_param>) -> Res<()> {
     let (qp_num, srq) = qp_info(id, param);
     valid_param(id, param)?;
     let (max_init, max_resp) = dev_max(id);
-    let p = id.p();
-    p.initiator_depth = match param {
+    id.set_initiator_depth(match param {
         Some(c) if c.initiator_depth != RDMA_MAX_INIT_DEPTH => c.initiator_depth,
-        _ => p.initiator_depth.min(max_init),
-    };
-    p.responder_resources = match param {
+        _ => id.initiator_depth().min(max_init),
+    });
+    id.set_responder_resources(match param {
         Some(c) if c.responder_resources != RDMA_MAX_RESP_RES => c.responder_resources,
-        _ => p.responder_resources.min(max_resp),
-    };
+        _ => id.responder_resources().min(max_resp),
+    });
     if !id.is_ud() {
-        modify_qp_rtr(id, p.responder_resources)?;
-        modify_qp_rts(id, p.initiator_depth)?;
+        modify_qp_rtr(id, id.responder_resources())?;
+        modify_qp_rts(id, id.initiator_depth())?;
     }
     let body = rdma_ucm_accept {
         uid: id.0 as u64,
         conn_param: conn_param_to_kern(id, param, qp_num, srq),
-        id: p.handle,
+        id: id.handle(),
         reserved: 0,
         // A reply answers with the vendor id it received.
-        ece: rdma_ucm_ece { vendor_id: p.remote_ece.vendor_id, attr_mod: p.local_ece.options },
+        ece: rdma_ucm_ece { vendor_id: id.remote_ece().vendor_id, attr_mod: id.local_ece().options },
     };
     if let Err(e) = write_cmd(id.fd(), RDMA_USER_CM_CMD_ACCEPT, body) {
         let _ = modify_qp_err(id);

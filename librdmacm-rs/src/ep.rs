@@ -22,12 +22,12 @@ fn passive_ep(id: Id, res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&ibv_qp
         }
     }
     if !pd.is_null() {
-        id.c().pd = pd;
+        id.set_pd(pd);
     }
     if let Some(init) = init {
         let mut a = *init;
         a.qp_type = res.ai_qp_type as ibv_qp_type;
-        id.p().qp_init_attr = Some(Box::new(a));
+        id.with_qp_init_attr(|q| *q = Some(Box::new(a)));
     }
     Ok(())
 }
@@ -54,7 +54,7 @@ fn active_ep(id: Id, res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv
     if res.ai_connect_len != 0 {
         // SAFETY: the address info's connect data is valid for its length.
         let data = unsafe { core::slice::from_raw_parts(res.ai_connect.cast::<u8>(), res.ai_connect_len) };
-        id.p().connect = data.to_vec();
+        id.with_connect(|c| *c = data.to_vec());
     }
     Ok(())
 }
@@ -78,13 +78,13 @@ pub fn create_ep(res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv_qp_
 
 /// `rdma_destroy_ep`: QP, SRQ, stored QP attributes, then the id.
 pub fn destroy_ep(id: Id) {
-    if !id.c().qp.is_null() {
+    if !id.qp().is_null() {
         crate::qp::destroy_qp(id);
     }
-    if !id.c().srq.is_null() {
+    if !id.srq().is_null() {
         crate::qp::destroy_srq(id);
     }
-    id.p().qp_init_attr = None;
+    id.with_qp_init_attr(|q| *q = None);
     let _ = crate::id::destroy_id(id);
 }
 

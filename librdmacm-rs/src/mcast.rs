@@ -133,7 +133,7 @@ pub unsafe fn leave(id: Id, addr: *const sockaddr) -> Res<()> {
     };
     // SAFETY: mc was listed, so it is live and now ours alone.
     let mcr = unsafe { &mut *mc };
-    let qp = id.c().qp;
+    let qp = id.qp();
     if !qp.is_null() && u32::from(mcr.join_flags) != RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER {
         // SAFETY: the id's QP is live.
         unsafe { crate::verbs::ibv_detach_mcast(qp, &mcr.mgid, mcr.mlid) };
@@ -161,7 +161,7 @@ pub fn process_join(evt: &mut CmaEvent) -> c_int {
     let (mc, ah) = unsafe { (&mut *evt.mc, &evt.event.param.ud.ah_attr) };
     mc.mgid = ah.grh.dgid;
     mc.mlid = ah.dlid;
-    let qp = Id(evt.id_priv).c().qp;
+    let qp = Id(evt.id_priv).qp();
     if qp.is_null() || u32::from(mc.join_flags) == RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER {
         return 0;
     }

@@ -54,13 +54,13 @@ fn modify(qp: *mut ibv_qp, attr: &mut ibv_qp_attr, mask: c_int) -> c_int {
 
 /// The link layer of the id's port (unspecified when unknown).
 fn link_layer(id: Id) -> u8 {
-    let p = id.p();
-    if p.cma_dev.is_null() {
+    let dev = id.cma_dev();
+    if dev.is_null() {
         return IBV_LINK_LAYER_UNSPECIFIED;
     }
     // SAFETY: the id holds a reference on its device entry.
-    let ports = unsafe { &(*p.cma_dev).port };
-    usize::from(p.id.port_num)
+    let ports = unsafe { &(*dev).port };
+    usize::from(id.port_num())
         .checked_sub(1)
         .and_then(|i| ports.get(i).copied())
         .unwrap_or(IBV_LINK_LAYER_UNSPECIFIED)
@@ -69,7 +69,7 @@ fn link_layer(id: Id) -> u8 {
 /// INIT then RTR, with `resp_res` responder resources unless it's the
 /// "device maximum" marker.
 pub fn modify_qp_rtr(id: Id, resp_res: u8) -> Res<()> {
-    let qp = id.c().qp;
+    let qp = id.qp();
     if qp.is_null() {
         return Ok(());
     }
@@ -92,7 +92,7 @@ pub fn modify_qp_rtr(id: Id, resp_res: u8) -> Res<()> {
 
 /// RTS, with `init_depth` outstanding reads unless it's the maximum marker.
 pub fn modify_qp_rts(id: Id, init_depth: u8) -> Res<()> {
-    let qp = id.c().qp;
+    let qp = id.qp();
     if qp.is_null() {
         return Ok(());
     }
@@ -107,7 +107,7 @@ pub fn modify_qp_rts(id: Id, init_depth: u8) -> Res<()> {
 }
 
 fn modify_state(id: Id, state: ibv_qp_state) -> Res<()> {
-    let qp = id.c().qp;
+    let qp = id.qp();
     if qp.is_null() {
         return Ok(());
     }
@@ -126,17 +126,14 @@ pub fn modify_qp_err(id: Id) -> Res<()> {
 
 /// INIT set up locally (ABI 3): P_Key index of the id's P_Key and port.
 fn init_qp3(id: Id, qp: *mut ibv_qp, attr: &mut ibv_qp_attr) -> Res<c_int> {
-    let p = id.p();
     // SAFETY: the device's context is open while the id references it.
-    let idx = unsafe {
-        v::ibv_get_pkey_index((*p.cma_dev).verbs, p.id.port_num, p.id.route.addr.addr.ibaddr.pkey)
-    };
+    let idx = unsafe { v::ibv_get_pkey_index((*id.cma_dev()).verbs, id.port_num(), id.pkey()) };
     if idx < 0 {
         return Err(libc::EINVAL);
     }
     let _ = qp;
     attr.pkey_index = idx as u16;
-    attr.port_num = p.id.port_num;
+    attr.port_num = id.port_num();
     attr.qp_state = IBV_QPS_INIT;
     Ok((IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT) as c_int)
 }
@@ -177,55 +174,63 @@ fn init_ud_qp(id: Id, qp: *mut ibv_qp) -> Res<()> {
 
 /// Destroys the CQs and completion channels the CM created for the id.
 pub fn destroy_cqs(id: Id) {
-    let c = id.c();
-    if c.qp_type == IBV_QPT_XRC_RECV && !c.srq.is_null() {
+    if id.qp_type() == IBV_QPT_XRC_RECV && !id.srq().is_null() {
         return;
     }
     // SAFETY: these objects were created by create_cqs and are destroyed
     // once (pointers cleared).
     unsafe {
-        if !c.recv_cq.is_null() {
-            v::ibv_destroy_cq(c.recv_cq);
-            if !c.send_cq.is_null() && c.send_cq != c.recv_cq {
-                v::ibv_destroy_cq(c.send_cq);
-                c.send_cq = null_mut();
+        let recv_cq = id.recv_cq();
+        if !recv_cq.is_null() {
+            v::ibv_destroy_cq(recv_cq);
+            let send_cq = id.send_cq();
+            if !send_cq.is_null() && send_cq != recv_cq {
+                v::ibv_destroy_cq(send_cq);
+                id.set_send_cq(null_mut());
             }
-            c.recv_cq = null_mut();
+            id.set_recv_cq(null_mut());
         }
-        if !c.recv_cq_channel.is_null() {
-            v::ibv_destroy_comp_channel(c.recv_cq_channel);
-            if !c.send_cq_channel.is_null() && c.send_cq_channel != c.recv_cq_channel {
-                v::ibv_destroy_comp_channel(c.send_cq_channel);
-                c.send_cq_channel = null_mut();
+        let recv_ch = id.recv_cq_channel();
+        if !recv_ch.is_null() {
+            v::ibv_destroy_comp_channel(recv_ch);
+            let send_ch = id.send_cq_channel();
+            if !send_ch.is_null() && send_ch != recv_ch {
+                v::ibv_destroy_comp_channel(send_ch);
+                id.set_send_cq_channel(null_mut());
             }
-            c.recv_cq_channel = null_mut();
+            id.set_recv_cq_channel(null_mut());
         }
     }
 }
 
 /// Creates a CQ (with its own completion channel) of each non-zero size.
 fn create_cqs(id: Id, send_size: u32, recv_size: u32) -> Res<()> {
-    let c = id.c();
     let r = (|| {
-        // SAFETY: c.verbs is the id's open context; the CQ context is the id.
+        // SAFETY: id.verbs() is the id's open context; the CQ context is the
+        // id. Each result is stored on the id before it is checked, so
+        // destroy_cqs finds what was created.
         unsafe {
             if recv_size != 0 {
-                c.recv_cq_channel = v::ibv_create_comp_channel(c.verbs);
-                if c.recv_cq_channel.is_null() {
+                let ch = v::ibv_create_comp_channel(id.verbs());
+                id.set_recv_cq_channel(ch);
+                if ch.is_null() {
                     return Err(errno());
                 }
-                c.recv_cq = v::ibv_create_cq(c.verbs, recv_size as c_int, id.cm().cast(), c.recv_cq_channel, 0);
-                if c.recv_cq.is_null() {
+                let cq = v::ibv_create_cq(id.verbs(), recv_size as c_int, id.cm().cast(), ch, 0);
+                id.set_recv_cq(cq);
+                if cq.is_null() {
                     return Err(errno());
                 }
             }
             if send_size != 0 {
-                c.send_cq_channel = v::ibv_create_comp_channel(c.verbs);
-                if c.send_cq_channel.is_null() {
+                let ch = v::ibv_create_comp_channel(id.verbs());
+                id.set_send_cq_channel(ch);
+                if ch.is_null() {
                     return Err(errno());
                 }
-                c.send_cq = v::ibv_create_cq(c.verbs, send_size as c_int, id.cm().cast(), c.send_cq_channel, 0);
-                if c.send_cq.is_null() {
+                let cq = v::ibv_create_cq(id.verbs(), send_size as c_int, id.cm().cast(), ch, 0);
+                id.set_send_cq(cq);
+                if cq.is_null() {
                     return Err(errno());
                 }
             }
@@ -243,35 +248,34 @@ pub fn create_srq_ex(id: Id, attr: &mut ibv_srq_init_attr_ex) -> Res<()> {
     if attr.comp_mask & IBV_SRQ_INIT_ATTR_TYPE == 0 {
         return Err(libc::EINVAL);
     }
-    let c = id.c();
     if attr.comp_mask & IBV_SRQ_INIT_ATTR_PD == 0 || attr.pd.is_null() {
-        attr.pd = c.pd;
+        attr.pd = id.pd();
         attr.comp_mask |= IBV_SRQ_INIT_ATTR_PD;
     }
     if attr.srq_type == IBV_SRQT_XRC {
         if attr.comp_mask & IBV_SRQ_INIT_ATTR_XRCD == 0 || attr.xrcd.is_null() {
-            attr.xrcd = crate::devices::get_xrcd(id.p().cma_dev);
+            attr.xrcd = crate::devices::get_xrcd(id.cma_dev());
             if attr.xrcd.is_null() {
                 return Err(errno());
             }
         }
         if attr.comp_mask & IBV_SRQ_INIT_ATTR_CQ == 0 || attr.cq.is_null() {
             create_cqs(id, 0, attr.attr.max_wr)?;
-            attr.cq = c.recv_cq;
+            attr.cq = id.recv_cq();
         }
         attr.comp_mask |= IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
     }
     // SAFETY: the id's context is open; attr is valid.
-    let srq = unsafe { v::create_srq_ex(c.verbs, attr) };
+    let srq = unsafe { v::create_srq_ex(id.verbs(), attr) };
     if srq.is_null() {
         let e = errno();
         destroy_cqs(id);
         return Err(e);
     }
-    if c.pd.is_null() {
-        c.pd = attr.pd;
+    if id.pd().is_null() {
+        id.set_pd(attr.pd);
     }
-    c.srq = srq;
+    id.set_srq(srq);
     Ok(())
 }
 
@@ -282,7 +286,7 @@ pub fn create_srq(id: Id, pd: *mut ibv_pd, attr: &mut ibv_srq_init_attr) -> Res<
     ex.srq_context = attr.srq_context;
     ex.attr = attr.attr;
     ex.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
-    ex.srq_type = if id.c().qp_type == IBV_QPT_XRC_RECV { IBV_SRQT_XRC } else { IBV_SRQT_BASIC };
+    ex.srq_type = if id.qp_type() == IBV_QPT_XRC_RECV { IBV_SRQT_XRC } else { IBV_SRQT_BASIC };
     ex.pd = pd;
     let r = create_srq_ex(id, &mut ex);
     attr.srq_context = ex.srq_context;
@@ -292,34 +296,32 @@ pub fn create_srq(id: Id, pd: *mut ibv_pd, attr: &mut ibv_srq_init_attr) -> Res<
 
 /// `rdma_destroy_srq`.
 pub fn destroy_srq(id: Id) {
-    let c = id.c();
     // SAFETY: the id's SRQ, destroyed once.
-    unsafe { v::ibv_destroy_srq(c.srq) };
-    c.srq = null_mut();
+    unsafe { v::ibv_destroy_srq(id.srq()) };
+    id.set_srq(null_mut());
     destroy_cqs(id);
 }
 
 /// Records the new QP's ECE and, for a QP answering a request, applies the
 /// peer's options (or clears them when the vendors differ).
 fn init_ece(id: Id, qp: *mut ibv_qp) -> Res<()> {
-    let p = id.p();
     let mut ece = ibv_ece { vendor_id: 0, options: 0, comp_mask: 0 };
     // SAFETY: qp is live; ece is a valid out-buffer.
     let ret = unsafe { v::ibv_query_ece(qp, &mut ece) };
     if ret != 0 && ret != libc::EOPNOTSUPP {
         return Err(ret);
     }
-    p.local_ece.vendor_id = ece.vendor_id;
-    p.local_ece.options = ece.options;
-    if p.remote_ece.vendor_id == 0 {
+    id.set_local_ece(ibv_ece { vendor_id: ece.vendor_id, options: ece.options, ..id.local_ece() });
+    let (local, remote) = (id.local_ece(), id.remote_ece());
+    if remote.vendor_id == 0 {
         return Ok(());
     }
-    if p.remote_ece.vendor_id != p.local_ece.vendor_id {
-        ece.vendor_id = p.local_ece.vendor_id;
+    if remote.vendor_id != local.vendor_id {
+        ece.vendor_id = local.vendor_id;
         ece.options = 0;
     } else {
-        ece.vendor_id = p.remote_ece.vendor_id;
-        ece.options = p.remote_ece.options;
+        ece.vendor_id = remote.vendor_id;
+        ece.options = remote.options;
     }
     // SAFETY: as above.
     let ret = unsafe { v::ibv_set_ece(qp, &mut ece) };
@@ -331,8 +333,7 @@ fn init_ece(id: Id, qp: *mut ibv_qp) -> Res<()> {
 
 /// After INIT of a QP answering a request: the options the provider kept.
 fn refresh_local_ece(id: Id, qp: *mut ibv_qp) -> Res<()> {
-    let p = id.p();
-    if p.remote_ece.vendor_id == 0 {
+    if id.remote_ece().vendor_id == 0 {
         return Ok(());
     }
     let mut ece = ibv_ece { vendor_id: 0, options: 0, comp_mask: 0 };
@@ -341,51 +342,53 @@ fn refresh_local_ece(id: Id, qp: *mut ibv_qp) -> Res<()> {
     if ret != 0 && ret != libc::EOPNOTSUPP {
         return Err(ret);
     }
-    p.local_ece.options = ece.options;
+    id.set_local_ece(ibv_ece { options: ece.options, ..id.local_ece() });
     Ok(())
 }
 
 /// `rdma_create_qp_ex`.
 pub fn create_qp_ex(id: Id, attr: &mut ibv_qp_init_attr_ex) -> Res<()> {
-    let c = id.c();
-    if !c.qp.is_null() {
+    if !id.qp().is_null() {
         return Err(libc::EINVAL);
     }
     if attr.comp_mask & IBV_QP_INIT_ATTR_PD == 0 || attr.pd.is_null() {
         attr.comp_mask |= IBV_QP_INIT_ATTR_PD;
-        attr.pd = c.pd;
+        attr.pd = id.pd();
     } else {
         // SAFETY: a non-null PD passed by the application is live.
-        if c.verbs != unsafe { (*attr.pd).context } {
+        if id.verbs() != unsafe { (*attr.pd).context } {
             return Err(libc::EINVAL);
         }
     }
-    if (!c.recv_cq.is_null() && !attr.recv_cq.is_null() && c.recv_cq != attr.recv_cq)
-        || (!c.send_cq.is_null() && !attr.send_cq.is_null() && c.send_cq != attr.send_cq)
+    let (recv_cq, send_cq) = (id.recv_cq(), id.send_cq());
+    if (!recv_cq.is_null() && !attr.recv_cq.is_null() && recv_cq != attr.recv_cq)
+        || (!send_cq.is_null() && !attr.send_cq.is_null() && send_cq != attr.send_cq)
     {
         return Err(libc::EINVAL);
     }
-    if c.qp_type == IBV_QPT_XRC_RECV && (attr.comp_mask & IBV_QP_INIT_ATTR_XRCD == 0 || attr.xrcd.is_null()) {
-        attr.xrcd = crate::devices::get_xrcd(id.p().cma_dev);
+    if id.qp_type() == IBV_QPT_XRC_RECV && (attr.comp_mask & IBV_QP_INIT_ATTR_XRCD == 0 || attr.xrcd.is_null()) {
+        attr.xrcd = crate::devices::get_xrcd(id.cma_dev());
         if attr.xrcd.is_null() {
             return Err(errno());
         }
         attr.comp_mask |= IBV_QP_INIT_ATTR_XRCD;
     }
-    let send = if !attr.send_cq.is_null() || !c.send_cq.is_null() { 0 } else { attr.cap.max_send_wr };
-    let recv = if !attr.recv_cq.is_null() || !c.recv_cq.is_null() { 0 } else { attr.cap.max_recv_wr };
+    let send = if !attr.send_cq.is_null() || !id.send_cq().is_null() { 0 } else { attr.cap.max_send_wr };
+    let recv = if !attr.recv_cq.is_null() || !id.recv_cq().is_null() { 0 } else { attr.cap.max_recv_wr };
     create_cqs(id, send, recv)?;
+    // The CQs just created (if any) are read back from the id.
     if attr.send_cq.is_null() {
-        attr.send_cq = c.send_cq;
+        attr.send_cq = id.send_cq();
     }
     if attr.recv_cq.is_null() {
-        attr.recv_cq = c.recv_cq;
+        attr.recv_cq = id.recv_cq();
     }
-    if !c.srq.is_null() && attr.srq.is_null() {
-        attr.srq = c.srq;
+    let srq = id.srq();
+    if !srq.is_null() && attr.srq.is_null() {
+        attr.srq = srq;
     }
     // SAFETY: the id's context is open; attr is valid.
-    let qp = unsafe { v::create_qp_ex(c.verbs, attr) };
+    let qp = unsafe { v::create_qp_ex(id.verbs(), attr) };
     if qp.is_null() {
         let e = errno();
         destroy_cqs(id);
@@ -401,8 +404,8 @@ pub fn create_qp_ex(id: Id, attr: &mut ibv_qp_init_attr_ex) -> Res<()> {
         return Err(e);
     }
     // SAFETY: qp is live.
-    c.pd = unsafe { (*qp).pd };
-    c.qp = qp;
+    id.set_pd(unsafe { (*qp).pd });
+    id.set_qp(qp);
     Ok(())
 }
 
@@ -418,7 +421,7 @@ pub fn create_qp(id: Id, pd: *mut ibv_pd, init: &mut ibv_qp_init_attr) -> Res<()
     ex.qp_type = init.qp_type;
     ex.sq_sig_all = init.sq_sig_all;
     ex.comp_mask = IBV_QP_INIT_ATTR_PD;
-    ex.pd = if pd.is_null() { id.c().pd } else { pd };
+    ex.pd = if pd.is_null() { id.pd() } else { pd };
     let r = create_qp_ex(id, &mut ex);
     init.qp_context = ex.qp_context;
     init.send_cq = ex.send_cq;
@@ -432,10 +435,9 @@ pub fn create_qp(id: Id, pd: *mut ibv_pd, init: &mut ibv_qp_init_attr) -> Res<()
 
 /// `rdma_destroy_qp`.
 pub fn destroy_qp(id: Id) {
-    let c = id.c();
     // SAFETY: the id's QP, destroyed once.
-    unsafe { v::ibv_destroy_qp(c.qp) };
-    c.qp = null_mut();
+    unsafe { v::ibv_destroy_qp(id.qp()) };
+    id.set_qp(null_mut());
     destroy_cqs(id);
 }
 
@@ -460,19 +462,18 @@ pub fn process_conn_resp(id: Id) -> Res<()> {
 /// [`process_conn_resp`]. Returns the event status upstream reports: 0, -1
 /// with errno, or a positive provider error.
 pub fn process_conn_resp_ece(id: Id, ece: &rdma_ucm_ece) -> c_int {
-    let p = id.p();
     let mut e = ibv_ece { vendor_id: ece.vendor_id, options: ece.attr_mod, comp_mask: 0 };
     if ece.vendor_id == 0 {
         // Peer (or kernel) without ECE: clear the options.
-        e.vendor_id = p.local_ece.vendor_id;
+        e.vendor_id = id.local_ece().vendor_id;
         e.options = 0;
-    } else if ece.vendor_id != p.local_ece.vendor_id {
+    } else if ece.vendor_id != id.local_ece().vendor_id {
         let _ = modify_qp_err(id);
         return ret_int(Err(libc::EINVAL));
     }
-    p.remote_ece.vendor_id = ece.vendor_id;
+    id.set_remote_ece(ibv_ece { vendor_id: ece.vendor_id, ..id.remote_ece() });
     // SAFETY: the id's QP is live.
-    let ret = unsafe { v::ibv_set_ece(p.id.qp, &mut e) };
+    let ret = unsafe { v::ibv_set_ece(id.qp(), &mut e) };
     if ret != 0 && ret != libc::EOPNOTSUPP {
         return ret;
     }
@@ -480,12 +481,13 @@ pub fn process_conn_resp_ece(id: Id, ece: &rdma_ucm_ece) -> c_int {
         return ret_int(Err(err));
     }
     // SAFETY: as above.
-    let ret = unsafe { v::ibv_query_ece(p.id.qp, &mut e) };
+    let ret = unsafe { v::ibv_query_ece(id.qp(), &mut e) };
     if ret != 0 && ret != libc::EOPNOTSUPP {
         let _ = modify_qp_err(id);
         return ret;
     }
-    p.local_ece.options = if ret == libc::EOPNOTSUPP { 0 } else { e.options };
+    let options = if ret == libc::EOPNOTSUPP { 0 } else { e.options };
+    id.set_local_ece(ibv_ece { options, ..id.local_ece() });
     0
 }
 
@@ -568,7 +570,7 @@ crate::export! {
     {
         crate::ensure!(!id.is_null(), libc::EINVAL, -1);
         let id = Id::from_cm(id);
-        crate::ensure!(id.c().qp.is_null(), libc::EINVAL, -1);
+        crate::ensure!(id.qp().is_null(), libc::EINVAL, -1);
         ret_int(process_conn_resp(id))
     }
 }
@@ -581,10 +583,8 @@ crate::export! {
         let id = Id::from_cm(id);
         // SAFETY: non-null ECE from the caller.
         let e = unsafe { &*ece };
-        crate::ensure!(id.c().qp.is_null() && e.vendor_id != 0 && e.comp_mask == 0, libc::EINVAL, -1);
-        let p = id.p();
-        p.local_ece.vendor_id = e.vendor_id;
-        p.local_ece.options = e.options;
+        crate::ensure!(id.qp().is_null() && e.vendor_id != 0 && e.comp_mask == 0, libc::EINVAL, -1);
+        id.set_local_ece(ibv_ece { vendor_id: e.vendor_id, options: e.options, ..id.local_ece() });
         0
     }
 }
@@ -595,12 +595,12 @@ crate::export! {
     {
         crate::ensure!(!id.is_null() && !ece.is_null(), libc::EINVAL, -1);
         let id = Id::from_cm(id);
-        crate::ensure!(id.c().qp.is_null(), libc::EINVAL, -1);
-        let p = id.p();
+        crate::ensure!(id.qp().is_null(), libc::EINVAL, -1);
+        let remote = id.remote_ece();
         // SAFETY: non-null ECE from the caller.
         let e = unsafe { &mut *ece };
-        e.vendor_id = p.remote_ece.vendor_id;
-        e.options = p.remote_ece.options;
+        e.vendor_id = remote.vendor_id;
+        e.options = remote.options;
         e.comp_mask = 0;
         0
     }
