@@ -21,8 +21,8 @@ fn would_block(e: c_int) -> bool {
 
 /// Where the connection data starts in the private data.
 fn conn_data_offset(rs: &Rsocket) -> usize {
-    // SAFETY: reading the family of the id's source address.
-    if c_int::from(unsafe { rs.id().route.addr.src.src_addr.sa_family }) == AF_IB {
+    // SAFETY: reading the family of the id's source address storage.
+    if c_int::from(unsafe { (*rs.cm().src_storage()).ss_family }) == AF_IB {
         IB_CONNECT_HDR_SIZE
     } else {
         0
@@ -31,7 +31,7 @@ fn conn_data_offset(rs: &Rsocket) -> usize {
 
 /// The connection data in the id's current event (request or reply).
 fn event_conn_data(rs: &Rsocket, offset: usize) -> Option<RsConnData> {
-    let ev = rs.id().event;
+    let ev = rs.cm().event();
     if ev.is_null() {
         return None;
     }
@@ -283,7 +283,7 @@ pub fn accept_one(l: &Rsocket) {
         c.format_conn_data().to_bytes()
     };
     // SAFETY: the request event is live (held by the id).
-    let mut param = unsafe { (*nrs.id().event).param.conn };
+    let mut param = unsafe { (*nrs.cm().event()).param.conn };
     param.private_data = cresp.as_ptr().cast();
     param.private_data_len = cresp.len() as u8;
     // SAFETY: the request's id and parameters that outlive the call.
@@ -312,7 +312,7 @@ pub fn handle_cm_event(rs: &Rsocket) {
     if opening {
         let _ = do_connect(rs);
     } else if crate::id::complete(Id::from_cm(rs.cm_id)).is_ok() {
-        let ev = rs.id().event;
+        let ev = rs.cm().event();
         let mut c = rs.st.lock();
         // SAFETY: the event just received is live.
         if !ev.is_null() && c.state & RS_CONNECTED != 0 && unsafe { (*ev).event } == RDMA_CM_EVENT_DISCONNECTED {
@@ -328,7 +328,7 @@ pub fn handle_cm_event(rs: &Rsocket) {
 /// exactly `arg`, as upstream).
 pub fn set_nonblocking(rs: &Rsocket, c: &Conn, arg: c_int) -> Res<()> {
     let mut ret = 0;
-    let ch = rs.id().recv_cq_channel;
+    let ch = rs.cm().recv_cq_channel();
     if !ch.is_null() {
         // SAFETY: the completion channel's fd.
         ret = unsafe { libc::fcntl((*ch).fd, libc::F_SETFL, arg) };

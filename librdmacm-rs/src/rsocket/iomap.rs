@@ -52,7 +52,7 @@ pub fn send_iomaps(rs: &Rsocket, flags: c_int) -> Res<()> {
 
 /// `riomap`.
 pub fn riomap(rs: &Rsocket, buf: *mut u8, len: usize, prot: c_int, offset: i64) -> Res<i64> {
-    let pd = rs.id().pd;
+    let pd = rs.cm().pd();
     if pd.is_null() || prot & !(libc::PROT_WRITE | libc::PROT_NONE) != 0 {
         return Err(libc::EINVAL);
     }

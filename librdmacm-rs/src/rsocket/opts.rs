@@ -82,7 +82,7 @@ pub fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *cons
                     } else {
                         let e = last_err();
                         let state = rs.st.lock().state;
-                        let verbs = rs.id().verbs;
+                        let verbs = rs.cm().verbs();
                         // SAFETY: a bound id's context and device are live.
                         let ib = !verbs.is_null() && unsafe { (*(*verbs).device).transport_type } == IBV_TRANSPORT_IB;
                         if e == libc::ENOSYS || (state != RS_INIT && ib) {
@@ -298,10 +298,10 @@ pub unsafe fn getsockopt(rs: &Rsocket, level: c_int, optname: c_int, optval: *mu
             libc::TCP_KEEPIDLE => put(c.keepalive_time as c_int),
             libc::TCP_NODELAY => put(bit(c.tcp_opts, optname)),
             libc::TCP_MAXSEG => {
-                let r = &rs.id().route;
-                let v = if r.num_paths != 0 && !r.path_rec.is_null() {
+                let (num_paths, path_rec) = (rs.cm().num_paths(), rs.cm().path_rec());
+                let v = if num_paths != 0 && !path_rec.is_null() {
                     // SAFETY: the route's first path record.
-                    1 << (7 + unsafe { (*r.path_rec).mtu } as u32)
+                    1 << (7 + unsafe { (*path_rec).mtu } as u32)
                 } else {
                     2048
                 };
@@ -335,13 +335,13 @@ pub unsafe fn getsockopt(rs: &Rsocket, level: c_int, optname: c_int, optval: *mu
                     if cap < sz {
                         return Err(libc::EINVAL);
                     }
-                    let r = &rs.id().route;
+                    let (num_paths, path_rec) = (rs.cm().num_paths(), rs.cm().path_rec());
                     let mut len = 0usize;
                     let mut n = 0;
-                    while len + sz <= cap && n < r.num_paths && !r.path_rec.is_null() {
+                    while len + sz <= cap && n < num_paths && !path_rec.is_null() {
                         // SAFETY: num_paths records; room checked above.
                         unsafe {
-                            let d = convert_sa_path(&*r.path_rec.add(n as usize));
+                            let d = convert_sa_path(&*path_rec.add(n as usize));
                             core::ptr::write_unaligned(optval.cast::<u8>().add(len).cast::<ibv_path_data>(), d);
                         }
                         len += sz;

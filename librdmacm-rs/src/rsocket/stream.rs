@@ -229,10 +229,10 @@ impl Drop for Rsocket {
         // SAFETY: the id is ours and no other thread uses it any more (the
         // last reference is going and the CM service dropped it first).
         unsafe {
-            let id = &mut *self.cm_id;
-            if !id.qp.is_null() {
+            let id = Id::from_cm(self.cm_id);
+            if !id.qp().is_null() {
                 if c.unack_cqe != 0 {
-                    v::ibv_ack_cq_events(id.recv_cq, c.unack_cqe);
+                    v::ibv_ack_cq_events(id.recv_cq(), c.unack_cqe);
                 }
                 c.bufs = None;
                 crate::qp::rdma_destroy_qp(self.cm_id);
@@ -809,20 +809,19 @@ impl Conn {
     /// `cm_id` is the socket's live id, bound to a device.
     pub unsafe fn create_ep(&mut self, cm_id: *mut rdma_cm_id) -> Res<()> {
         self.set_qp_size(cm_id);
+        let id = Id::from_cm(cm_id);
         // SAFETY: the id is bound to a device (verbs and device live).
-        let id = unsafe { &mut *cm_id };
-        // SAFETY: as above.
-        if unsafe { (*id.verbs).device.as_ref() }.is_some_and(|d| d.transport_type == IBV_TRANSPORT_IWARP) {
+        if unsafe { (*id.verbs()).device.as_ref() }.is_some_and(|d| d.transport_type == IBV_TRANSPORT_IWARP) {
             self.opts |= RS_OPT_MSG_SEND;
         }
         // SAFETY: a live context.
-        let ch = unsafe { v::ibv_create_comp_channel(id.verbs) };
+        let ch = unsafe { v::ibv_create_comp_channel(id.verbs()) };
         if ch.is_null() {
             return Err(last_err());
         }
         let cqe = self.sq_size as c_int + self.rq_size as c_int;
         // SAFETY: live context and channel.
-        let cq = unsafe { v::ibv_create_cq(id.verbs, cqe, cm_id.cast(), ch, 0) };
+        let cq = unsafe { v::ibv_create_cq(id.verbs(), cqe, cm_id.cast(), ch, 0) };
         if cq.is_null() {
             let e = last_err();
             // SAFETY: created above, unused.
@@ -842,10 +841,10 @@ impl Conn {
         }
         // SAFETY: live CQ.
         unsafe { v::req_notify_cq(cq, 0) };
-        id.recv_cq_channel = ch;
-        id.send_cq_channel = ch;
-        id.recv_cq = cq;
-        id.send_cq = cq;
+        id.set_recv_cq_channel(ch);
+        id.set_send_cq_channel(ch);
+        id.set_recv_cq(cq);
+        id.set_send_cq(cq);
 
         // SAFETY: all-zero is a valid init attr.
         let mut attr: ibv_qp_init_attr = unsafe { core::mem::zeroed() };
@@ -860,7 +859,7 @@ impl Conn {
         attr.cap.max_inline_data = self.sq_inline as u32;
         // SAFETY: our id and a valid attr.
         cm_ret(unsafe { crate::qp::rdma_create_qp(cm_id, null_mut(), &mut attr) })?;
-        self.qp = id.qp;
+        self.qp = id.qp();
         self.cq = cq;
         self.sq_inline = attr.cap.max_inline_data.min(u16::MAX as u32) as u16;
         if self.opts & RS_OPT_MSG_SEND != 0 && (self.sq_inline as u32) < RS_MSG_SIZE {
@@ -1216,22 +1215,22 @@ impl Rsocket {
         self.index.load(Ordering::Relaxed)
     }
 
-    #[allow(clippy::mut_from_ref)]
-    pub fn id(&self) -> &mut rdma_cm_id {
-        // SAFETY: the id lives as long as the socket; callers touch its
-        // fields under the socket's locks (see the Send impl).
-        unsafe { &mut *self.cm_id }
+    /// The socket's CM id, whose fields are read and written one at a
+    /// time through [`Id`]'s accessors (no reference to the id is formed;
+    /// the id lives as long as the socket).
+    pub fn cm(&self) -> Id {
+        Id::from_cm(self.cm_id)
     }
 
     /// The CM event channel's fd.
     pub fn cm_fd(&self) -> c_int {
         // SAFETY: a synchronous id always has its channel.
-        unsafe { (*self.id().channel).fd }
+        unsafe { (*self.cm().channel()).fd }
     }
 
     /// The completion channel's fd, once connected.
     pub fn cq_fd(&self) -> c_int {
-        let ch = self.id().recv_cq_channel;
+        let ch = self.cm().recv_cq_channel();
         if ch.is_null() {
             -1
         } else {
@@ -1248,7 +1247,7 @@ impl Rsocket {
             if !c.cq_armed {
                 return Ok(());
             }
-            (self.id().recv_cq_channel, c.cq, c.sq_size as u32 + c.rq_size as u32)
+            (self.cm().recv_cq_channel(), c.cq, c.sq_size as u32 + c.rq_size as u32)
         };
         if only_if_ready {
             // SAFETY: the channel is live.
