@@ -18,14 +18,16 @@ const PATH_MAX_CDEV: usize = 128;
 /// session 8). None if it does not fit or `name` holds a NUL.
 fn join_path<'a>(buf: &'a mut [u8; PATH_MAX_CDEV], dir: &[u8], name: &[u8]) -> Option<&'a CStr> {
     let len = dir.len() + 1 + name.len();
-    if len >= buf.len() || name.contains(&0) {
+    if len >= buf.len() || dir.contains(&0) || name.contains(&0) {
         return None;
     }
     buf[..dir.len()].copy_from_slice(dir);
     buf[dir.len()] = b'/';
     buf[dir.len() + 1..len].copy_from_slice(name);
     buf[len] = 0;
-    CStr::from_bytes_with_nul(&buf[..=len]).ok()
+    // SAFETY: buf[..=len] ends in the NUL just written and holds no other
+    // (dir and name were checked above).
+    Some(unsafe { CStr::from_bytes_with_nul_unchecked(&buf[..=len]) })
 }
 
 /// Opens `path` read-write and checks it is the expected char device
@@ -117,5 +119,30 @@ pub fn open_cdev(name: &[u8], cdev: libc::dev_t) -> Option<OwnedFd> {
         Some(fd) => Some(fd),
         None if cdev != 0 => open_robust(cdev),
         None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_paths_are_joined_on_the_stack_and_bad_names_refused() {
+        let mut buf = [0u8; PATH_MAX_CDEV];
+        let p = join_path(&mut buf, RDMA_CDEV_DIR.as_bytes(), b"uverbs0").unwrap();
+        assert_eq!(p.to_bytes(), b"/dev/infiniband/uverbs0");
+        let mut buf = [0u8; PATH_MAX_CDEV];
+        assert!(join_path(&mut buf, RDMA_CDEV_DIR.as_bytes(), b"uv\0erbs0").is_none());
+        // The longest name that fits, and one byte more.
+        let fits = vec![b'x'; PATH_MAX_CDEV - RDMA_CDEV_DIR.len() - 2];
+        let mut buf = [0u8; PATH_MAX_CDEV];
+        assert_eq!(join_path(&mut buf, RDMA_CDEV_DIR.as_bytes(), &fits).unwrap().to_bytes().len(), PATH_MAX_CDEV - 1);
+        let long = vec![b'x'; fits.len() + 1];
+        let mut buf = [0u8; PATH_MAX_CDEV];
+        assert!(join_path(&mut buf, RDMA_CDEV_DIR.as_bytes(), &long).is_none());
+        // A name that cannot be joined is not opened; errno says why.
+        crate::ffi::set_errno(0);
+        assert!(open_cdev(&long, 0).is_none());
+        assert_eq!(crate::ffi::errno(), libc::ENOENT);
     }
 }
