@@ -325,28 +325,35 @@ pub fn alloc_id(
     } else {
         (channel, false)
     };
-    // SAFETY: all-zero is a valid rdma_cm_id (pointers null, ints 0).
-    let mut id: rdma_cm_id = unsafe { core::mem::zeroed() };
-    id.context = context;
-    id.ps = ps;
-    id.qp_type = qp_type;
-    id.channel = channel;
-    let p = Box::new(IdPriv {
-        id,
-        cma_dev: null_mut(),
-        connect: Vec::new(),
-        connect_error: false,
-        sync,
-        handle: u32::MAX,
-        qp_init_attr: None,
-        initiator_depth: 0,
-        responder_resources: 0,
-        local_ece: ibv_ece { vendor_id: 0, options: 0, comp_mask: 0 },
-        remote_ece: ibv_ece { vendor_id: 0, options: 0, comp_mask: 0 },
-        ev: Mutex::new(EvState { events_completed: 0, mc_list: Vec::new() }),
-        cond: Condvar::new(),
-    });
-    Ok(Id(Box::into_raw(p)))
+    // The id is built in its heap block, field by field: a `Box::new` of
+    // the whole struct made it on the stack first and then copied it
+    // (callgrind: 135 of 578 instructions per rdma_create_id were that
+    // memcpy, where upstream callocs in place).
+    let mut block = Box::<IdPriv>::new_uninit();
+    let p = block.as_mut_ptr();
+    // SAFETY: p is the block's (aligned, writable) IdPriv; each field is
+    // written exactly once through a raw place before assume_init, and
+    // all-zero is a valid rdma_cm_id (pointers null, integers 0).
+    unsafe {
+        addr_of_mut!((*p).id).write_bytes(0, 1);
+        (*p).id.context = context;
+        (*p).id.ps = ps;
+        (*p).id.qp_type = qp_type;
+        (*p).id.channel = channel;
+        addr_of_mut!((*p).cma_dev).write(null_mut());
+        addr_of_mut!((*p).connect).write(Vec::new());
+        addr_of_mut!((*p).connect_error).write(false);
+        addr_of_mut!((*p).sync).write(sync);
+        addr_of_mut!((*p).handle).write(u32::MAX);
+        addr_of_mut!((*p).qp_init_attr).write(None);
+        addr_of_mut!((*p).initiator_depth).write(0);
+        addr_of_mut!((*p).responder_resources).write(0);
+        addr_of_mut!((*p).local_ece).write(ibv_ece { vendor_id: 0, options: 0, comp_mask: 0 });
+        addr_of_mut!((*p).remote_ece).write(ibv_ece { vendor_id: 0, options: 0, comp_mask: 0 });
+        addr_of_mut!((*p).ev).write(Mutex::new(EvState { events_completed: 0, mc_list: Vec::new() }));
+        addr_of_mut!((*p).cond).write(Condvar::new());
+        Ok(Id(Box::into_raw(block.assume_init())))
+    }
 }
 
 /// Frees an id and what it owns (`ucma_free_id`).
