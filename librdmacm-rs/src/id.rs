@@ -261,12 +261,22 @@ const IDX_MAX_INDEX: u32 = (1 << 16) - 1;
 /// measured with callgrind).
 static IDM: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
+/// Slots the table starts with (upstream's index map chunk, 8 KiB).
+const IDM_FIRST_SLOTS: usize = 1024;
+
 fn insert_id(id: Id) {
     let h = id.handle();
     if h <= IDX_MAX_INDEX {
         let h = h as usize;
         let mut m = IDM.lock();
         if m.len() <= h {
+            // Room for a first run of handles at once, as upstream's index
+            // map allocates 1,024 slots at a time: growing by doubling
+            // reallocated (and copied) the table at every power of two,
+            // each time in the middle of some rdma_create_id.
+            if m.capacity() == 0 {
+                m.reserve(IDM_FIRST_SLOTS.max(h + 1));
+            }
             m.resize(h + 1, 0);
         }
         m[h] = id.0 as usize;
