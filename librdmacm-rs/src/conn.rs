@@ -17,7 +17,6 @@ use crate::id::{complete, ret_int, Id, Res};
 use crate::qp::{modify_qp_err, modify_qp_rtr, modify_qp_rts, modify_qp_sqd};
 use crate::ucma::write_cmd;
 use core::ffi::{c_int, c_void};
-use core::ptr::null_mut;
 
 /// The device's (max initiator depth, max responder resources); zeros for
 /// an id not yet on a device (upstream would crash there).
@@ -138,11 +137,7 @@ pub fn get_request(listen: Id) -> Res<Id> {
     if !listen.sync() {
         return Err(libc::EINVAL);
     }
-    let old = listen.event();
-    if !old.is_null() {
-        let _ = crate::id::ack_cm_event(old);
-        listen.set_event(null_mut());
-    }
+    crate::id::ack_held_event(listen);
     let event = crate::id::get_cm_event(listen.channel())?;
     // SAFETY: just returned by get_cm_event.
     let ev = unsafe { &*event };

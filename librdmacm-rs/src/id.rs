@@ -470,11 +470,7 @@ pub fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
         return Err(e);
     }
     if id.sync() {
-        let ev = id.event();
-        if !ev.is_null() {
-            let _ = ack_cm_event(ev);
-            id.set_event(null_mut());
-        }
+        ack_held_event(id);
         destroy_event_channel(id.channel());
     }
     id.set_sync(sync);
@@ -525,17 +521,23 @@ pub fn ack_cm_event(event: *mut rdma_cm_event) -> Res<()> {
     Ok(())
 }
 
+/// Acks the event a synchronous id still holds from its last call, if
+/// any, and forgets it (the ack's result is ignored, as upstream does).
+pub fn ack_held_event(id: Id) {
+    let ev = id.event();
+    if !ev.is_null() {
+        let _ = ack_cm_event(ev);
+        id.set_event(null_mut());
+    }
+}
+
 /// `ucma_complete`: for synchronous ids, waits for the id's next event and
 /// turns a failure status into an errno.
 pub fn complete(id: Id) -> Res<()> {
     if !id.sync() {
         return Ok(());
     }
-    let old = id.event();
-    if !old.is_null() {
-        let _ = ack_cm_event(old);
-        id.set_event(null_mut());
-    }
+    ack_held_event(id);
     let event = get_cm_event(id.channel())?;
     id.set_event(event);
     // SAFETY: just returned by get_cm_event; the event is not the id.
