@@ -46,6 +46,9 @@ if [[ ${1:-} = --in-vm ]]; then
   read -r -a wrap <<< "${BENCH_WRAP:-}"
   . "$here/vm-bench-guest.sh"
   bench_guest_init
+  # Server on CPU 0, client on CPU 1; on a one-CPU VM (RDMA_VM_SMP=1) both
+  # share CPU 0.
+  ccpu=1; (( $(nproc) > 1 )) || ccpu=0
   port_busy() { rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 '; }
 
   # run_pair LIB PREFIX: cmtime server and client, both with LIB (upstream
@@ -65,7 +68,7 @@ if [[ ${1:-} = --in-vm ]]; then
       sleep 0.1
     done
     rc=0
-    "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c 1 cmtime -s 10.0.2.15 -c "$conns" \
+    "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c "$ccpu" cmtime -s 10.0.2.15 -c "$conns" \
       > "$p.client.out" 2> "$p.client.err" < /dev/null || rc=$?
     echo "$rc" > "$p.client.rc"
     kill -TERM "$spid" 2>/dev/null || true
