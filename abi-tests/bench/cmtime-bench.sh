@@ -8,10 +8,17 @@
 # disconnect, destroy. Prints every figure, per step the medians, best runs
 # and the ratios ours / Debian's.
 #
-#   abi-tests/bench/cmtime-bench.sh [--reps N] [--conns N] [--no-aslr] [--out DIR]
+#   abi-tests/bench/cmtime-bench.sh [--reps N] [--conns N] [--cpus N] [--no-aslr] [--out DIR]
 #
 #   --reps N    repetitions per library (default 6)
 #   --conns N   connections per cmtime run (default 200)
+#   --cpus N    vCPUs of the VM (default 1). With two, each vCPU is a host
+#               thread, and whichever the host's other work delays runs its
+#               process at half speed: step times were bimodal and ratios
+#               of medians mostly counted which library drew more slow runs
+#               (docs/benchmarks.md, session 9). With one, server and client
+#               share it (they take turns anyway: cmtime's steps are
+#               client-driven) and the spread is far smaller.
 #   --no-aslr   run cmtime under `setarch -R` (no address space
 #               randomisation). Under TCG, code runs only after QEMU has
 #               translated it, and translations are keyed by virtual address:
@@ -26,7 +33,11 @@
 # libibverbs.so.1 and librdmacm.so.1; RDMA_VM_ACCEL=kvm uses KVM when the
 # machine has it.
 #
-# The server is pinned to CPU 0 and the client to CPU 1 of the VM's two.
+# With two vCPUs the server is pinned to CPU 0 and the client to CPU 1. The
+# VM gets a 2 GiB TCG translation buffer (RDMA_VM_TB_SIZE, unless already
+# set): qemu's 1 GiB default filled within a minute of cmtime runs with
+# randomised addresses, and each time it fills qemu flushes every
+# translation, slowing whichever processes run next.
 # cmtime's server never exits: it is stopped (SIGTERM) after its client, and
 # the next server starts once the kernel has released the port. The figure
 # per step is cmtime's "total ms" column (the wall time of the step for all
@@ -86,7 +97,7 @@ if [[ ${1:-} = --in-vm ]]; then
   : > "$raw/figures.tsv"
   say "cmtime-bench: $reps repetitions of cmtime -c $conns per library${wrap[*]:+, under ${wrap[*]}}"
   say "ours: $ours/librdmacm.so.1 and $ours/libibverbs.so.1"
-  say "kernel $(uname -r), $(nproc) CPUs, accel ${RDMA_VM_ACCEL_NAME:-tcg}"
+  say "kernel $(uname -r), $(nproc) CPUs, accel ${RDMA_VM_ACCEL_NAME:-tcg}, TCG buffer ${BENCH_TB_SIZE:-default} MiB"
   say ""
   for ((r = 1; r <= reps; r++)); do
     if ((r % 2)); then order=(upstream ours); else order=(ours upstream); fi
@@ -119,18 +130,21 @@ fi
 
 # ---- on the host: boot the VM and run the above inside ----------------------------
 . "$here/vm-bench-host.sh"
-reps=6; conns=200; wrap=; out=$repo/target/bench-cm
+reps=6; conns=200; wrap=; cpus=1; out=$repo/target/bench-cm
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --reps) reps=$2; shift 2 ;;
     --conns) conns=$2; shift 2 ;;
+    --cpus) cpus=$2; shift 2 ;;
     --no-aslr) wrap="setarch $(uname -m) -R"; shift ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sed -n '11,11p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
 bench_positive cmtime-bench --reps "$reps"
 bench_positive cmtime-bench --conns "$conns"
+bench_positive cmtime-bench --cpus "$cpus"
+export RDMA_VM_SMP=$cpus RDMA_VM_TB_SIZE=${RDMA_VM_TB_SIZE:-2048}
 bench_libs cmtime-bench libibverbs.so.1 librdmacm.so.1
-bench_vm cmtime-bench "$out" 3600 "$here/cmtime-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_CONNS=$conns" --env "BENCH_WRAP=$wrap"
+bench_vm cmtime-bench "$out" 3600 "$here/cmtime-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_CONNS=$conns" --env "BENCH_WRAP=$wrap" --env "BENCH_TB_SIZE=$RDMA_VM_TB_SIZE"

@@ -33,6 +33,7 @@ use crate::ffi::set_errno;
 use crate::ffi::errno;
 use crate::ucma::{uaddr, write_cmd_resp};
 use core::ffi::{c_int, c_void};
+use core::mem::MaybeUninit;
 use core::ptr::{addr_of, addr_of_mut, null_mut};
 use parking_lot::{Condvar, Mutex};
 
@@ -93,7 +94,10 @@ pub struct Mcast {
 #[repr(C)]
 pub struct CmaEvent {
     pub event: rdma_cm_event,
-    pub private_data: [u8; RDMA_MAX_PRIVATE_DATA],
+    /// Written, all of it, only for events that carry private data (from the
+    /// kernel's copy, zero past the data's length as upstream's buffer is);
+    /// nothing can reach it otherwise (the param's pointer stays NULL).
+    pub private_data: MaybeUninit<[u8; RDMA_MAX_PRIVATE_DATA]>,
     pub id_priv: *mut IdPriv,
     pub mc: *mut Mcast,
 }
@@ -560,14 +564,15 @@ fn status_of(r: Res<()>) -> c_int {
 }
 
 fn copy_conn_event(evt: &mut CmaEvent, src: &rdma_ucm_conn_param) {
-    let pd = evt.private_data.as_ptr();
+    let pd = evt.private_data.as_mut_ptr();
     // SAFETY: writing the conn member of the event's param union.
     let dst = unsafe { &mut evt.event.param.conn };
     dst.private_data_len = src.private_data_len;
     if src.private_data_len != 0 {
         dst.private_data = pd.cast();
-        let n = src.private_data_len as usize;
-        evt.private_data[..n].copy_from_slice(&src.private_data[..n]);
+        // The whole buffer: past the data's length the kernel's copy is
+        // zero, as upstream's (memset) buffer is there.
+        evt.private_data.write(src.private_data);
     }
     // SAFETY: as above.
     let dst = unsafe { &mut evt.event.param.conn };
@@ -581,14 +586,15 @@ fn copy_conn_event(evt: &mut CmaEvent, src: &rdma_ucm_conn_param) {
 }
 
 fn copy_ud_event(evt: &mut CmaEvent, src: &rdma_ucm_ud_param) {
-    let pd = evt.private_data.as_ptr();
+    let pd = evt.private_data.as_mut_ptr();
     // SAFETY: writing the ud member of the event's param union.
     let dst = unsafe { &mut evt.event.param.ud };
     dst.private_data_len = src.private_data_len;
     if src.private_data_len != 0 {
         dst.private_data = pd.cast();
-        let n = src.private_data_len as usize;
-        evt.private_data[..n].copy_from_slice(&src.private_data[..n]);
+        // The whole buffer: past the data's length the kernel's copy is
+        // zero, as upstream's (memset) buffer is there.
+        evt.private_data.write(src.private_data);
     }
     // SAFETY: as above.
     let dst = unsafe { &mut evt.event.param.ud };
@@ -690,22 +696,34 @@ fn warn_unmatched() {
 }
 
 /// `rdma_get_cm_event`.
-/// A zeroed event on the heap, from malloc. Not `Box::new(zeroed())`, which
-/// the compiler turns into calloc: glibc's calloc never takes a chunk from
-/// the thread's cache, while free puts one there, so with one event freed per
-/// event read the cache's bin for this size stays full and every free took
-/// the slow path (callgrind, cmtime -c 200: about 230 more instructions per
-/// event than malloc + free, and libc calls that cost more under QEMU's TCG).
-/// The pointer goes through `black_box` so that the allocation and the
-/// zeroing are not fused back into calloc.
-fn new_event() -> Box<CmaEvent> {
+/// A new event on the heap, from malloc: the public part zeroed (as
+/// upstream's memset leaves it), the private data buffer not. Not
+/// `Box::new(zeroed())`, which the compiler turns into calloc: glibc's calloc
+/// never takes a chunk from the thread's cache, while free puts one there, so
+/// with one event freed per event read the cache's bin for this size stayed
+/// full and every free took the slow path (callgrind, cmtime -c 200: about
+/// 230 more instructions per event than malloc + free). Zeroing only the
+/// 80-byte public part also spares a memset call over the 256-byte buffer.
+pub(crate) fn new_event() -> Box<CmaEvent> {
     let mut b = Box::<CmaEvent>::new_uninit();
-    let p = std::hint::black_box(b.as_mut_ptr());
-    // SAFETY: p is the box's (live, aligned) allocation; all-zero is a valid
-    // CmaEvent, so after the write the box is initialised.
+    // SAFETY: the box's allocation is live and aligned; reset_event writes
+    // every field but private_data, which is MaybeUninit.
     unsafe {
-        p.write_bytes(0, 1);
+        reset_event(b.as_mut_ptr());
         b.assume_init()
+    }
+}
+
+/// Zeroes the public part of an event and its links (see [`new_event`]).
+///
+/// # Safety
+/// `p` points to writable memory for a CmaEvent.
+unsafe fn reset_event(p: *mut CmaEvent) {
+    // SAFETY: caller's guarantee; all-zero is a valid rdma_cm_event.
+    unsafe {
+        addr_of_mut!((*p).event).write_bytes(0, 1);
+        addr_of_mut!((*p).id_priv).write(core::ptr::null_mut());
+        addr_of_mut!((*p).mc).write(core::ptr::null_mut());
     }
 }
 
@@ -714,17 +732,29 @@ pub fn get_cm_event(channel: *mut rdma_event_channel) -> Res<*mut rdma_cm_event>
     let fd = unsafe { (*channel).fd };
     let mut evt = new_event();
     loop {
-        // Zeroed: an older kernel may fill only a prefix.
-        // SAFETY: all-zero is a valid response buffer.
-        let mut resp: rdma_ucm_event_resp = unsafe { core::mem::zeroed() };
-        let body = rdma_ucm_get_event { response: uaddr(&mut resp) };
+        // Not zeroed as a whole (upstream does not zero it either): the
+        // kernel copies out its own zero-initialised response, as much of it
+        // as it has, and every kernel with this ABI has everything up to
+        // `reserved`. Only `reserved` and `ece`, which kernels before 5.9
+        // lack, are zeroed here.
+        let mut resp = MaybeUninit::<rdma_ucm_event_resp>::uninit();
+        let rp = resp.as_mut_ptr();
+        // SAFETY: rp points to the (writable) response buffer.
+        unsafe {
+            addr_of_mut!((*rp).reserved).write(0);
+            addr_of_mut!((*rp).ece).write_bytes(0, 1);
+        }
+        let body = rdma_ucm_get_event { response: rp as u64 };
         write_cmd_resp(fd, RDMA_USER_CM_CMD_GET_EVENT, body, &mut resp)?;
-        if translate_event(&mut evt, &resp) {
+        // SAFETY: the command succeeded, so the kernel wrote the fields up to
+        // `reserved` (see above) and the rest was zeroed here.
+        let resp = unsafe { resp.assume_init_ref() };
+        if translate_event(&mut evt, resp) {
             return Ok(&mut Box::leak(evt).event);
         }
         // A skipped event may have filled some fields: start clean.
-        // SAFETY: all-zero is a valid CmaEvent.
-        *evt = unsafe { core::mem::zeroed() };
+        // SAFETY: evt is a live CmaEvent.
+        unsafe { reset_event(&mut *evt) };
     }
 }
 
@@ -957,8 +987,7 @@ mod tests {
     }
 
     fn new_evt() -> Box<CmaEvent> {
-        // SAFETY: all-zero is a valid CmaEvent.
-        Box::new(unsafe { core::mem::zeroed() })
+        new_event()
     }
 
     fn completed(id: Id) -> u64 {
@@ -991,7 +1020,10 @@ mod tests {
         let p = unsafe { evt.event.param.conn };
         assert_eq!(p.private_data_len, 5);
         assert_eq!(p.private_data, evt.private_data.as_ptr().cast());
-        assert_eq!(&evt.private_data[..5], b"hello");
+        // SAFETY: an event with private data has the whole buffer written.
+        let data = unsafe { evt.private_data.assume_init_ref() };
+        assert_eq!(&data[..5], b"hello");
+        assert!(data[5..].iter().all(|&b| b == 0), "zero past the data, as upstream's buffer");
         assert_eq!((p.responder_resources, p.initiator_depth, p.flow_control), (4, 3, 1));
         assert_eq!((p.retry_count, p.rnr_retry_count, p.srq, p.qp_num), (6, 5, 1, 0x1234));
         // Acking counts the event on the id.
