@@ -563,19 +563,23 @@ fn status_of(r: Res<()>) -> c_int {
     ret_int(r)
 }
 
+/// Takes the kernel's private data into the event's buffer and returns
+/// where the event's param is to point: the buffer, or NULL (as upstream
+/// leaves it) when there is none. The whole buffer is copied: past the
+/// data's length the kernel's copy is zero, as upstream's (memset) buffer is.
+fn attach_private_data(evt: &mut CmaEvent, len: u8, data: &[u8; RDMA_MAX_PRIVATE_DATA]) -> *mut c_void {
+    if len == 0 {
+        return null_mut();
+    }
+    evt.private_data.write(*data).as_mut_ptr().cast()
+}
+
 fn copy_conn_event(evt: &mut CmaEvent, src: &rdma_ucm_conn_param) {
-    let pd = evt.private_data.as_mut_ptr();
+    let pd = attach_private_data(evt, src.private_data_len, &src.private_data);
     // SAFETY: writing the conn member of the event's param union.
     let dst = unsafe { &mut evt.event.param.conn };
+    dst.private_data = pd;
     dst.private_data_len = src.private_data_len;
-    if src.private_data_len != 0 {
-        dst.private_data = pd.cast();
-        // The whole buffer: past the data's length the kernel's copy is
-        // zero, as upstream's (memset) buffer is there.
-        evt.private_data.write(src.private_data);
-    }
-    // SAFETY: as above.
-    let dst = unsafe { &mut evt.event.param.conn };
     dst.responder_resources = src.responder_resources;
     dst.initiator_depth = src.initiator_depth;
     dst.flow_control = src.flow_control;
@@ -586,18 +590,11 @@ fn copy_conn_event(evt: &mut CmaEvent, src: &rdma_ucm_conn_param) {
 }
 
 fn copy_ud_event(evt: &mut CmaEvent, src: &rdma_ucm_ud_param) {
-    let pd = evt.private_data.as_mut_ptr();
+    let pd = attach_private_data(evt, src.private_data_len, &src.private_data);
     // SAFETY: writing the ud member of the event's param union.
     let dst = unsafe { &mut evt.event.param.ud };
+    dst.private_data = pd;
     dst.private_data_len = src.private_data_len;
-    if src.private_data_len != 0 {
-        dst.private_data = pd.cast();
-        // The whole buffer: past the data's length the kernel's copy is
-        // zero, as upstream's (memset) buffer is there.
-        evt.private_data.write(src.private_data);
-    }
-    // SAFETY: as above.
-    let dst = unsafe { &mut evt.event.param.ud };
     let mut ah = src.ah_attr;
     // SAFETY: both are valid, properly typed AH attribute structs.
     unsafe { crate::verbs::ibv_copy_ah_attr_from_kern(&mut dst.ah_attr, &mut ah) };
@@ -695,7 +692,6 @@ fn warn_unmatched() {
     };
 }
 
-/// `rdma_get_cm_event`.
 /// A new event on the heap, from malloc: the public part zeroed (as
 /// upstream's memset leaves it), the private data buffer not. Not
 /// `Box::new(zeroed())`, which the compiler turns into calloc: glibc's calloc
@@ -704,7 +700,7 @@ fn warn_unmatched() {
 /// full and every free took the slow path (callgrind, cmtime -c 200: about
 /// 230 more instructions per event than malloc + free). Zeroing only the
 /// 80-byte public part also spares a memset call over the 256-byte buffer.
-pub(crate) fn new_event() -> Box<CmaEvent> {
+fn new_event() -> Box<CmaEvent> {
     let mut b = Box::<CmaEvent>::new_uninit();
     // SAFETY: the box's allocation is live and aligned; reset_event writes
     // every field but private_data, which is MaybeUninit.
@@ -727,6 +723,7 @@ unsafe fn reset_event(p: *mut CmaEvent) {
     }
 }
 
+/// `rdma_get_cm_event`.
 pub fn get_cm_event(channel: *mut rdma_event_channel) -> Res<*mut rdma_cm_event> {
     // SAFETY: channel is live (checked non-null by the caller).
     let fd = unsafe { (*channel).fd };
@@ -986,10 +983,6 @@ mod tests {
         r
     }
 
-    fn new_evt() -> Box<CmaEvent> {
-        new_event()
-    }
-
     fn completed(id: Id) -> u64 {
         id.ev().0.lock().events_completed
     }
@@ -1010,7 +1003,7 @@ mod tests {
         c.rnr_retry_count = 5;
         c.srq = 1;
         c.qp_num = 0x1234;
-        let mut evt = new_evt();
+        let mut evt = new_event();
         assert!(translate_event(&mut evt, &r));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_ESTABLISHED);
         assert_eq!(evt.event.id, id.cm());
@@ -1037,7 +1030,7 @@ mod tests {
         let mut ch = rdma_event_channel { fd: -1 };
         let id = fake_id(&mut ch, IBV_QPT_RC);
         let r = resp(id.0 as u64, RDMA_CM_EVENT_UNREACHABLE, -libc::ETIMEDOUT);
-        let mut evt = new_evt();
+        let mut evt = new_event();
         assert!(translate_event(&mut evt, &r));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_UNREACHABLE);
         assert_eq!(evt.event.status, -libc::ETIMEDOUT);
@@ -1054,7 +1047,7 @@ mod tests {
         let id = fake_id(&mut ch, IBV_QPT_RC);
         let mut r = resp(id.0 as u64, RDMA_CM_EVENT_CONNECT_RESPONSE, 0);
         r.ece = rdma_ucm_ece { vendor_id: 0x02c9, attr_mod: 0x11 };
-        let mut evt = new_evt();
+        let mut evt = new_event();
         assert!(translate_event(&mut evt, &r));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_CONNECT_RESPONSE);
         assert_eq!(id.remote_ece().vendor_id, 0x02c9);
@@ -1067,7 +1060,7 @@ mod tests {
         let mut ch = rdma_event_channel { fd: -1 };
         let id = fake_id(&mut ch, IBV_QPT_RC);
         id.set_connect_error(true);
-        let mut evt = new_evt();
+        let mut evt = new_event();
         assert!(!translate_event(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_REJECTED, 28)));
         assert!(!translate_event(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_DISCONNECTED, 0)));
         assert_eq!(completed(id), 2, "both skipped events count as acked");
@@ -1084,7 +1077,7 @@ mod tests {
         insert_id(id);
         let mut r = resp(0, RDMA_CM_EVENT_DISCONNECTED, 0);
         r.id = 4242;
-        let mut evt = new_evt();
+        let mut evt = new_event();
         assert!(!translate_event(&mut evt, &r));
         assert_eq!(completed(id), 1);
         r.event = RDMA_CM_EVENT_ESTABLISHED;
@@ -1138,7 +1131,7 @@ mod tests {
             join_flags: 0,
             addr: zeroed(),
         }));
-        let mut evt = new_evt();
+        let mut evt = new_event();
         assert!(translate_event(&mut evt, &resp(mc as u64, RDMA_CM_EVENT_MULTICAST_ERROR, -libc::ENETUNREACH)));
         assert_eq!(evt.event.id, id.cm());
         assert_eq!(evt.mc, mc);
