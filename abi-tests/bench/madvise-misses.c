@@ -12,6 +12,11 @@
  *
  *   cc -O2 -o madvise-misses abi-tests/bench/madvise-misses.c
  *   taskset -c 1 ./madvise-misses DEPTH [BUF_KIB] [N]      (HUGE=1: buffer on THP)
+ *
+ * STORE=before (or after): the loaded rounds also store to one more random
+ * line of the buffer, whose address depends on the last load, before (or
+ * after) the madvise: whether a store miss waits for the syscall as a load
+ * miss does (the shape of a lookup that loads one line and writes another).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -92,6 +97,8 @@ int main(int argc, char **argv)
 
 	double bare[2][ROUNDS], loaded[2][ROUNDS], ratio[2][ROUNDS];
 	volatile uint64_t sink = 0;
+	const char *store = getenv("STORE");
+	int store_before = store && store[0] == 'b', store_after = store && store[0] == 'a';
 
 	for (int r = 0; r < 2 * ROUNDS; r++) {
 		int d = r & 1 ? depth : 0;
@@ -112,7 +119,12 @@ int main(int argc, char **argv)
 				for (int l = 0; l < d; l++)
 					ix = buf[ix];
 				sink += ix;
+				uint64_t *w = &buf[(ix / 8 * 7 + 3) % lines * 8 + 1];
+				if (d && store_before)
+					*w = i;
 				madvise(live[i], ps, phase ? MADV_DONTFORK : MADV_DOFORK);
+				if (d && store_after)
+					*w = i;
 			}
 		}
 		t[2] = now_ns();
@@ -128,9 +140,9 @@ int main(int argc, char **argv)
 	for (int phase = 0; phase < 2; phase++)
 		for (int r = 0; r < ROUNDS; r++)
 			ratio[phase][r] = loaded[phase][r] / bare[phase][r];
-	printf("depth %d buffer %zu KiB%s: dofork bare %.0f ns, loaded %.0f ns, ratio %.3f; "
+	printf("depth %d%s buffer %zu KiB%s: dofork bare %.0f ns, loaded %.0f ns, ratio %.3f; "
 	       "dontfork bare %.0f ns, loaded %.0f ns, ratio %.3f\n",
-	       depth, buf_size >> 10, getenv("HUGE") ? " (THP)" : "",
+	       depth, store_before ? " +store before" : store_after ? " +store after" : "", buf_size >> 10, getenv("HUGE") ? " (THP)" : "",
 	       median(bare[0]), median(loaded[0]), median(ratio[0]),
 	       median(bare[1]), median(loaded[1]), median(ratio[1]));
 	return 0;
