@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """cg-steps.py: cm-steps.sh's report from callgrind's per-step dumps.
 
-  cg-steps.py [--diff STEP] DIR
+  cg-steps.py [--diff STEP] [--first STEP] DIR
 
 DIR holds upstream/ and ours/, each with callgrind's dumps cg.1 ... cg.7 and
 cg (written with --dump-instr=yes --compress-strings=no --compress-pos=no).
@@ -9,7 +9,9 @@ Per step and library it prints the instructions executed, the calls made,
 the distinct instructions and those run for the first time in the process,
 then per step the ratio ours / Debian's of instructions and of first-run
 instructions. With --diff STEP, the 25 functions with the most instructions
-of their own in STEP, for each library.
+of their own in STEP, for each library. With --first STEP, the 40
+functions with the most instructions run for the first time in the process
+in STEP, for each library (what QEMU's TCG must translate there).
 """
 import collections
 import os
@@ -20,8 +22,8 @@ STEPS = ["start-up", "create_id", "resolve_addr", "resolve_route",
 
 
 def load(path):
-    """(instructions, calls, {object: set(addresses)}, {(object, fn): own})."""
-    addrs = collections.defaultdict(set)
+    """(instructions, calls, {object: {address: fn}}, {(object, fn): own})."""
+    addrs = collections.defaultdict(dict)
     own = collections.Counter()
     ins = calls = 0
     ob = fn = None
@@ -43,21 +45,26 @@ def load(path):
                 if len(fields) >= 2 and int(fields[1]) > 0:
                     n = int(fields[1])
                     ins += n
-                    addrs[ob].add(fields[0])
+                    addrs[ob][fields[0]] = fn
                     own[(ob, fn)] += n
     return ins, calls, addrs, own
 
 
 def main():
     args = sys.argv[1:]
-    diff = None
-    if len(args) >= 2 and args[0] == "--diff":
-        diff, args = args[1], args[2:]
-    if len(args) != 1 or (diff and diff not in STEPS[1:]):
+    diff = first = None
+    while len(args) >= 2 and args[0] in ("--diff", "--first"):
+        if args[0] == "--diff":
+            diff = args[1]
+        else:
+            first = args[1]
+        args = args[2:]
+    if len(args) != 1 or any(s and s not in STEPS[1:] for s in (diff, first)):
         sys.exit(__doc__)
     top = args[0]
     table = {}
     owns = {}
+    firsts = {}
     for lib in ("upstream", "ours"):
         d = os.path.join(top, lib)
         files = [os.path.join(d, "cg.%d" % i) for i in range(1, 8)] + [os.path.join(d, "cg")]
@@ -66,9 +73,12 @@ def main():
         for step, path in zip(STEPS, files):
             ins, calls, addrs, own = load(path)
             distinct = sum(len(a) for a in addrs.values())
-            new = sum(len(a - seen[o]) for o, a in addrs.items())
+            new = sum(len(a.keys() - seen[o]) for o, a in addrs.items())
+            if step == first:
+                firsts[lib] = collections.Counter(
+                    (o, addrs[o][x]) for o in addrs for x in addrs[o].keys() - seen[o])
             for o, a in addrs.items():
-                seen[o] |= a
+                seen[o] |= a.keys()
             table[(lib, step)] = (ins, new)
             owns[(lib, step)] = own
             print("  %-14s %10d %8d %9d %9d" % (step, ins, calls, distinct, new))
@@ -83,6 +93,11 @@ def main():
             print("%s, %s: own instructions by function" % (lib, diff))
             for (o, fn), n in owns[(lib, diff)].most_common(25):
                 print("  %9d  %-24s %s" % (n, o[:24], fn[:80]))
+    if first:
+        for lib in ("upstream", "ours"):
+            print("%s, %s: first-run instructions by function" % (lib, first))
+            for (o, fn), n in firsts[lib].most_common(int(os.environ.get("CG_TOP", "40"))):
+                print("  %6d  %-24s %s" % (n, o[:24], fn[:80]))
 
 
 if __name__ == "__main__":
