@@ -43,6 +43,7 @@
 //!      of a driver.h wrapper (`verbs_qp.base` of type `verbs_qp_base` with
 //!      `qp` / `qp_ex`; `verbs_cq.base` of type `verbs_cq_base` with
 //!      `cq` / `cq_ex`; see `abi::driver`).
+//!
 //!    So C's `wc->imm_data` is `wc.imm.imm_data`, `wr->invalidate_rkey` is
 //!    `wr.imm.invalidate_rkey`, `wr->tso.mss` is `wr.op.tso.mss`,
 //!    `spec->hdr.type` is `spec.u.hdr.type_` ... and `vqp->qp` is
