@@ -159,7 +159,7 @@ export_versioned! {
     /// ibv_ack_cq_events@@IBVERBS_1.1
     fn ibv_ack_cq_events_v11(cq: *mut ibv_cq, nevents: c_uint) -> (), on_panic = ();
     {
-        ensure!(!cq.is_null(), libc::EINVAL, ());
+        ensure!(!cq.is_null(), libc::EINVAL);
         // SAFETY: the caller's CQ (checked non-NULL).
         unsafe { ack_cq_events(cq, nevents) }
     }

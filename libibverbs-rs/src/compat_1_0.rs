@@ -423,7 +423,7 @@ export_versioned! {
     /// ibv_free_device_list@IBVERBS_1.0
     fn ibv_free_device_list_v10(list: *mut *mut ibv_device_1_0) -> (), on_panic = ();
     {
-        ensure!(!list.is_null(), libc::EINVAL, ());
+        ensure!(!list.is_null(), libc::EINVAL);
         // SAFETY: a list from ibv_get_device_list@1.0: wrappers up to NULL,
         // the real list one slot before the start.
         unsafe {
@@ -644,7 +644,7 @@ export_versioned! {
     /// ibv_ack_async_event@IBVERBS_1.0
     fn ibv_ack_async_event_v10(event: *mut ibv_async_event) -> (), on_panic = ();
     {
-        ensure!(!event.is_null(), libc::EINVAL, ());
+        ensure!(!event.is_null(), libc::EINVAL);
         // SAFETY: an event from ibv_get_async_event@1.0.
         let mut real = unsafe { event_from_1_0(&*event) };
         // SAFETY: a local event naming the real object.
@@ -885,7 +885,7 @@ export_versioned! {
     /// ibv_ack_cq_events@IBVERBS_1.0
     fn ibv_ack_cq_events_v10(cq: *mut ibv_cq_1_0, nevents: std::ffi::c_uint) -> (), on_panic = ();
     {
-        ensure!(!cq.is_null(), libc::EINVAL, ());
+        ensure!(!cq.is_null(), libc::EINVAL);
         // SAFETY: a wrapper from ibv_create_cq@1.0.
         unsafe { crate::channel::ibv_ack_cq_events_v11((*cq).real_cq, nevents) }
     }

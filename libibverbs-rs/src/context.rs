@@ -125,7 +125,7 @@ export! {
     /// private data, both fds and the device reference.
     fn verbs_uninit_context(vctx: *mut verbs_context) -> (), on_panic = ();
     {
-        ensure!(!vctx.is_null(), libc::EINVAL, ());
+        ensure!(!vctx.is_null(), libc::EINVAL);
         // SAFETY: the provider passes its live context.
         let c = unsafe { &mut *vctx };
         if !c.priv_.is_null() {
@@ -159,7 +159,7 @@ export! {
     /// current op, so a provider may call this several times.
     fn verbs_set_ops(vctx: *mut verbs_context, ops: *const verbs_context_ops) -> (), on_panic = ();
     {
-        ensure!(!vctx.is_null() && !ops.is_null(), libc::EINVAL, ());
+        ensure!(!vctx.is_null() && !ops.is_null(), libc::EINVAL);
         // SAFETY: provider's live context and ops table.
         let (v, o) = unsafe { (&mut *vctx, &*ops) };
         // SAFETY: priv was set by init_context.
@@ -210,7 +210,7 @@ export! {
     fn verbs_init_cq(cq: *mut ibv_cq, context: *mut ibv_context, channel: *mut ibv_comp_channel,
                      cq_context: *mut c_void) -> (), on_panic = ();
     {
-        ensure!(!cq.is_null() && !context.is_null(), libc::EINVAL, ());
+        ensure!(!cq.is_null() && !context.is_null(), libc::EINVAL);
         init_cq(cq, context, channel, cq_context)
     }
 }
@@ -456,7 +456,7 @@ export_versioned! {
     /// ibv_ack_async_event@@IBVERBS_1.1
     fn ibv_ack_async_event_v11(event: *mut ibv_async_event) -> (), on_panic = ();
     {
-        ensure!(!event.is_null(), libc::EINVAL, ());
+        ensure!(!event.is_null(), libc::EINVAL);
         ack_async_event(event)
     }
 }

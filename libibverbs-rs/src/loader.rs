@@ -44,7 +44,7 @@ export! {
     /// library is loaded.
     fn verbs_register_driver_34(ops: *const verbs_device_ops) -> (), on_panic = ();
     {
-        ensure!(!ops.is_null(), libc::EINVAL, ());
+        ensure!(!ops.is_null(), libc::EINVAL);
         DRIVERS.lock().0.push(ops);
     }
 }

@@ -730,7 +730,7 @@ crate::export! {
     /// Releases a list from rdma_get_devices.
     fn rdma_free_devices(list: *mut *mut ibv_context) -> (), on_panic = ();
     {
-        crate::ensure!(!list.is_null(), libc::EINVAL, ());
+        crate::ensure!(!list.is_null(), libc::EINVAL);
         let mut v = Vec::new();
         // SAFETY: a NULL-terminated array from rdma_get_devices.
         unsafe {

@@ -895,7 +895,7 @@ crate::export! {
     /// Closes and frees an event channel.
     fn rdma_destroy_event_channel(channel: *mut rdma_event_channel) -> (), on_panic = ();
     {
-        crate::ensure!(!channel.is_null(), libc::EINVAL, ());
+        crate::ensure!(!channel.is_null(), libc::EINVAL);
         destroy_event_channel(channel)
     }
 }

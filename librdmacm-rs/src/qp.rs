@@ -529,7 +529,7 @@ crate::export! {
     /// Destroys the id's QP and the CQs the CM created for it.
     fn rdma_destroy_qp(id: *mut rdma_cm_id) -> (), on_panic = ();
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, ());
+        crate::ensure!(!id.is_null(), libc::EINVAL);
         destroy_qp(Id::from_cm(id))
     }
 }
@@ -558,7 +558,7 @@ crate::export! {
     /// Destroys the id's SRQ.
     fn rdma_destroy_srq(id: *mut rdma_cm_id) -> (), on_panic = ();
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, ());
+        crate::ensure!(!id.is_null(), libc::EINVAL);
         destroy_srq(Id::from_cm(id))
     }
 }
