@@ -150,7 +150,12 @@ macro_rules! as_compat {
     ($f:expr) => {
         // SAFETY: the slot only stores the address (never called through this
         // type), exactly like upstream's (void *) cast.
-        Some(unsafe { std::mem::transmute::<_, unsafe extern "C" fn() -> *mut c_void>($f) })
+        // The op is cast to a data pointer first so the transmute's source
+        // type can be named; fn pointers and data pointers have the same size
+        // and representation on every target we build for.
+        Some(unsafe {
+            std::mem::transmute::<*const (), unsafe extern "C" fn() -> *mut c_void>($f as *const ())
+        })
     };
 }
 
