@@ -234,7 +234,7 @@ unsafe fn gid_table_ioctl(context: *mut ibv_context, entries: *mut ibv_gid_entry
     };
     cmdb.fill_const_in(UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, entry_size as u64);
     cmdb.fill_in_u32(UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, flags);
-    let len = entry_size.checked_mul(max_entries).unwrap_or(usize::MAX);
+    let len = entry_size.saturating_mul(max_entries);
     // SAFETY: the caller's array and our local counter outlive the call.
     unsafe {
         cmdb.fill_out(UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, entries.cast(), len);
