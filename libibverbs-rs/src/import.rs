@@ -30,7 +30,8 @@ pub fn import_device(cmd_fd: c_int) -> *mut ibv_context {
         set_errno(libc::EINVAL);
         return ptr::null_mut();
     }
-    let list = get_device_list(ptr::null_mut());
+    // SAFETY: NULL: no count wanted.
+    let list = unsafe { get_device_list(ptr::null_mut()) };
     if list.is_null() {
         set_errno(libc::ENODEV);
         return ptr::null_mut();
@@ -89,7 +90,8 @@ pub unsafe fn import_on(vdev: *mut verbs_device, cmd_fd: c_int) -> *mut ibv_cont
     // SAFETY: the live context just created.
     let ret = unsafe { crate::cmd::device::ibv_cmd_alloc_async_fd(ctx) };
     if ret != 0 {
-        close_device(ctx);
+        // SAFETY: the live context just created, closed once.
+        unsafe { close_device(ctx) };
         set_errno(ret);
         return ptr::null_mut();
     }
