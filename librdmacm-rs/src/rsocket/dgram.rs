@@ -1036,7 +1036,7 @@ pub unsafe fn sendto(d: &Arc<Dsock>, buf: *const u8, len: usize, flags: c_int, d
         let a = unsafe { SockAddr::from_raw(dest, addrlen as usize) };
         let mut c = d.st.lock();
         let cur = c.conn_dest.map(|i| c.dests[i].addr);
-        if cur.map_or(true, |x| !a.same(&x)) {
+        if !matches!(cur, Some(x) if a.same(&x)) {
             let di = d.get_dest(&mut c, &a, addrlen as usize)?;
             c.conn_dest = Some(di);
         }

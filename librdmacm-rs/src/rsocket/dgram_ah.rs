@@ -127,8 +127,9 @@ pub unsafe fn find_sgid_index(verbs: *mut ibv_context, port: u8, tbl_len: i32, w
         // SAFETY: live context (the contract); a local entry of the size
         // passed.
         let r = unsafe { crate::verbs::_ibv_query_gid_ex(verbs, u32::from(port), i, &mut e, 0, core::mem::size_of::<ibv_gid_entry>()) };
-        // SAFETY: as above.
-        (r == 0).then(|| (i, unsafe { e.gid.raw }, e.gid_type))
+        // SAFETY: a gid is 16 plain bytes, and e is initialised (zeroed, or
+        // filled by a successful query).
+        (r == 0).then_some((i, unsafe { e.gid.raw }, e.gid_type))
     });
     pick_sgid_index(entries, &want)
 }
