@@ -336,9 +336,10 @@ def gen_asserts(outputs):
             block.append(");\n")
         for e in enames:
             size, signed = enums[e]
+            # A signed type's MIN is negative, an unsigned type's is 0.
             block.append(
-                "const _: () = assert!(core::mem::size_of::<%s>() == %d && (%s::MIN != 0) == %s);\n"
-                % (e, size, e, "true" if signed else "false"))
+                "const _: () = assert!(core::mem::size_of::<%s>() == %d && %s::MIN %s 0);\n"
+                % (e, size, e, "!=" if signed else "=="))
         ptrs = [c for c in cnames if c in POINTER_CONSTS]
         if ptrs:
             # Pointer values cannot be compared in const context: a unit test.

@@ -1057,7 +1057,7 @@ impl<'a> Compare<'a> {
                                     && f.offset as u64 == off
                                     && f.size as u64 == anon.size
                             });
-                            if !(ok && covers) && !optional {
+                            if !(optional || ok && covers) {
                                 self.diffs.push(format!(
                                     "{label}: no Rust field covers all {} bytes of C's anonymous union {k}",
                                     anon.size

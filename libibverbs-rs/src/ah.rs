@@ -297,7 +297,7 @@ export! {
     /// libraries, kept for them).
     fn ibv_copy_ah_attr_from_kern(dst: *mut ibv_ah_attr, src: *mut ib_uverbs_ah_attr) -> (), on_panic = ();
     {
-        ensure!(!dst.is_null() && !src.is_null(), libc::EINVAL, ());
+        ensure!(!dst.is_null() && !src.is_null(), libc::EINVAL);
         // SAFETY: checked non-NULL; copied first, then written.
         let s = unsafe { *src };
         // SAFETY: as above.
@@ -310,7 +310,7 @@ export! {
     /// the library's form, field by field (integer fields converted by value).
     fn ibv_copy_path_rec_from_kern(dst: *mut ibv_sa_path_rec, src: *mut ib_user_path_rec) -> (), on_panic = ();
     {
-        ensure!(!dst.is_null() && !src.is_null(), libc::EINVAL, ());
+        ensure!(!dst.is_null() && !src.is_null(), libc::EINVAL);
         // SAFETY: checked non-NULL; copied first, then written.
         let s = unsafe { *src };
         // SAFETY: as above.
@@ -342,7 +342,7 @@ export! {
     /// ibv_copy_path_rec_from_kern.
     fn ibv_copy_path_rec_to_kern(dst: *mut ib_user_path_rec, src: *mut ibv_sa_path_rec) -> (), on_panic = ();
     {
-        ensure!(!dst.is_null() && !src.is_null(), libc::EINVAL, ());
+        ensure!(!dst.is_null() && !src.is_null(), libc::EINVAL);
         // SAFETY: checked non-NULL; copied first, then written.
         let s = unsafe { *src };
         // SAFETY: as above.

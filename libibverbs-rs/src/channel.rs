@@ -159,7 +159,7 @@ export_versioned! {
     /// ibv_ack_cq_events@@IBVERBS_1.1
     fn ibv_ack_cq_events_v11(cq: *mut ibv_cq, nevents: c_uint) -> (), on_panic = ();
     {
-        ensure!(!cq.is_null(), libc::EINVAL, ());
+        ensure!(!cq.is_null(), libc::EINVAL);
         // SAFETY: the caller's CQ (checked non-NULL).
         unsafe { ack_cq_events(cq, nevents) }
     }
@@ -253,7 +253,8 @@ mod tests {
         unsafe { ch.write(ibv_comp_channel { context: c.ctx(), fd: r, refcnt: 0 }) };
         // SAFETY: all-zero is a valid CQ; verbs_init_cq takes the reference.
         let mut cq: ibv_cq = unsafe { std::mem::zeroed() };
-        crate::context::init_cq(&mut cq, c.ctx(), ch, ptr::null_mut());
+        // SAFETY: a local CQ, the fake's live context, the live channel above.
+        unsafe { crate::context::init_cq(&mut cq, c.ctx(), ch, ptr::null_mut()) };
         // SAFETY: live channel.
         assert_eq!(unsafe { ibv_destroy_comp_channel(ch) }, libc::EBUSY);
         assert!(fd_open(r));
@@ -292,7 +293,8 @@ mod tests {
         // SAFETY: all-zero is a valid CQ.
         let mut cq: ibv_cq = unsafe { std::mem::zeroed() };
         let user = 0xabcdusize as *mut c_void;
-        crate::context::init_cq(&mut cq, c.ctx(), &mut ch, user);
+        // SAFETY: a local CQ, the fake's live context, a local live channel.
+        unsafe { crate::context::init_cq(&mut cq, c.ctx(), &mut ch, user) };
         let ev = ib_uverbs_comp_event_desc { cq_handle: &mut cq as *mut ibv_cq as usize as u64 };
         // SAFETY: writing one descriptor into our pipe.
         assert_eq!(unsafe { libc::write(w, ptr::addr_of!(ev).cast(), 8) }, 8);
@@ -326,7 +328,8 @@ mod tests {
         let mut c = FakeCtx::new(0);
         // SAFETY: all-zero is a valid CQ; init_cq initialises mutex and cond.
         let mut cq: ibv_cq = unsafe { std::mem::zeroed() };
-        crate::context::init_cq(&mut cq, c.ctx(), ptr::null_mut(), ptr::null_mut());
+        // SAFETY: a local CQ, the fake's live context, no channel.
+        unsafe { crate::context::init_cq(&mut cq, c.ctx(), ptr::null_mut(), ptr::null_mut()) };
         // SAFETY: live CQ.
         unsafe {
             ibv_ack_cq_events_v11(&mut cq, 3);

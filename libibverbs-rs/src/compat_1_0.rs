@@ -372,7 +372,8 @@ export_versioned! {
     fn ibv_get_device_list_v10(num: *mut c_int) -> *mut *mut ibv_device_1_0, on_panic = ptr::null_mut();
     {
         let mut n: c_int = 0;
-        let real = crate::device::get_device_list(&mut n);
+        // SAFETY: a local out-parameter.
+        let real = unsafe { crate::device::get_device_list(&mut n) };
         if real.is_null() {
             return ptr::null_mut();
         }
@@ -423,7 +424,7 @@ export_versioned! {
     /// ibv_free_device_list@IBVERBS_1.0
     fn ibv_free_device_list_v10(list: *mut *mut ibv_device_1_0) -> (), on_panic = ();
     {
-        ensure!(!list.is_null(), libc::EINVAL, ());
+        ensure!(!list.is_null(), libc::EINVAL);
         // SAFETY: a list from ibv_get_device_list@1.0: wrappers up to NULL,
         // the real list one slot before the start.
         unsafe {
@@ -476,8 +477,9 @@ export_versioned! {
             crate::ffi::set_errno(libc::ENOMEM);
             return ptr::null_mut();
         }
-        // SAFETY: a wrapper from ibv_get_device_list@1.0.
-        let real = crate::context::open_device(unsafe { (*device).real_device }, ptr::null_mut());
+        // SAFETY: a wrapper from ibv_get_device_list@1.0, whose real_device is
+        // a live device of our list.
+        let real = unsafe { crate::context::open_device((*device).real_device, ptr::null_mut()) };
         if real.is_null() {
             // SAFETY: allocated above.
             unsafe { libc::free(ctx.cast()) };
@@ -508,8 +510,9 @@ export_versioned! {
     fn ibv_close_device_v10(context: *mut ibv_context_1_0) -> c_int, on_panic = -1;
     {
         ensure!(!context.is_null(), libc::EINVAL, -1);
-        // SAFETY: a wrapper from ibv_open_device@1.0.
-        let ret = crate::context::close_device(unsafe { (*context).real_context });
+        // SAFETY: a wrapper from ibv_open_device@1.0, whose real_context is
+        // the live context it opened; the wrapper is freed below.
+        let ret = unsafe { crate::context::close_device((*context).real_context) };
         if ret != 0 {
             return ret;
         }
@@ -644,7 +647,7 @@ export_versioned! {
     /// ibv_ack_async_event@IBVERBS_1.0
     fn ibv_ack_async_event_v10(event: *mut ibv_async_event) -> (), on_panic = ();
     {
-        ensure!(!event.is_null(), libc::EINVAL, ());
+        ensure!(!event.is_null(), libc::EINVAL);
         // SAFETY: an event from ibv_get_async_event@1.0.
         let mut real = unsafe { event_from_1_0(&*event) };
         // SAFETY: a local event naming the real object.
@@ -885,7 +888,7 @@ export_versioned! {
     /// ibv_ack_cq_events@IBVERBS_1.0
     fn ibv_ack_cq_events_v10(cq: *mut ibv_cq_1_0, nevents: std::ffi::c_uint) -> (), on_panic = ();
     {
-        ensure!(!cq.is_null(), libc::EINVAL, ());
+        ensure!(!cq.is_null(), libc::EINVAL);
         // SAFETY: a wrapper from ibv_create_cq@1.0.
         unsafe { crate::channel::ibv_ack_cq_events_v11((*cq).real_cq, nevents) }
     }

@@ -125,7 +125,7 @@ export! {
     /// private data, both fds and the device reference.
     fn verbs_uninit_context(vctx: *mut verbs_context) -> (), on_panic = ();
     {
-        ensure!(!vctx.is_null(), libc::EINVAL, ());
+        ensure!(!vctx.is_null(), libc::EINVAL);
         // SAFETY: the provider passes its live context.
         let c = unsafe { &mut *vctx };
         if !c.priv_.is_null() {
@@ -150,7 +150,12 @@ macro_rules! as_compat {
     ($f:expr) => {
         // SAFETY: the slot only stores the address (never called through this
         // type), exactly like upstream's (void *) cast.
-        Some(unsafe { std::mem::transmute::<_, unsafe extern "C" fn() -> *mut c_void>($f) })
+        // The op is cast to a data pointer first so the transmute's source
+        // type can be named; fn pointers and data pointers have the same size
+        // and representation on every target we build for.
+        Some(unsafe {
+            std::mem::transmute::<*const (), unsafe extern "C" fn() -> *mut c_void>($f as *const ())
+        })
     };
 }
 
@@ -159,7 +164,7 @@ export! {
     /// current op, so a provider may call this several times.
     fn verbs_set_ops(vctx: *mut verbs_context, ops: *const verbs_context_ops) -> (), on_panic = ();
     {
-        ensure!(!vctx.is_null() && !ops.is_null(), libc::EINVAL, ());
+        ensure!(!vctx.is_null() && !ops.is_null(), libc::EINVAL);
         // SAFETY: provider's live context and ops table.
         let (v, o) = unsafe { (&mut *vctx, &*ops) };
         // SAFETY: priv was set by init_context.
@@ -210,13 +215,21 @@ export! {
     fn verbs_init_cq(cq: *mut ibv_cq, context: *mut ibv_context, channel: *mut ibv_comp_channel,
                      cq_context: *mut c_void) -> (), on_panic = ();
     {
-        ensure!(!cq.is_null() && !context.is_null(), libc::EINVAL, ());
-        init_cq(cq, context, channel, cq_context)
+        ensure!(!cq.is_null() && !context.is_null(), libc::EINVAL);
+        // SAFETY: both checked non-NULL; the provider passes its new CQ, its
+        // live context and NULL or a live channel of that context.
+        unsafe { init_cq(cq, context, channel, cq_context) }
     }
 }
 
-pub fn init_cq(cq: *mut ibv_cq, context: *mut ibv_context, channel: *mut ibv_comp_channel, cq_context: *mut c_void) {
-    // SAFETY: the provider passes its new CQ and live context.
+/// Initialises the library-owned fields of a new CQ and takes a reference on
+/// its completion channel.
+///
+/// # Safety
+/// `cq` points to a writable CQ; `context` is a live context of this library
+/// (its mutex initialised); `channel` is NULL or a live channel.
+pub unsafe fn init_cq(cq: *mut ibv_cq, context: *mut ibv_context, channel: *mut ibv_comp_channel, cq_context: *mut c_void) {
+    // SAFETY: a writable CQ and a live context (the caller's contract).
     let q = unsafe { &mut *cq };
     q.context = context;
     q.channel = channel;
@@ -250,7 +263,9 @@ unsafe extern "C" fn lib_create_cq_ex(context: *mut ibv_context, attr: *mut ibv_
         // SAFETY: provider op with the caller's arguments.
         let cq = unsafe { f(context, attr) };
         if !cq.is_null() {
-            init_cq(cq.cast::<ibv_cq>(), context, a.channel, a.cq_context);
+            // SAFETY: the provider's new CQ; the caller's live context and
+            // NULL or live channel from the attributes.
+            unsafe { init_cq(cq.cast::<ibv_cq>(), context, a.channel, a.cq_context) };
         }
         cq
     })
@@ -272,7 +287,12 @@ pub(crate) fn set_lib_ops(v: &mut verbs_context) {
 }
 
 /// The body of verbs_open_device / ibv_open_device.
-pub fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut ibv_context {
+///
+/// # Safety
+/// `device` is a live device from this library's device list (a
+/// `verbs_device` carrying its provider's ops table); `private_data` is
+/// whatever that provider's alloc_context accepts.
+pub unsafe fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut ibv_context {
     use std::os::fd::IntoRawFd;
     let vdev = device.cast::<verbs_device>();
     let sysfs = sysfs_of(device);
@@ -308,7 +328,8 @@ pub fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut i
         // SAFETY: the context was just created and is live.
         let ret = unsafe { crate::cmd::device::ibv_cmd_alloc_async_fd(ctx) };
         if ret != 0 {
-            close_device(ctx);
+            // SAFETY: the live context just created, closed once.
+            unsafe { close_device(ctx) };
             set_errno(ret);
             return ptr::null_mut();
         }
@@ -316,7 +337,12 @@ pub fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut i
     ctx
 }
 
-pub fn close_device(ctx: *mut ibv_context) -> c_int {
+/// The body of ibv_close_device: the provider frees the context.
+///
+/// # Safety
+/// `ctx` is a live context opened by this library; it is freed here and must
+/// not be used afterwards.
+pub unsafe fn close_device(ctx: *mut ibv_context) -> c_int {
     if let Some(f) = ops_of(ctx).free_context {
         // SAFETY: provider op on its own context; it frees the memory.
         unsafe { f(ctx) };
@@ -331,7 +357,9 @@ export! {
         on_panic = ptr::null_mut();
     {
         ensure!(!device.is_null(), libc::EINVAL, ptr::null_mut());
-        open_device(device, private_data)
+        // SAFETY: checked non-NULL; the caller passes a device from
+        // ibv_get_device_list and its provider's private data.
+        unsafe { open_device(device, private_data) }
     }
 }
 
@@ -340,7 +368,9 @@ export_versioned! {
     fn ibv_open_device_v11(device: *mut ibv_device) -> *mut ibv_context, on_panic = ptr::null_mut();
     {
         ensure!(!device.is_null(), libc::EINVAL, ptr::null_mut());
-        open_device(device, ptr::null_mut())
+        // SAFETY: checked non-NULL; the caller passes a device from
+        // ibv_get_device_list.
+        unsafe { open_device(device, ptr::null_mut()) }
     }
 }
 symver!(default ibv_open_device, "IBVERBS_1.1", ibv_open_device_v11);
@@ -350,7 +380,9 @@ export_versioned! {
     fn ibv_close_device_v11(context: *mut ibv_context) -> c_int, on_panic = -1;
     {
         ensure!(!context.is_null(), libc::EINVAL, -1);
-        close_device(context)
+        // SAFETY: checked non-NULL; the caller passes a context it opened and
+        // gives it up.
+        unsafe { close_device(context) }
     }
 }
 symver!(default ibv_close_device, "IBVERBS_1.1", ibv_close_device_v11);
@@ -370,7 +402,12 @@ fn is_qp_event(t: ibv_event_type) -> bool {
     )
 }
 
-pub fn get_async_event(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int {
+/// The body of ibv_get_async_event: reads one event and lets the provider
+/// see it.
+///
+/// # Safety
+/// `context` is a live context of this library; `event` is writable.
+pub unsafe fn get_async_event(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int {
     let mut ev = crate::abi::kern::ib_uverbs_async_event_desc::default();
     let sz = std::mem::size_of_val(&ev);
     // SAFETY: reading one event descriptor into a local of that size.
@@ -410,7 +447,12 @@ unsafe fn ack_one(mutex: *mut libc::pthread_mutex_t, cond: *mut libc::pthread_co
     }
 }
 
-pub fn ack_async_event(event: *mut ibv_async_event) {
+/// The body of ibv_ack_async_event.
+///
+/// # Safety
+/// `event` is an event filled in by ibv_get_async_event whose element (the
+/// object its type names) is still live.
+pub unsafe fn ack_async_event(event: *mut ibv_async_event) {
     // SAFETY: the caller passes an event from ibv_get_async_event.
     let e = unsafe { &mut *event };
     // SAFETY: the element named by the event type is a live object.
@@ -447,7 +489,9 @@ export_versioned! {
             // SAFETY: checked non-NULL; the caller's context.
             return crate::util::event_read_null_out(unsafe { (*context).async_fd });
         }
-        get_async_event(context, event)
+        // SAFETY: both checked non-NULL; the caller's live context and event
+        // buffer.
+        unsafe { get_async_event(context, event) }
     }
 }
 symver!(default ibv_get_async_event, "IBVERBS_1.1", ibv_get_async_event_v11);
@@ -456,8 +500,10 @@ export_versioned! {
     /// ibv_ack_async_event@@IBVERBS_1.1
     fn ibv_ack_async_event_v11(event: *mut ibv_async_event) -> (), on_panic = ();
     {
-        ensure!(!event.is_null(), libc::EINVAL, ());
-        ack_async_event(event)
+        ensure!(!event.is_null(), libc::EINVAL);
+        // SAFETY: checked non-NULL; the caller acks an event it got from
+        // ibv_get_async_event, before destroying its object.
+        unsafe { ack_async_event(event) }
     }
 }
 symver!(default ibv_ack_async_event, "IBVERBS_1.1", ibv_ack_async_event_v11);

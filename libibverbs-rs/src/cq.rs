@@ -34,7 +34,9 @@ pub unsafe fn create_cq(context: *mut ibv_context, cqe: c_int, cq_context: *mut 
     // SAFETY: provider op with the caller's arguments.
     let cq = unsafe { f(context, cqe, channel, comp_vector) };
     if !cq.is_null() {
-        init_cq(cq, context, channel, cq_context);
+        // SAFETY: the provider's new CQ; context and channel as this
+        // function's own contract requires.
+        unsafe { init_cq(cq, context, channel, cq_context) };
     }
     cq
 }

@@ -340,7 +340,9 @@ fn try_all_drivers(sysfs_list: &mut Vec<SysfsDev>, list: &mut DevList) -> usize 
     let mut i = 0;
     while i < sysfs_list.len() {
         let s = sysfs_list[i].as_mut_ptr();
-        match loader::try_drivers(s) {
+        // SAFETY: s is a live record owned by sysfs_list, not moved during the
+        // call.
+        match unsafe { loader::try_drivers(s) } {
             Some(vdev) => {
                 let owned = sysfs_list.remove(i);
                 // SAFETY: vdev is the provider's new device; ownership of the
@@ -356,7 +358,11 @@ fn try_all_drivers(sysfs_list: &mut Vec<SysfsDev>, list: &mut DevList) -> usize 
 }
 
 /// Fills the public ibv_device fields of a freshly claimed device.
-pub fn init_device_fields(vdev: *mut verbs_device, s: &verbs_sysfs_dev) -> bool {
+///
+/// # Safety
+/// `vdev` points to a writable `verbs_device` that no one else uses yet (the
+/// provider's alloc_device just returned it).
+pub unsafe fn init_device_fields(vdev: *mut verbs_device, s: &verbs_sysfs_dev) -> bool {
     // SAFETY: vdev was just returned by the provider's alloc_device.
     let dev = unsafe { &mut (*vdev).device };
     dev.node_type = s.node_type;
@@ -381,7 +387,10 @@ pub fn init_device_fields(vdev: *mut verbs_device, s: &verbs_sysfs_dev) -> bool 
 }
 
 /// The body of ibv_get_device_list: NULL with errno on failure.
-pub fn get_device_list(num: *mut c_int) -> *mut *mut ibv_device {
+///
+/// # Safety
+/// `num` is NULL or points to a writable `c_int`.
+pub unsafe fn get_device_list(num: *mut c_int) -> *mut *mut ibv_device {
     if !num.is_null() {
         // SAFETY: caller's out-parameter.
         unsafe { *num = 0 };
@@ -480,7 +489,11 @@ fn device_guid(dev: *mut ibv_device) -> u64 {
 export_versioned! {
     /// IBVERBS_1.1 (default version): the current RDMA devices.
     fn ibv_get_device_list_v11(num_devices: *mut c_int) -> *mut *mut ibv_device, on_panic = ptr::null_mut();
-    { get_device_list(num_devices) }
+    {
+        // SAFETY: the caller passes NULL or its out-parameter, as
+        // ibv_get_device_list requires.
+        unsafe { get_device_list(num_devices) }
+    }
 }
 
 export_versioned! {

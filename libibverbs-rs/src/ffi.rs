@@ -72,9 +72,17 @@ impl Drop for ErrnoGuard {
     }
 }
 
-/// `ensure!(cond, ERRNO, retval)`: if `cond` is false, set errno and return.
+/// `ensure!(cond, ERRNO, retval)`: if `cond` is false, set errno and return
+/// `retval`. In a function returning `()`, `ensure!(cond, ERRNO)` does the same
+/// with a plain `return;`.
 #[macro_export]
 macro_rules! ensure {
+    ($cond:expr, $errno:expr) => {
+        if !$cond {
+            $crate::ffi::set_errno($errno);
+            return;
+        }
+    };
     ($cond:expr, $errno:expr, $ret:expr) => {
         if !$cond {
             $crate::ffi::set_errno($errno);

@@ -30,7 +30,8 @@ pub fn import_device(cmd_fd: c_int) -> *mut ibv_context {
         set_errno(libc::EINVAL);
         return ptr::null_mut();
     }
-    let list = get_device_list(ptr::null_mut());
+    // SAFETY: NULL: no count wanted.
+    let list = unsafe { get_device_list(ptr::null_mut()) };
     if list.is_null() {
         set_errno(libc::ENODEV);
         return ptr::null_mut();
@@ -89,7 +90,8 @@ pub unsafe fn import_on(vdev: *mut verbs_device, cmd_fd: c_int) -> *mut ibv_cont
     // SAFETY: the live context just created.
     let ret = unsafe { crate::cmd::device::ibv_cmd_alloc_async_fd(ctx) };
     if ret != 0 {
-        close_device(ctx);
+        // SAFETY: the live context just created, closed once.
+        unsafe { close_device(ctx) };
         set_errno(ret);
         return ptr::null_mut();
     }
@@ -123,7 +125,7 @@ export! {
     /// ibv_unimport_pd@@IBVERBS_1.10: frees the local PD only.
     fn ibv_unimport_pd(pd: *mut ibv_pd) -> (), on_panic = ();
     {
-        ensure!(crate::mr::pd_has_context(pd), libc::EINVAL, ());
+        ensure!(crate::mr::pd_has_context(pd), libc::EINVAL);
         // SAFETY: the caller's PD, with its context set.
         if let Some(f) = ops_of(unsafe { (*pd).context }).unimport_pd {
             // SAFETY: provider op on its own PD.
@@ -152,10 +154,10 @@ export! {
     /// ibv_unimport_mr@@IBVERBS_1.10: frees the local MR only.
     fn ibv_unimport_mr(mr: *mut ibv_mr) -> (), on_panic = ();
     {
-        ensure!(!mr.is_null(), libc::EINVAL, ());
+        ensure!(!mr.is_null(), libc::EINVAL);
         // SAFETY: checked non-NULL; the caller's MR.
         let context = unsafe { (*mr).context };
-        ensure!(!context.is_null(), libc::EINVAL, ());
+        ensure!(!context.is_null(), libc::EINVAL);
         if let Some(f) = ops_of(context).unimport_mr {
             // SAFETY: provider op on its own MR.
             unsafe { f(mr) }
@@ -182,10 +184,10 @@ export! {
     /// ibv_unimport_dm@@IBVERBS_1.13: frees the local DM only.
     fn ibv_unimport_dm(dm: *mut ibv_dm) -> (), on_panic = ();
     {
-        ensure!(!dm.is_null(), libc::EINVAL, ());
+        ensure!(!dm.is_null(), libc::EINVAL);
         // SAFETY: checked non-NULL; the caller's DM.
         let context = unsafe { (*dm).context };
-        ensure!(!context.is_null(), libc::EINVAL, ());
+        ensure!(!context.is_null(), libc::EINVAL);
         if let Some(f) = ops_of(context).unimport_dm {
             // SAFETY: provider op on its own DM.
             unsafe { f(dm) }

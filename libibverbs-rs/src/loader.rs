@@ -44,7 +44,7 @@ export! {
     /// library is loaded.
     fn verbs_register_driver_34(ops: *const verbs_device_ops) -> (), on_panic = ();
     {
-        ensure!(!ops.is_null(), libc::EINVAL, ());
+        ensure!(!ops.is_null(), libc::EINVAL);
         DRIVERS.lock().0.push(ops);
     }
 }
@@ -322,7 +322,8 @@ fn try_driver(ops_ptr: *const verbs_device_ops, s: *mut verbs_sysfs_dev) -> Opti
         std::sync::atomic::AtomicI32::from_ptr(ptr::addr_of_mut!((*vdev).refcount).cast::<i32>())
             .store(1, Ordering::Release);
     }
-    if !init_device_fields(vdev, sd) {
+    // SAFETY: vdev is the provider's freshly allocated device, not yet shared.
+    if !unsafe { init_device_fields(vdev, sd) } {
         if let Some(uninit) = ops.uninit_device {
             // SAFETY: undoing the provider's allocation.
             unsafe { uninit(vdev) };
@@ -334,7 +335,10 @@ fn try_driver(ops_ptr: *const verbs_device_ops, s: *mut verbs_sysfs_dev) -> Opti
 
 /// Offers a device to the registered providers: driver-id matches first, then
 /// every provider in registration order.
-pub fn try_drivers(s: *mut verbs_sysfs_dev) -> Option<*mut verbs_device> {
+///
+/// # Safety
+/// `s` points to a live sysfs record that outlives the call.
+pub unsafe fn try_drivers(s: *mut verbs_sysfs_dev) -> Option<*mut verbs_device> {
     let drivers = registered();
     // SAFETY: s is our live record.
     let driver_id = unsafe { (*s).driver_id };

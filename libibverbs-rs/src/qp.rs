@@ -263,7 +263,7 @@ export! {
     /// libraries, kept for them).
     fn ibv_copy_qp_attr_from_kern(dst: *mut ibv_qp_attr, src: *mut ib_uverbs_qp_attr) -> (), on_panic = ();
     {
-        ensure!(!dst.is_null() && !src.is_null(), libc::EINVAL, ());
+        ensure!(!dst.is_null() && !src.is_null(), libc::EINVAL);
         // SAFETY: checked non-NULL; the caller's kernel-format attributes,
         // copied first.
         let s = unsafe { *src };

@@ -32,6 +32,10 @@ symver!(default ibv_query_device, "IBVERBS_1.1", ibv_query_device_v11);
 
 /// The library's query_port (verbs_context.query_port, used by the inline
 /// ibv_query_port): never lets the provider see a short buffer.
+///
+/// # Safety
+/// `context` is NULL or a live context of this library; `port_attr` is NULL
+/// or writable for `port_attr_len` bytes.
 pub unsafe extern "C" fn lib_query_port(
     context: *mut ibv_context,
     port_num: u8,
@@ -234,7 +238,7 @@ unsafe fn gid_table_ioctl(context: *mut ibv_context, entries: *mut ibv_gid_entry
     };
     cmdb.fill_const_in(UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, entry_size as u64);
     cmdb.fill_in_u32(UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, flags);
-    let len = entry_size.checked_mul(max_entries).unwrap_or(usize::MAX);
+    let len = entry_size.saturating_mul(max_entries);
     // SAFETY: the caller's array and our local counter outlive the call.
     unsafe {
         cmdb.fill_out(UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, entries.cast(), len);
@@ -246,7 +250,11 @@ unsafe fn gid_table_ioctl(context: *mut ibv_context, entries: *mut ibv_gid_entry
 /// Upstream's __ibv_query_gid_ex: the kernel's QUERY_GID_ENTRY method, or
 /// sysfs where the kernel lacks it. Returns 0, ENODATA for an empty GID
 /// (fallback path), or an errno.
-pub fn query_gid_ex(
+///
+/// # Safety
+/// `context` is a live context; `entry` is NULL or writable for `entry_size`
+/// bytes, and for a whole `ibv_gid_entry` (the sysfs fallback fills one).
+pub unsafe fn query_gid_ex(
     context: *mut ibv_context,
     port: u32,
     index: u32,
@@ -299,7 +307,10 @@ symver!(default ibv_query_gid, "IBVERBS_1.1", ibv_query_gid_v11);
 pub unsafe fn query_gid(context: *mut ibv_context, port_num: u8, index: c_int, gid: *mut ibv_gid) -> c_int {
     // SAFETY: all-zero is a valid ibv_gid_entry.
     let mut entry: ibv_gid_entry = unsafe { std::mem::zeroed() };
-    let ret = query_gid_ex(context, port_num as u32, index as u32, &mut entry, 0, size_of::<ibv_gid_entry>(), VERBS_QUERY_GID_ATTR_GID);
+    // SAFETY: the caller's live context; a local entry of the size passed.
+    let ret = unsafe {
+        query_gid_ex(context, port_num as u32, index as u32, &mut entry, 0, size_of::<ibv_gid_entry>(), VERBS_QUERY_GID_ATTR_GID)
+    };
     if ret == libc::ENODATA {
         // SAFETY: the caller's GID buffer.
         unsafe { (*gid).raw = [0; 16] };
@@ -320,7 +331,11 @@ export! {
         ensure!(!context.is_null() && !type_.is_null(), libc::EINVAL, -1);
         // SAFETY: all-zero is a valid ibv_gid_entry.
         let mut entry: ibv_gid_entry = unsafe { std::mem::zeroed() };
-        let ret = query_gid_ex(context, port_num as u32, index, &mut entry, 0, size_of::<ibv_gid_entry>(), VERBS_QUERY_GID_ATTR_TYPE);
+        // SAFETY: the caller's context (checked non-NULL); a local entry of
+        // the size passed.
+        let ret = unsafe {
+            query_gid_ex(context, port_num as u32, index, &mut entry, 0, size_of::<ibv_gid_entry>(), VERBS_QUERY_GID_ATTR_TYPE)
+        };
         // SAFETY: the caller's out-parameter (checked non-NULL).
         let out = unsafe { &mut *type_ };
         if ret == libc::ENODATA {
@@ -347,8 +362,12 @@ export! {
         // A NULL entry goes to the kernel as is (EFAULT, as upstream); the
         // sysfs fallback refuses it (query_gid_ex).
         ensure!(!context.is_null(), libc::EINVAL, libc::EINVAL);
-        query_gid_ex(context, port_num, gid_index, entry, flags, entry_size,
-                     VERBS_QUERY_GID_ATTR_GID | VERBS_QUERY_GID_ATTR_TYPE | VERBS_QUERY_GID_ATTR_NDEV_IFINDEX)
+        // SAFETY: checked non-NULL; the caller's live context and its entry
+        // buffer of entry_size bytes (ibv_query_gid_ex's contract).
+        unsafe {
+            query_gid_ex(context, port_num, gid_index, entry, flags, entry_size,
+                         VERBS_QUERY_GID_ATTR_GID | VERBS_QUERY_GID_ATTR_TYPE | VERBS_QUERY_GID_ATTR_NDEV_IFINDEX)
+        }
     }
 }
 

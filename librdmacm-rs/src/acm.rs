@@ -630,9 +630,7 @@ mod tests {
         );
 
         // Source (IPv6 hint) and destination (IPv4), no NODELAY.
-        let mut h = Hints::default();
-        h.src = Some(sin6("fd00::1", 0));
-        h.src_len = 28;
+        let h = Hints { src: Some(sin6("fd00::1", 0)), src_len: 28, ..Default::default() };
         let rai = &resolved("127.0.0.1", "7471", Some(&h))[0];
         let want = format!(
             "{}{}",

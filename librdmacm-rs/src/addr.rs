@@ -19,7 +19,11 @@ use libc::{sockaddr, sockaddr_in, sockaddr_in6, socklen_t};
 
 /// The length of a socket address of a family the CM accepts, 0 otherwise
 /// (AF_IB only when the kernel supports it). Null is 0.
-pub fn addrlen(addr: *const sockaddr) -> socklen_t {
+///
+/// # Safety
+/// `addr` is null or points to a readable socket address (at least its
+/// family field).
+pub unsafe fn addrlen(addr: *const sockaddr) -> socklen_t {
     if addr.is_null() {
         return 0;
     }
@@ -34,9 +38,13 @@ pub fn addrlen(addr: *const sockaddr) -> socklen_t {
 
 /// The port of an address, big-endian (for AF_IB the service id's low 16
 /// bits); 0 for other families.
-pub fn get_port(addr: *const sockaddr) -> u16 {
+///
+/// # Safety
+/// `addr` points to a readable socket address of at least the size its
+/// family implies.
+pub unsafe fn get_port(addr: *const sockaddr) -> u16 {
     // SAFETY: the caller passes an address buffer of at least the size its
-    // family implies (the id's storage is 128 bytes).
+    // family implies (per the contract).
     unsafe {
         match c_int::from((*addr).sa_family) {
             libc::AF_INET => (*addr.cast::<sockaddr_in>()).sin_port,
@@ -256,7 +264,8 @@ pub unsafe fn bind_addr2(id: Id, addr: *const sockaddr, len: socklen_t) -> Res<(
 /// # Safety
 /// `addr` must be null or a socket address of its family's size.
 pub unsafe fn bind_addr(id: Id, addr: *const sockaddr) -> Res<()> {
-    let len = addrlen(addr);
+    // SAFETY: forwarded contract: null or a socket address.
+    let len = unsafe { addrlen(addr) };
     if len == 0 {
         return Err(libc::EINVAL);
     }
@@ -308,11 +317,13 @@ pub unsafe fn resolve_addr2(
 /// # Safety
 /// Addresses must be null or socket addresses of their family's size.
 pub unsafe fn resolve_addr(id: Id, src: *const sockaddr, dst: *const sockaddr, timeout_ms: c_int) -> Res<()> {
-    let dst_len = addrlen(dst);
+    // SAFETY: forwarded contract: null or a socket address.
+    let dst_len = unsafe { addrlen(dst) };
     if dst_len == 0 {
         return Err(libc::EINVAL);
     }
-    let src_len = addrlen(src);
+    // SAFETY: as above.
+    let src_len = unsafe { addrlen(src) };
     if !src.is_null() && src_len == 0 {
         return Err(libc::EINVAL);
     }
@@ -356,9 +367,11 @@ fn set_ib_route(id: Id) -> Res<()> {
     // storage through the raw pointer, by value.
     hint.ai_family = c_int::from(unsafe { (*src_storage(id).cast::<sockaddr>()).sa_family });
     hint.ai_src_addr = src_storage(id).cast();
-    hint.ai_src_len = addrlen(hint.ai_src_addr);
+    // SAFETY: the id's live 128-byte source storage.
+    hint.ai_src_len = unsafe { addrlen(hint.ai_src_addr) };
     hint.ai_dst_addr = dst_storage(id).cast();
-    hint.ai_dst_len = addrlen(hint.ai_dst_addr);
+    // SAFETY: the id's live 128-byte destination storage.
+    hint.ai_dst_len = unsafe { addrlen(hint.ai_dst_addr) };
     let mut rai: *mut rdma_addrinfo = core::ptr::null_mut();
     // SAFETY: hint is valid; rai is an out-pointer.
     let ret = unsafe { crate::addrinfo::rdma_getaddrinfo(core::ptr::null(), core::ptr::null(), &hint, &mut rai) };
@@ -426,7 +439,9 @@ crate::export! {
     fn rdma_get_src_port(id: *mut rdma_cm_id) -> u16, on_panic = 0;
     {
         crate::ensure!(!id.is_null(), libc::EINVAL, 0);
-        get_port(src_storage(Id::from_cm(id)).cast())
+        // SAFETY: checked non-NULL; the id's live 128-byte source storage
+        // holds any address family.
+        unsafe { get_port(src_storage(Id::from_cm(id)).cast()) }
     }
 }
 
@@ -435,7 +450,9 @@ crate::export! {
     fn rdma_get_dst_port(id: *mut rdma_cm_id) -> u16, on_panic = 0;
     {
         crate::ensure!(!id.is_null(), libc::EINVAL, 0);
-        get_port(dst_storage(Id::from_cm(id)).cast())
+        // SAFETY: checked non-NULL; the id's live 128-byte destination
+        // storage holds any address family.
+        unsafe { get_port(dst_storage(Id::from_cm(id)).cast()) }
     }
 }
 
@@ -447,14 +464,18 @@ mod tests {
     fn address_lengths_follow_the_family() {
         let mut sin: sockaddr_in = zeroed();
         sin.sin_family = libc::AF_INET as u16;
-        assert_eq!(addrlen((&sin as *const sockaddr_in).cast()), 16);
+        // SAFETY: a local sockaddr_in.
+        assert_eq!(unsafe { addrlen((&sin as *const sockaddr_in).cast()) }, 16);
         let mut sin6: sockaddr_in6 = zeroed();
         sin6.sin6_family = libc::AF_INET6 as u16;
-        assert_eq!(addrlen((&sin6 as *const sockaddr_in6).cast()), 28);
+        // SAFETY: a local sockaddr_in6.
+        assert_eq!(unsafe { addrlen((&sin6 as *const sockaddr_in6).cast()) }, 28);
         let mut unix: libc::sockaddr_storage = zeroed();
         unix.ss_family = libc::AF_UNIX as u16;
-        assert_eq!(addrlen((&unix as *const libc::sockaddr_storage).cast()), 0);
-        assert_eq!(addrlen(core::ptr::null()), 0);
+        // SAFETY: a local sockaddr_storage.
+        assert_eq!(unsafe { addrlen((&unix as *const libc::sockaddr_storage).cast()) }, 0);
+        // SAFETY: null is allowed.
+        assert_eq!(unsafe { addrlen(core::ptr::null()) }, 0);
     }
 
     #[test]
@@ -462,11 +483,13 @@ mod tests {
         let mut sin: sockaddr_in = zeroed();
         sin.sin_family = libc::AF_INET as u16;
         sin.sin_port = 7174u16.to_be();
-        assert_eq!(get_port((&sin as *const sockaddr_in).cast()), 7174u16.to_be());
+        // SAFETY: a local sockaddr_in.
+        assert_eq!(unsafe { get_port((&sin as *const sockaddr_in).cast()) }, 7174u16.to_be());
         let mut sib: sockaddr_ib = zeroed();
         sib.sib_family = AF_IB as u16;
         sib.sib_sid = (RDMA_IB_IP_PS_TCP | 0x1234).to_be();
-        assert_eq!(get_port((&sib as *const sockaddr_ib).cast()), 0x1234u16.to_be());
+        // SAFETY: a local sockaddr_ib.
+        assert_eq!(unsafe { get_port((&sib as *const sockaddr_ib).cast()) }, 0x1234u16.to_be());
     }
 
     #[test]

@@ -138,7 +138,8 @@ pub fn get_request(listen: Id) -> Res<Id> {
         return Err(libc::EINVAL);
     }
     crate::id::ack_held_event(listen);
-    let event = crate::id::get_cm_event(listen.channel())?;
+    // SAFETY: a synchronous id's private channel lives as long as the id.
+    let event = unsafe { crate::id::get_cm_event(listen.channel()) }?;
     // SAFETY: just returned by get_cm_event.
     let ev = unsafe { &*event };
     let r = (|| {

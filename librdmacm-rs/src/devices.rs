@@ -99,8 +99,16 @@ pub trait Backend {
     fn get_list(&mut self) -> Result<Self::List, c_int>;
     fn devices(&self, list: &Self::List) -> Vec<*mut ibv_device>;
     fn free_list(&mut self, list: Self::List);
-    fn guid(&self, dev: *mut ibv_device) -> u64;
-    fn index(&self, dev: *mut ibv_device) -> i32;
+    /// The device's GUID (big-endian).
+    ///
+    /// # Safety
+    /// `dev` is an entry of a list from `get_list` that is not yet freed.
+    unsafe fn guid(&self, dev: *mut ibv_device) -> u64;
+    /// The device's kernel index, -1 when unknown.
+    ///
+    /// # Safety
+    /// As for [`Backend::guid`].
+    unsafe fn index(&self, dev: *mut ibv_device) -> i32;
     /// Opens the device and fills `verbs`, `port`, `max_*`.
     fn open(&mut self, d: &mut CmaDevice) -> Result<(), c_int>;
     /// Releases xrcd, pd and context of a device being dropped.
@@ -124,8 +132,12 @@ impl<B: Backend> DevList<B> {
 
     /// Inserts a new entry at upstream's position: after the last entry
     /// with a smaller index (smaller host-order GUID if there's no index).
-    fn insert(&mut self, dev: *mut ibv_device) {
-        let d = CmaDevice::new(dev, self.backend.guid(dev), self.backend.index(dev));
+    ///
+    /// # Safety
+    /// `dev` is an entry of a backend list that is not yet freed.
+    unsafe fn insert(&mut self, dev: *mut ibv_device) {
+        // SAFETY: forwarded contract.
+        let d = unsafe { CmaDevice::new(dev, self.backend.guid(dev), self.backend.index(dev)) };
         let pos = self
             .devs
             .iter()
@@ -195,7 +207,9 @@ impl<B: Backend> DevList<B> {
         let gone: HashSet<_> = old_set.difference(&new_set).copied().collect();
         self.remove_devices(&gone);
         for d in new_devs.iter().filter(|d| !old_set.contains(d)) {
-            self.insert(*d);
+            // SAFETY: d is an entry of `new`, which is freed only after it
+            // replaces `held` and that in turn is replaced.
+            unsafe { self.insert(*d) };
         }
         if let Some(old) = self.held.replace(new) {
             self.backend.free_list(old);
@@ -287,13 +301,13 @@ impl Backend for Verbs {
         unsafe { crate::verbs::ibv_free_device_list(list.0) }
     }
 
-    fn guid(&self, dev: *mut ibv_device) -> u64 {
-        // SAFETY: dev is in a list we hold.
+    unsafe fn guid(&self, dev: *mut ibv_device) -> u64 {
+        // SAFETY: dev is in a list we hold (the contract).
         unsafe { crate::verbs::ibv_get_device_guid(dev) }
     }
 
-    fn index(&self, dev: *mut ibv_device) -> i32 {
-        // SAFETY: dev is in a list we hold.
+    unsafe fn index(&self, dev: *mut ibv_device) -> i32 {
+        // SAFETY: dev is in a list we hold (the contract).
         unsafe { crate::verbs::ibv_get_device_index(dev) }
     }
 
@@ -410,7 +424,11 @@ pub fn put_device(d: *mut CmaDevice) {
 
 /// The device's shared XRC domain, opened on first use (null on failure,
 /// errno set).
-pub fn get_xrcd(d: *mut CmaDevice) -> *mut ibv_xrcd {
+///
+/// # Safety
+/// `d` is a live device entry on which the caller holds a reference (an id
+/// bound to that device).
+pub unsafe fn get_xrcd(d: *mut CmaDevice) -> *mut ibv_xrcd {
     let _g = DEVICES.lock();
     // SAFETY: d is a live entry (the caller's id holds a reference) and the
     // list lock is held.
@@ -522,10 +540,10 @@ mod tests {
         fn free_list(&mut self, _l: Self::List) {
             self.lists_out -= 1;
         }
-        fn guid(&self, d: *mut ibv_device) -> u64 {
+        unsafe fn guid(&self, d: *mut ibv_device) -> u64 {
             (0x100 + num(d) as u64).to_be()
         }
-        fn index(&self, d: *mut ibv_device) -> i32 {
+        unsafe fn index(&self, d: *mut ibv_device) -> i32 {
             num(d) as i32
         }
         fn open(&mut self, d: &mut CmaDevice) -> Result<(), c_int> {
@@ -649,10 +667,11 @@ mod tests {
             fn free_list(&mut self, l: Self::List) {
                 self.0.free_list(l)
             }
-            fn guid(&self, d: *mut ibv_device) -> u64 {
-                self.0.guid(d)
+            unsafe fn guid(&self, d: *mut ibv_device) -> u64 {
+                // SAFETY: forwarded contract (the fake never dereferences).
+                unsafe { self.0.guid(d) }
             }
-            fn index(&self, _d: *mut ibv_device) -> i32 {
+            unsafe fn index(&self, _d: *mut ibv_device) -> i32 {
                 -1
             }
             fn open(&mut self, d: &mut CmaDevice) -> Result<(), c_int> {
@@ -730,7 +749,7 @@ crate::export! {
     /// Releases a list from rdma_get_devices.
     fn rdma_free_devices(list: *mut *mut ibv_context) -> (), on_panic = ();
     {
-        crate::ensure!(!list.is_null(), libc::EINVAL, ());
+        crate::ensure!(!list.is_null(), libc::EINVAL);
         let mut v = Vec::new();
         // SAFETY: a NULL-terminated array from rdma_get_devices.
         unsafe {

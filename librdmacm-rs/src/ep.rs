@@ -111,7 +111,7 @@ crate::export! {
     /// Destroys an endpoint made by rdma_create_ep.
     fn rdma_destroy_ep(id: *mut rdma_cm_id) -> (), on_panic = ();
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, ());
+        crate::ensure!(!id.is_null(), libc::EINVAL);
         destroy_ep(Id::from_cm(id))
     }
 }

@@ -31,7 +31,7 @@ pub fn event_name(event: c_int) -> &'static [u8] {
 
 crate::export! {
     /// Returns a static string naming `event`.
-    fn rdma_event_str(event: c_int) -> *const c_char, on_panic = b"UNKNOWN EVENT\0".as_ptr().cast();
+    fn rdma_event_str(event: c_int) -> *const c_char, on_panic = c"UNKNOWN EVENT".as_ptr();
     {
         event_name(event).as_ptr().cast()
     }

@@ -315,7 +315,10 @@ pub fn create_event_channel() -> Res<*mut rdma_event_channel> {
 }
 
 /// `rdma_destroy_event_channel`.
-pub fn destroy_event_channel(ch: *mut rdma_event_channel) {
+///
+/// # Safety
+/// `ch` came from [`create_event_channel`] and is not used afterwards.
+pub unsafe fn destroy_event_channel(ch: *mut rdma_event_channel) {
     // SAFETY: ch came from create_event_channel and is destroyed once.
     let ch = unsafe { Box::from_raw(ch) };
     // SAFETY: closing the channel's own fd.
@@ -383,7 +386,9 @@ pub fn free_id(id: Id) {
         unsafe { libc::free(paths.cast()) };
     }
     if id.sync() {
-        destroy_event_channel(id.channel());
+        // SAFETY: a synchronous id owns its private channel (made by
+        // create_event_channel); the id dies below.
+        unsafe { destroy_event_channel(id.channel()) };
     }
     // SAFETY: the id came from Box::into_raw in alloc_id; this is its end.
     drop(unsafe { Box::from_raw(id.0) });
@@ -469,13 +474,16 @@ pub fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
     let fd = unsafe { (*channel).fd };
     if let Err(e) = write_cmd_resp(fd, RDMA_USER_CM_CMD_MIGRATE_ID, body, &mut resp) {
         if sync {
-            destroy_event_channel(channel);
+            // SAFETY: the private channel made above, not handed out.
+            unsafe { destroy_event_channel(channel) };
         }
         return Err(e);
     }
     if id.sync() {
         ack_held_event(id);
-        destroy_event_channel(id.channel());
+        // SAFETY: a synchronous id owns its private channel (made by
+        // create_event_channel); the id is moved to `channel` below.
+        unsafe { destroy_event_channel(id.channel()) };
     }
     id.set_sync(sync);
     id.set_channel(channel);
@@ -542,7 +550,8 @@ pub fn complete(id: Id) -> Res<()> {
         return Ok(());
     }
     ack_held_event(id);
-    let event = get_cm_event(id.channel())?;
+    // SAFETY: a synchronous id's private channel lives as long as the id.
+    let event = unsafe { get_cm_event(id.channel()) }?;
     id.set_event(event);
     // SAFETY: just returned by get_cm_event; the event is not the id.
     let ev = unsafe { &*event };
@@ -724,8 +733,11 @@ unsafe fn reset_event(p: *mut CmaEvent) {
 }
 
 /// `rdma_get_cm_event`.
-pub fn get_cm_event(channel: *mut rdma_event_channel) -> Res<*mut rdma_cm_event> {
-    // SAFETY: channel is live (checked non-null by the caller).
+///
+/// # Safety
+/// `channel` is a live event channel.
+pub unsafe fn get_cm_event(channel: *mut rdma_event_channel) -> Res<*mut rdma_cm_event> {
+    // SAFETY: channel is live (the contract).
     let fd = unsafe { (*channel).fd };
     let mut evt = new_event();
     loop {
@@ -895,8 +907,10 @@ crate::export! {
     /// Closes and frees an event channel.
     fn rdma_destroy_event_channel(channel: *mut rdma_event_channel) -> (), on_panic = ();
     {
-        crate::ensure!(!channel.is_null(), libc::EINVAL, ());
-        destroy_event_channel(channel)
+        crate::ensure!(!channel.is_null(), libc::EINVAL);
+        // SAFETY: checked non-NULL; the caller's channel from
+        // rdma_create_event_channel, given up here.
+        unsafe { destroy_event_channel(channel) }
     }
 }
 
@@ -943,7 +957,8 @@ crate::export! {
             return ret_int(Err(e));
         }
         crate::ensure!(!event.is_null() && !channel.is_null(), libc::EINVAL, -1);
-        match get_cm_event(channel) {
+        // SAFETY: checked non-NULL; the caller's live channel.
+        match unsafe { get_cm_event(channel) } {
             Ok(ev) => {
                 // SAFETY: event is a valid out-pointer (checked non-null).
                 unsafe { *event = ev };

@@ -12,7 +12,7 @@
 //! - [`devices`]: the CM's device list (rdma_get_devices);
 //! - [`id`]: event channels, ids, event delivery;
 //! - [`addr`]: bind, address/route resolution, queries;
-//! - [`conn`]: listen/connect/accept/reject/disconnect;
+//! - [`conn`]: listen, connect, accept, reject, disconnect;
 //! - [`qp`]: QP/SRQ helpers, QP transitions, ECE;
 //! - [`mcast`], [`options`], [`ep`].
 //!

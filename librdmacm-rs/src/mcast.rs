@@ -85,7 +85,8 @@ pub unsafe fn join_ex(id: Id, attr: &rdma_cm_join_mc_attr_ex, context: *mut c_vo
     if attr.comp_mask & RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS == 0 || attr.join_flags >= RDMA_MC_JOIN_FLAG_RESERVED {
         return Err(libc::EINVAL);
     }
-    let len = addrlen(attr.addr);
+    // SAFETY: forwarded contract: attr.addr is null or a socket address.
+    let len = unsafe { addrlen(attr.addr) };
     if len == 0 {
         return Err(libc::EINVAL);
     }
@@ -98,7 +99,8 @@ pub unsafe fn join_ex(id: Id, attr: &rdma_cm_join_mc_attr_ex, context: *mut c_vo
 /// # Safety
 /// `addr` must be null or a socket address of its family's size.
 pub unsafe fn join(id: Id, addr: *const sockaddr, context: *mut c_void) -> Res<()> {
-    let len = addrlen(addr);
+    // SAFETY: forwarded contract: null or a socket address.
+    let len = unsafe { addrlen(addr) };
     if len == 0 {
         return Err(libc::EINVAL);
     }
@@ -111,7 +113,8 @@ pub unsafe fn join(id: Id, addr: *const sockaddr, context: *mut c_void) -> Res<(
 /// # Safety
 /// `addr` must be null or a socket address of its family's size.
 pub unsafe fn leave(id: Id, addr: *const sockaddr) -> Res<()> {
-    let len = addrlen(addr) as usize;
+    // SAFETY: forwarded contract: null or a socket address.
+    let len = unsafe { addrlen(addr) } as usize;
     if len == 0 {
         return Err(libc::EINVAL);
     }

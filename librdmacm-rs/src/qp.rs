@@ -254,7 +254,9 @@ pub fn create_srq_ex(id: Id, attr: &mut ibv_srq_init_attr_ex) -> Res<()> {
     }
     if attr.srq_type == IBV_SRQT_XRC {
         if attr.comp_mask & IBV_SRQ_INIT_ATTR_XRCD == 0 || attr.xrcd.is_null() {
-            attr.xrcd = crate::devices::get_xrcd(id.cma_dev());
+            // SAFETY: the id's device entry, kept live by the id's reference
+            // (an SRQ needs a bound id, as upstream's ucma_get_xrcd assumes).
+            attr.xrcd = unsafe { crate::devices::get_xrcd(id.cma_dev()) };
             if attr.xrcd.is_null() {
                 return Err(errno());
             }
@@ -367,7 +369,9 @@ pub fn create_qp_ex(id: Id, attr: &mut ibv_qp_init_attr_ex) -> Res<()> {
         return Err(libc::EINVAL);
     }
     if id.qp_type() == IBV_QPT_XRC_RECV && (attr.comp_mask & IBV_QP_INIT_ATTR_XRCD == 0 || attr.xrcd.is_null()) {
-        attr.xrcd = crate::devices::get_xrcd(id.cma_dev());
+        // SAFETY: the id's device entry, kept live by the id's reference
+        // (a QP needs a bound id, as upstream's ucma_get_xrcd assumes).
+        attr.xrcd = unsafe { crate::devices::get_xrcd(id.cma_dev()) };
         if attr.xrcd.is_null() {
             return Err(errno());
         }
@@ -529,7 +533,7 @@ crate::export! {
     /// Destroys the id's QP and the CQs the CM created for it.
     fn rdma_destroy_qp(id: *mut rdma_cm_id) -> (), on_panic = ();
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, ());
+        crate::ensure!(!id.is_null(), libc::EINVAL);
         destroy_qp(Id::from_cm(id))
     }
 }
@@ -558,7 +562,7 @@ crate::export! {
     /// Destroys the id's SRQ.
     fn rdma_destroy_srq(id: *mut rdma_cm_id) -> (), on_panic = ();
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, ());
+        crate::ensure!(!id.is_null(), libc::EINVAL);
         destroy_srq(Id::from_cm(id))
     }
 }

@@ -777,22 +777,16 @@ crate::assert_consts!(
     VSYSFS_READ_MODALIAS = 1,
     VSYSFS_READ_NODE_GUID = 2,
 );
+const _: () = assert!(core::mem::size_of::<verbs_xrcd_mask>() == 4 && verbs_xrcd_mask::MIN == 0);
 const _: () =
-    assert!(core::mem::size_of::<verbs_xrcd_mask>() == 4 && (verbs_xrcd_mask::MIN != 0) == false);
-const _: () = assert!(
-    core::mem::size_of::<create_cq_cmd_flags>() == 4 && (create_cq_cmd_flags::MIN != 0) == false
-);
+    assert!(core::mem::size_of::<create_cq_cmd_flags>() == 4 && create_cq_cmd_flags::MIN == 0);
+const _: () = assert!(core::mem::size_of::<verbs_qp_mask>() == 4 && verbs_qp_mask::MIN == 0);
 const _: () =
-    assert!(core::mem::size_of::<verbs_qp_mask>() == 4 && (verbs_qp_mask::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_gid_type_sysfs>() == 4 && ibv_gid_type_sysfs::MIN == 0);
 const _: () = assert!(
-    core::mem::size_of::<ibv_gid_type_sysfs>() == 4 && (ibv_gid_type_sysfs::MIN != 0) == false
+    core::mem::size_of::<verbs_query_gid_attr_mask>() == 4 && verbs_query_gid_attr_mask::MIN == 0
 );
-const _: () = assert!(
-    core::mem::size_of::<verbs_query_gid_attr_mask>() == 4
-        && (verbs_query_gid_attr_mask::MIN != 0) == false
-);
-const _: () = assert!(core::mem::size_of::<ibv_mr_type>() == 4 && (ibv_mr_type::MIN != 0) == false);
-const _: () = assert!(
-    core::mem::size_of::<ibv_flow_action_type>() == 4 && (ibv_flow_action_type::MIN != 0) == false
-);
+const _: () = assert!(core::mem::size_of::<ibv_mr_type>() == 4 && ibv_mr_type::MIN == 0);
+const _: () =
+    assert!(core::mem::size_of::<ibv_flow_action_type>() == 4 && ibv_flow_action_type::MIN == 0);
 // END LAYOUT ASSERTIONS

@@ -43,6 +43,7 @@
 //!      of a driver.h wrapper (`verbs_qp.base` of type `verbs_qp_base` with
 //!      `qp` / `qp_ex`; `verbs_cq.base` of type `verbs_cq_base` with
 //!      `cq` / `cq_ex`; see `abi::driver`).
+//!
 //!    So C's `wc->imm_data` is `wc.imm.imm_data`, `wr->invalidate_rkey` is
 //!    `wr.imm.invalidate_rkey`, `wr->tso.mss` is `wr.op.tso.mss`,
 //!    `spec->hdr.type` is `spec.u.hdr.type_` ... and `vqp->qp` is
@@ -4474,190 +4475,130 @@ crate::assert_consts!(
     IBV_TMH_FIN = 2,
     IBV_TMH_EAGER = 3,
 );
+const _: () = assert!(core::mem::size_of::<ibv_gid_type>() == 4 && ibv_gid_type::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_node_type>() == 4 && ibv_node_type::MIN != 0);
 const _: () =
-    assert!(core::mem::size_of::<ibv_gid_type>() == 4 && (ibv_gid_type::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_transport_type>() == 4 && ibv_transport_type::MIN != 0);
 const _: () =
-    assert!(core::mem::size_of::<ibv_node_type>() == 4 && (ibv_node_type::MIN != 0) == true);
+    assert!(core::mem::size_of::<ibv_device_cap_flags>() == 4 && ibv_device_cap_flags::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_fork_status>() == 4 && ibv_fork_status::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_atomic_cap>() == 4 && ibv_atomic_cap::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_dm_mask>() == 4 && ibv_dm_mask::MIN == 0);
 const _: () = assert!(
-    core::mem::size_of::<ibv_transport_type>() == 4 && (ibv_transport_type::MIN != 0) == true
-);
-const _: () = assert!(
-    core::mem::size_of::<ibv_device_cap_flags>() == 4 && (ibv_device_cap_flags::MIN != 0) == false
-);
-const _: () =
-    assert!(core::mem::size_of::<ibv_fork_status>() == 4 && (ibv_fork_status::MIN != 0) == false);
-const _: () =
-    assert!(core::mem::size_of::<ibv_atomic_cap>() == 4 && (ibv_atomic_cap::MIN != 0) == false);
-const _: () = assert!(core::mem::size_of::<ibv_dm_mask>() == 4 && (ibv_dm_mask::MIN != 0) == false);
-const _: () = assert!(
-    core::mem::size_of::<ibv_odp_transport_cap_bits>() == 4
-        && (ibv_odp_transport_cap_bits::MIN != 0) == false
-);
-const _: () = assert!(
-    core::mem::size_of::<ibv_odp_general_caps>() == 4 && (ibv_odp_general_caps::MIN != 0) == false
-);
-const _: () = assert!(
-    core::mem::size_of::<ibv_rx_hash_function_flags>() == 4
-        && (ibv_rx_hash_function_flags::MIN != 0) == false
-);
-const _: () = assert!(
-    core::mem::size_of::<ibv_rx_hash_fields>() == 4 && (ibv_rx_hash_fields::MIN != 0) == false
-);
-const _: () = assert!(
-    core::mem::size_of::<ibv_raw_packet_caps>() == 4 && (ibv_raw_packet_caps::MIN != 0) == false
+    core::mem::size_of::<ibv_odp_transport_cap_bits>() == 4 && ibv_odp_transport_cap_bits::MIN == 0
 );
 const _: () =
-    assert!(core::mem::size_of::<ibv_tm_cap_flags>() == 4 && (ibv_tm_cap_flags::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_odp_general_caps>() == 4 && ibv_odp_general_caps::MIN == 0);
 const _: () = assert!(
-    core::mem::size_of::<ibv_pci_atomic_op_size>() == 4
-        && (ibv_pci_atomic_op_size::MIN != 0) == false
-);
-const _: () = assert!(core::mem::size_of::<ibv_mtu>() == 4 && (ibv_mtu::MIN != 0) == false);
-const _: () =
-    assert!(core::mem::size_of::<ibv_port_state>() == 4 && (ibv_port_state::MIN != 0) == false);
-const _: () = assert!(
-    core::mem::size_of::<ibv_port_cap_flags>() == 4 && (ibv_port_cap_flags::MIN != 0) == false
-);
-const _: () = assert!(
-    core::mem::size_of::<ibv_port_cap_flags2>() == 4 && (ibv_port_cap_flags2::MIN != 0) == false
+    core::mem::size_of::<ibv_rx_hash_function_flags>() == 4 && ibv_rx_hash_function_flags::MIN == 0
 );
 const _: () =
-    assert!(core::mem::size_of::<ibv_event_type>() == 4 && (ibv_event_type::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_rx_hash_fields>() == 4 && ibv_rx_hash_fields::MIN == 0);
 const _: () =
-    assert!(core::mem::size_of::<ibv_wc_status>() == 4 && (ibv_wc_status::MIN != 0) == false);
-const _: () =
-    assert!(core::mem::size_of::<ibv_wc_opcode>() == 4 && (ibv_wc_opcode::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_raw_packet_caps>() == 4 && ibv_raw_packet_caps::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_tm_cap_flags>() == 4 && ibv_tm_cap_flags::MIN == 0);
 const _: () = assert!(
-    core::mem::size_of::<ibv_create_cq_wc_flags>() == 4
-        && (ibv_create_cq_wc_flags::MIN != 0) == false
+    core::mem::size_of::<ibv_pci_atomic_op_size>() == 4 && ibv_pci_atomic_op_size::MIN == 0
+);
+const _: () = assert!(core::mem::size_of::<ibv_mtu>() == 4 && ibv_mtu::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_port_state>() == 4 && ibv_port_state::MIN == 0);
+const _: () =
+    assert!(core::mem::size_of::<ibv_port_cap_flags>() == 4 && ibv_port_cap_flags::MIN == 0);
+const _: () =
+    assert!(core::mem::size_of::<ibv_port_cap_flags2>() == 4 && ibv_port_cap_flags2::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_event_type>() == 4 && ibv_event_type::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_wc_status>() == 4 && ibv_wc_status::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_wc_opcode>() == 4 && ibv_wc_opcode::MIN == 0);
+const _: () = assert!(
+    core::mem::size_of::<ibv_create_cq_wc_flags>() == 4 && ibv_create_cq_wc_flags::MIN == 0
+);
+const _: () = assert!(core::mem::size_of::<ibv_wc_flags>() == 4 && ibv_wc_flags::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_access_flags>() == 4 && ibv_access_flags::MIN == 0);
+const _: () = assert!(
+    core::mem::size_of::<ibv_xrcd_init_attr_mask>() == 4 && ibv_xrcd_init_attr_mask::MIN == 0
 );
 const _: () =
-    assert!(core::mem::size_of::<ibv_wc_flags>() == 4 && (ibv_wc_flags::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_rereg_mr_flags>() == 4 && ibv_rereg_mr_flags::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_mw_type>() == 4 && ibv_mw_type::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_rate>() == 4 && ibv_rate::MIN == 0);
 const _: () =
-    assert!(core::mem::size_of::<ibv_access_flags>() == 4 && (ibv_access_flags::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_srq_attr_mask>() == 4 && ibv_srq_attr_mask::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_srq_type>() == 4 && ibv_srq_type::MIN == 0);
 const _: () = assert!(
-    core::mem::size_of::<ibv_xrcd_init_attr_mask>() == 4
-        && (ibv_xrcd_init_attr_mask::MIN != 0) == false
+    core::mem::size_of::<ibv_srq_init_attr_mask>() == 4 && ibv_srq_init_attr_mask::MIN == 0
 );
-const _: () = assert!(
-    core::mem::size_of::<ibv_rereg_mr_flags>() == 4 && (ibv_rereg_mr_flags::MIN != 0) == false
-);
-const _: () = assert!(core::mem::size_of::<ibv_mw_type>() == 4 && (ibv_mw_type::MIN != 0) == false);
-const _: () = assert!(core::mem::size_of::<ibv_rate>() == 4 && (ibv_rate::MIN != 0) == false);
-const _: () = assert!(
-    core::mem::size_of::<ibv_srq_attr_mask>() == 4 && (ibv_srq_attr_mask::MIN != 0) == false
-);
+const _: () = assert!(core::mem::size_of::<ibv_wq_type>() == 4 && ibv_wq_type::MIN == 0);
 const _: () =
-    assert!(core::mem::size_of::<ibv_srq_type>() == 4 && (ibv_srq_type::MIN != 0) == false);
-const _: () = assert!(
-    core::mem::size_of::<ibv_srq_init_attr_mask>() == 4
-        && (ibv_srq_init_attr_mask::MIN != 0) == false
-);
-const _: () = assert!(core::mem::size_of::<ibv_wq_type>() == 4 && (ibv_wq_type::MIN != 0) == false);
-const _: () = assert!(
-    core::mem::size_of::<ibv_wq_init_attr_mask>() == 4
-        && (ibv_wq_init_attr_mask::MIN != 0) == false
-);
-const _: () =
-    assert!(core::mem::size_of::<ibv_wq_flags>() == 4 && (ibv_wq_flags::MIN != 0) == false);
-const _: () =
-    assert!(core::mem::size_of::<ibv_wq_state>() == 4 && (ibv_wq_state::MIN != 0) == false);
-const _: () =
-    assert!(core::mem::size_of::<ibv_wq_attr_mask>() == 4 && (ibv_wq_attr_mask::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_wq_init_attr_mask>() == 4 && ibv_wq_init_attr_mask::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_wq_flags>() == 4 && ibv_wq_flags::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_wq_state>() == 4 && ibv_wq_state::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_wq_attr_mask>() == 4 && ibv_wq_attr_mask::MIN == 0);
 const _: () = assert!(
     core::mem::size_of::<ibv_ind_table_init_attr_mask>() == 4
-        && (ibv_ind_table_init_attr_mask::MIN != 0) == false
+        && ibv_ind_table_init_attr_mask::MIN == 0
 );
-const _: () = assert!(core::mem::size_of::<ibv_qp_type>() == 4 && (ibv_qp_type::MIN != 0) == false);
-const _: () = assert!(
-    core::mem::size_of::<ibv_qp_init_attr_mask>() == 4
-        && (ibv_qp_init_attr_mask::MIN != 0) == false
-);
-const _: () = assert!(
-    core::mem::size_of::<ibv_qp_create_flags>() == 4 && (ibv_qp_create_flags::MIN != 0) == false
-);
+const _: () = assert!(core::mem::size_of::<ibv_qp_type>() == 4 && ibv_qp_type::MIN == 0);
+const _: () =
+    assert!(core::mem::size_of::<ibv_qp_init_attr_mask>() == 4 && ibv_qp_init_attr_mask::MIN == 0);
+const _: () =
+    assert!(core::mem::size_of::<ibv_qp_create_flags>() == 4 && ibv_qp_create_flags::MIN == 0);
 const _: () = assert!(
     core::mem::size_of::<ibv_qp_create_send_ops_flags>() == 4
-        && (ibv_qp_create_send_ops_flags::MIN != 0) == false
-);
-const _: () = assert!(
-    core::mem::size_of::<ibv_qp_open_attr_mask>() == 4
-        && (ibv_qp_open_attr_mask::MIN != 0) == false
+        && ibv_qp_create_send_ops_flags::MIN == 0
 );
 const _: () =
-    assert!(core::mem::size_of::<ibv_qp_attr_mask>() == 4 && (ibv_qp_attr_mask::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_qp_open_attr_mask>() == 4 && ibv_qp_open_attr_mask::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_qp_attr_mask>() == 4 && ibv_qp_attr_mask::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_qp_state>() == 4 && ibv_qp_state::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_mig_state>() == 4 && ibv_mig_state::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_wr_opcode>() == 4 && ibv_wr_opcode::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_send_flags>() == 4 && ibv_send_flags::MIN == 0);
 const _: () =
-    assert!(core::mem::size_of::<ibv_qp_state>() == 4 && (ibv_qp_state::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_ops_wr_opcode>() == 4 && ibv_ops_wr_opcode::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_ops_flags>() == 4 && ibv_ops_flags::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_cq_attr_mask>() == 4 && ibv_cq_attr_mask::MIN == 0);
+const _: () = assert!(core::mem::size_of::<ibv_flow_flags>() == 4 && ibv_flow_flags::MIN == 0);
 const _: () =
-    assert!(core::mem::size_of::<ibv_mig_state>() == 4 && (ibv_mig_state::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_flow_attr_type>() == 4 && ibv_flow_attr_type::MIN == 0);
 const _: () =
-    assert!(core::mem::size_of::<ibv_wr_opcode>() == 4 && (ibv_wr_opcode::MIN != 0) == false);
-const _: () =
-    assert!(core::mem::size_of::<ibv_send_flags>() == 4 && (ibv_send_flags::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_flow_spec_type>() == 4 && ibv_flow_spec_type::MIN == 0);
 const _: () = assert!(
-    core::mem::size_of::<ibv_ops_wr_opcode>() == 4 && (ibv_ops_wr_opcode::MIN != 0) == false
-);
-const _: () =
-    assert!(core::mem::size_of::<ibv_ops_flags>() == 4 && (ibv_ops_flags::MIN != 0) == false);
-const _: () =
-    assert!(core::mem::size_of::<ibv_cq_attr_mask>() == 4 && (ibv_cq_attr_mask::MIN != 0) == false);
-const _: () =
-    assert!(core::mem::size_of::<ibv_flow_flags>() == 4 && (ibv_flow_flags::MIN != 0) == false);
-const _: () = assert!(
-    core::mem::size_of::<ibv_flow_attr_type>() == 4 && (ibv_flow_attr_type::MIN != 0) == false
+    core::mem::size_of::<ibv_flow_action_esp_mask>() == 4 && ibv_flow_action_esp_mask::MIN == 0
 );
 const _: () = assert!(
-    core::mem::size_of::<ibv_flow_spec_type>() == 4 && (ibv_flow_spec_type::MIN != 0) == false
-);
-const _: () = assert!(
-    core::mem::size_of::<ibv_flow_action_esp_mask>() == 4
-        && (ibv_flow_action_esp_mask::MIN != 0) == false
-);
-const _: () = assert!(
-    core::mem::size_of::<ibv_flow_action_esp_keymat>() == 4
-        && (ibv_flow_action_esp_keymat::MIN != 0) == false
+    core::mem::size_of::<ibv_flow_action_esp_keymat>() == 4 && ibv_flow_action_esp_keymat::MIN == 0
 );
 const _: () = assert!(
     core::mem::size_of::<ibv_flow_action_esp_keymat_aes_gcm_iv_algo>() == 4
-        && (ibv_flow_action_esp_keymat_aes_gcm_iv_algo::MIN != 0) == false
+        && ibv_flow_action_esp_keymat_aes_gcm_iv_algo::MIN == 0
 );
 const _: () = assert!(
-    core::mem::size_of::<ibv_flow_action_esp_replay>() == 4
-        && (ibv_flow_action_esp_replay::MIN != 0) == false
+    core::mem::size_of::<ibv_flow_action_esp_replay>() == 4 && ibv_flow_action_esp_replay::MIN == 0
 );
 const _: () = assert!(
-    core::mem::size_of::<ibv_flow_action_esp_flags>() == 4
-        && (ibv_flow_action_esp_flags::MIN != 0) == false
+    core::mem::size_of::<ibv_flow_action_esp_flags>() == 4 && ibv_flow_action_esp_flags::MIN == 0
 );
+const _: () =
+    assert!(core::mem::size_of::<ibv_cq_init_attr_mask>() == 4 && ibv_cq_init_attr_mask::MIN == 0);
 const _: () = assert!(
-    core::mem::size_of::<ibv_cq_init_attr_mask>() == 4
-        && (ibv_cq_init_attr_mask::MIN != 0) == false
-);
-const _: () = assert!(
-    core::mem::size_of::<ibv_create_cq_attr_flags>() == 4
-        && (ibv_create_cq_attr_flags::MIN != 0) == false
+    core::mem::size_of::<ibv_create_cq_attr_flags>() == 4 && ibv_create_cq_attr_flags::MIN == 0
 );
 const _: () = assert!(
     core::mem::size_of::<ibv_parent_domain_init_attr_mask>() == 4
-        && (ibv_parent_domain_init_attr_mask::MIN != 0) == false
+        && ibv_parent_domain_init_attr_mask::MIN == 0
 );
 const _: () = assert!(
-    core::mem::size_of::<ibv_counter_description>() == 4
-        && (ibv_counter_description::MIN != 0) == false
+    core::mem::size_of::<ibv_counter_description>() == 4 && ibv_counter_description::MIN == 0
 );
 const _: () = assert!(
-    core::mem::size_of::<ibv_read_counters_flags>() == 4
-        && (ibv_read_counters_flags::MIN != 0) == false
+    core::mem::size_of::<ibv_read_counters_flags>() == 4 && ibv_read_counters_flags::MIN == 0
 );
+const _: () = assert!(core::mem::size_of::<ibv_values_mask>() == 4 && ibv_values_mask::MIN == 0);
 const _: () =
-    assert!(core::mem::size_of::<ibv_values_mask>() == 4 && (ibv_values_mask::MIN != 0) == false);
-const _: () = assert!(
-    core::mem::size_of::<ibv_advise_mr_advice>() == 4 && (ibv_advise_mr_advice::MIN != 0) == false
-);
-const _: () = assert!(
-    core::mem::size_of::<ibv_rereg_mr_err_code>() == 4 && (ibv_rereg_mr_err_code::MIN != 0) == true
-);
-const _: () = assert!(core::mem::size_of::<ibv_tmh_op>() == 4 && (ibv_tmh_op::MIN != 0) == false);
+    assert!(core::mem::size_of::<ibv_advise_mr_advice>() == 4 && ibv_advise_mr_advice::MIN == 0);
+const _: () =
+    assert!(core::mem::size_of::<ibv_rereg_mr_err_code>() == 4 && ibv_rereg_mr_err_code::MIN != 0);
+const _: () = assert!(core::mem::size_of::<ibv_tmh_op>() == 4 && ibv_tmh_op::MIN == 0);
 #[cfg(test)]
 #[test]
 fn pointer_constants_match_c() {

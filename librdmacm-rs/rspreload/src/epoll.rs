@@ -428,7 +428,7 @@ mod tests {
         assert_eq!(r.probes(&t, 5).unwrap().len(), 2, "MOD re-arms it");
         // Hang-up and error are reported even when not asked for.
         let mut p = r.probes(&t, 5).unwrap();
-        revents(&mut p, 20, EPOLLHUP as u32);
+        revents(&mut p, 20, EPOLLHUP);
         assert_eq!(r.collect(5, &p, &mut out), 1);
         assert_eq!(out[0], (EPOLLHUP, 0xaa));
     }

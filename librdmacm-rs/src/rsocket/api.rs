@@ -466,7 +466,8 @@ crate::export! {
     {
         // Datagram sockets: see dgram.rs.
         if let Some(d) = dgram::lookup(socket) {
-            return ssz(dgram::send(&d, buf.cast(), len, flags));
+            // SAFETY: the caller's buffer of len bytes (rsend's contract).
+            return ssz(unsafe { dgram::send(&d, buf.cast(), len, flags) });
         }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         send_buf(&rs, buf.cast(), len, flags)
@@ -520,7 +521,8 @@ crate::export! {
     {
         // Datagram sockets: see dgram.rs.
         if let Some(d) = dgram::lookup(socket) {
-            return ssz(dgram::send(&d, buf.cast(), count, 0));
+            // SAFETY: the caller's buffer of count bytes (rwrite's contract).
+            return ssz(unsafe { dgram::send(&d, buf.cast(), count, 0) });
         }
         let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
         send_buf(&rs, buf.cast(), count, 0)

@@ -485,7 +485,8 @@ impl Dsock {
         let own_gid = if pa.link_layer == IBV_LINK_LAYER_ETHERNET {
             // SAFETY: the bound id's source GID (filled by rdma_bind_addr).
             let sgid = unsafe { (*id).route.addr.addr.ibaddr.sgid };
-            super::dgram_ah::find_sgid_index(verbs, port, pa.gid_tbl_len, &sgid).map(|i| (sgid, i))
+            // SAFETY: the bound id's live context and its port (queried above).
+            unsafe { super::dgram_ah::find_sgid_index(verbs, port, pa.gid_tbl_len, &sgid) }.map(|i| (sgid, i))
         } else {
             None
         };
@@ -828,15 +829,22 @@ impl Dsock {
 
     /// `dsend` to the connected (current) destination (caller holds
     /// `slock`): over UDP until the destination has an address handle.
-    pub fn dsend(&self, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
+    ///
+    /// # Safety
+    /// `buf` is readable for `len` bytes.
+    pub unsafe fn dsend(&self, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
         let di = self.st.lock().conn_dest.ok_or(libc::EDESTADDRREQ)?;
-        self.send_to_dest(di, None, buf, len, flags)
+        // SAFETY: forwarded contract.
+        unsafe { self.send_to_dest(di, None, buf, len, flags) }
     }
 
     /// Posts `len` bytes to destination `di` over its UD QP, behind the
     /// ds header `hdr` (the QP's own when None). Over UDP while `di` has
     /// no address handle (only for the application's own data).
-    pub fn send_to_dest(&self, di: usize, hdr: Option<([u8; 24], u8)>, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
+    ///
+    /// # Safety
+    /// `buf` is readable for `len` bytes.
+    pub unsafe fn send_to_dest(&self, di: usize, hdr: Option<([u8; 24], u8)>, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
         {
             let c = self.st.lock();
             // Beyond the path MTU a UD send would break the QP (see
@@ -1028,18 +1036,23 @@ pub unsafe fn sendto(d: &Arc<Dsock>, buf: *const u8, len: usize, flags: c_int, d
         let a = unsafe { SockAddr::from_raw(dest, addrlen as usize) };
         let mut c = d.st.lock();
         let cur = c.conn_dest.map(|i| c.dests[i].addr);
-        if cur.map_or(true, |x| !a.same(&x)) {
+        if !matches!(cur, Some(x) if a.same(&x)) {
             let di = d.get_dest(&mut c, &a, addrlen as usize)?;
             c.conn_dest = Some(di);
         }
     }
-    d.dsend(buf, len, flags)
+    // SAFETY: per the contract, buf holds len bytes.
+    unsafe { d.dsend(buf, len, flags) }
 }
 
 /// `rsend` / `rwrite`.
-pub fn send(d: &Dsock, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
+///
+/// # Safety
+/// `buf` is readable for `len` bytes.
+pub unsafe fn send(d: &Dsock, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
     let _s = d.slock.lock();
-    d.dsend(buf, len, flags)
+    // SAFETY: forwarded contract.
+    unsafe { d.dsend(buf, len, flags) }
 }
 
 /// `rsendmsg` / `rwritev`: the vectors gathered into one datagram, to

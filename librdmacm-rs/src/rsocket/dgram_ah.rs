@@ -115,17 +115,21 @@ pub fn ud_msg_limit(active_mtu: u32, slot: u32) -> u32 {
 /// The GID table index of `want` on `port` of `verbs` (see
 /// [`pick_sgid_index`]), reading the first `tbl_len` entries; entries that
 /// cannot be read (unused slots) are skipped.
-pub fn find_sgid_index(verbs: *mut ibv_context, port: u8, tbl_len: i32, want: &ibv_gid) -> Option<u8> {
+///
+/// # Safety
+/// `verbs` is a live device context and `port` one of its ports.
+pub unsafe fn find_sgid_index(verbs: *mut ibv_context, port: u8, tbl_len: i32, want: &ibv_gid) -> Option<u8> {
     // SAFETY: a gid is 16 plain bytes.
     let want = unsafe { want.raw };
     let entries = (0..tbl_len.clamp(0, 256) as u32).filter_map(|i| {
         // SAFETY: all-zero is a valid entry.
         let mut e: ibv_gid_entry = unsafe { core::mem::zeroed() };
-        // SAFETY: live context (the caller's bound id's); a local entry of
-        // the size passed.
+        // SAFETY: live context (the contract); a local entry of the size
+        // passed.
         let r = unsafe { crate::verbs::_ibv_query_gid_ex(verbs, u32::from(port), i, &mut e, 0, core::mem::size_of::<ibv_gid_entry>()) };
-        // SAFETY: as above.
-        (r == 0).then(|| (i, unsafe { e.gid.raw }, e.gid_type))
+        // SAFETY: a gid is 16 plain bytes, and e is initialised (zeroed, or
+        // filled by a successful query).
+        (r == 0).then_some((i, unsafe { e.gid.raw }, e.gid_type))
     });
     pick_sgid_index(entries, &want)
 }

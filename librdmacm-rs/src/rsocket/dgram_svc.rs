@@ -150,7 +150,9 @@ fn process(d: &Dsock) {
         };
         let hdr = format_hdr(&from);
         // Blocking for a send slot, as upstream.
-        let _ = d.send_to_dest(own, Some(hdr), buf[hlen..n].as_ptr(), n - hlen, 0);
+        // SAFETY: the payload is the n - hlen bytes of our local buffer
+        // after the header.
+        let _ = unsafe { d.send_to_dest(own, Some(hdr), buf[hlen..n].as_ptr(), n - hlen, 0) };
     }
 }
 
@@ -225,7 +227,8 @@ fn create_ah(d: &Dsock, di: usize, qpn: u32) {
         // On RoCE the source GID's index as for the QP's own handle
         // (preferring RoCE v2); on InfiniBand upstream's lookup.
         let sgid_idx = if link_layer == IBV_LINK_LAYER_ETHERNET {
-            super::dgram_ah::find_sgid_index(verbs, qport, pa.gid_tbl_len, &p.sgid).unwrap_or(0)
+            // SAFETY: the live context and port queried above.
+            unsafe { super::dgram_ah::find_sgid_index(verbs, qport, pa.gid_tbl_len, &p.sgid) }.unwrap_or(0)
         } else {
             sgid_index(verbs, qport, &p.sgid)
         };
