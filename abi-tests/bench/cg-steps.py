@@ -73,12 +73,13 @@ def main():
         for step, path in zip(STEPS, files):
             ins, calls, addrs, own = load(path)
             distinct = sum(len(a) for a in addrs.values())
-            new = sum(len(a.keys() - seen[o]) for o, a in addrs.items())
+            fresh = {o: a.keys() - seen[o] for o, a in addrs.items()}
+            new = sum(len(f) for f in fresh.values())
             if step == first:
                 firsts[lib] = collections.Counter(
-                    (o, addrs[o][x]) for o in addrs for x in addrs[o].keys() - seen[o])
-            for o, a in addrs.items():
-                seen[o] |= a.keys()
+                    (o, addrs[o][x]) for o, f in fresh.items() for x in f)
+            for o, f in fresh.items():
+                seen[o] |= f
             table[(lib, step)] = (ins, new)
             owns[(lib, step)] = own
             print("  %-14s %10d %8d %9d %9d" % (step, ins, calls, distinct, new))
