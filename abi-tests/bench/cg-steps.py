@@ -97,7 +97,9 @@ def main():
     if first:
         for lib in ("upstream", "ours"):
             print("%s, %s: first-run instructions by function" % (lib, first))
-            for (o, fn), n in firsts[lib].most_common(int(os.environ.get("CG_TOP", "40"))):
+            # Ties by name: the counter was filled from sets, in hash order.
+            ranked = sorted(firsts[lib].items(), key=lambda kv: (-kv[1], kv[0]))
+            for (o, fn), n in ranked[:int(os.environ.get("CG_TOP", "40"))]:
                 print("  %6d  %-24s %s" % (n, o[:24], fn[:80]))
 
 
