@@ -32,10 +32,14 @@ pub struct ContextPriv {
 const _: () = assert!(offset_of!(ContextPriv, cmd) == 0);
 
 /// The verbs_context that contains a public ibv_context.
+///
+/// Pure address arithmetic: nothing is read, and `wrapping_sub` has no
+/// in-bounds precondition, so this is safe for any pointer. The result is a
+/// valid verbs_context only when `ctx` is the `context` member of one, as every
+/// context we hand out is (abi_compat == __VERBS_ABI_IS_EXTENDED); callers
+/// that dereference it rely on that.
 pub fn verbs_ctx(ctx: *mut ibv_context) -> *mut verbs_context {
-    // SAFETY: every context we hand out is the last member of a verbs_context
-    // (abi_compat == __VERBS_ABI_IS_EXTENDED); pure address arithmetic.
-    unsafe { ctx.cast::<u8>().sub(offset_of!(verbs_context, context)).cast::<verbs_context>() }
+    ctx.cast::<u8>().wrapping_sub(offset_of!(verbs_context, context)).cast::<verbs_context>()
 }
 
 /// Our private data of a context.
