@@ -20,7 +20,8 @@ export_versioned! {
     fn ibv_query_device_v11(context: *mut ibv_context, device_attr: *mut ibv_device_attr) -> c_int, on_panic = libc::EIO;
     {
         ensure!(!context.is_null() && !device_attr.is_null(), libc::EINVAL, libc::EINVAL);
-        let Some(f) = ops_of(context).query_device_ex else { return libc::EOPNOTSUPP };
+        // SAFETY: checked non-NULL; a context the application got from this library.
+        let Some(f) = unsafe { ops_of(context) }.query_device_ex else { return libc::EOPNOTSUPP };
         // orig_attr is the first member of ibv_device_attr_ex, so the legacy
         // structure's address is also the extended one's.
         const _: () = assert!(offset_of!(ibv_device_attr_ex, orig_attr) == 0);
@@ -44,7 +45,8 @@ pub unsafe extern "C" fn lib_query_port(
 ) -> c_int {
     crate::ffi::guard("ibv_query_port", libc::EIO, || {
         ensure!(!context.is_null() && !port_attr.is_null(), libc::EINVAL, libc::EINVAL);
-        let Some(f) = ops_of(context).query_port else { return libc::EOPNOTSUPP };
+        // SAFETY: checked non-NULL; a context the application got from this library.
+        let Some(f) = unsafe { ops_of(context) }.query_port else { return libc::EOPNOTSUPP };
         if port_attr_len < size_of::<ibv_port_attr>() {
             // SAFETY: all-zero is a valid ibv_port_attr.
             let mut tmp: ibv_port_attr = unsafe { std::mem::zeroed() };
