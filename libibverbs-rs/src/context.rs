@@ -332,7 +332,8 @@ pub(crate) fn set_lib_ops(v: &mut verbs_context) {
 pub unsafe fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut ibv_context {
     use std::os::fd::IntoRawFd;
     let vdev = device.cast::<verbs_device>();
-    let sysfs = sysfs_of(device);
+    // SAFETY: the caller's live device from this library's device list.
+    let sysfs = unsafe { sysfs_of(device) };
     let mut cmd_fd = -1;
     if !sysfs.is_null() {
         // SAFETY: the record lives as long as the device.

@@ -44,7 +44,8 @@ pub fn import_device(cmd_fd: c_int) -> *mut ibv_context {
         if dev.is_null() {
             break;
         }
-        let sysfs = sysfs_of(dev);
+        // SAFETY: a device of the list just fetched, live until it is freed below.
+        let sysfs = unsafe { sysfs_of(dev) };
         // SAFETY: the record lives as long as the device (every listed
         // device has one; checked anyway).
         if !sysfs.is_null() && unsafe { (*sysfs).sysfs_cdev } == st.st_rdev {
