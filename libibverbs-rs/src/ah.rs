@@ -30,7 +30,8 @@ use crate::{ensure, export, export_versioned, symver};
 pub unsafe fn create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
     // SAFETY: the caller's PD.
     let context = unsafe { (*pd).context };
-    let Some(f) = ops_of(context).create_ah else {
+    // SAFETY: the caller's live PD, whose context is a live context of this library.
+    let Some(f) = unsafe { ops_of(context) }.create_ah else {
         set_errno(libc::EOPNOTSUPP);
         return ptr::null_mut();
     };
@@ -65,8 +66,8 @@ export_versioned! {
     {
         // SAFETY: dereferenced only when non-NULL.
         ensure!(!ah.is_null() && !unsafe { (*ah).context }.is_null(), libc::EINVAL, libc::EINVAL);
-        // SAFETY: checked above.
-        let Some(f) = ops_of(unsafe { (*ah).context }).destroy_ah else { return libc::EOPNOTSUPP };
+        // SAFETY: checked above; the application's AH, whose context is a live context of this library.
+        let Some(f) = unsafe { ops_of((*ah).context) }.destroy_ah else { return libc::EOPNOTSUPP };
         // SAFETY: provider op on its own AH.
         unsafe { f(ah) }
     }

@@ -89,7 +89,8 @@ pub unsafe fn get_cq_event(channel: *mut ibv_comp_channel, cq: *mut *mut ibv_cq,
     }
     let c = ev.cq_handle as usize as *mut ibv_cq;
     // SAFETY: the kernel reports the user_handle the CQ was created with,
-    // which is the live CQ's address; the out-pointers are the caller's.
+    // which is the live CQ's address, and that CQ's context is a live context
+    // of this library (ops_of's contract); the out-pointers are the caller's.
     unsafe {
         *cq = c;
         *cq_context = (*c).cq_context;
@@ -184,7 +185,8 @@ mod tests {
     /// A fake context whose commands travel by write().
     fn write_ctx() -> FakeCtx {
         let mut c = FakeCtx::new(0);
-        crate::context::priv_of(c.ctx()).cmd.use_ioctl_write = false;
+        // SAFETY: the context FakeCtx just created; nothing else borrows it.
+        unsafe { crate::context::priv_mut(c.ctx()).cmd.use_ioctl_write = false };
         c
     }
 

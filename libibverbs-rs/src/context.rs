@@ -32,22 +32,54 @@ pub struct ContextPriv {
 const _: () = assert!(offset_of!(ContextPriv, cmd) == 0);
 
 /// The verbs_context that contains a public ibv_context.
+///
+/// Pure address arithmetic: nothing is read, and `wrapping_sub` has no
+/// in-bounds precondition, so this is safe for any pointer. The result is a
+/// valid verbs_context only when `ctx` is the `context` member of one, as every
+/// context we hand out is (abi_compat == __VERBS_ABI_IS_EXTENDED); callers
+/// that dereference it rely on that.
 pub fn verbs_ctx(ctx: *mut ibv_context) -> *mut verbs_context {
-    // SAFETY: every context we hand out is the last member of a verbs_context
-    // (abi_compat == __VERBS_ABI_IS_EXTENDED); pure address arithmetic.
-    unsafe { ctx.cast::<u8>().sub(offset_of!(verbs_context, context)).cast::<verbs_context>() }
+    ctx.cast::<u8>().wrapping_sub(offset_of!(verbs_context, context)).cast::<verbs_context>()
 }
 
-/// Our private data of a context.
-pub fn priv_of<'a>(ctx: *mut ibv_context) -> &'a mut ContextPriv {
-    // SAFETY: priv is set by verbs_init_context to a live ContextPriv and
-    // freed only by verbs_uninit_context.
+/// Our private data of a context, shared: what every verb reads.
+///
+/// # Safety
+/// `ctx` is a live context set up by this library's [`init_context`] (opened
+/// with ibv_open_device, imported, or allocated by a provider through
+/// _verbs_init_and_alloc_context) and not yet passed to verbs_uninit_context.
+/// The returned reference must not outlive the context, and no `&mut` to the
+/// same ContextPriv (from [`priv_mut`], or verbs_set_ops writing the ops) may
+/// be live at the same time. Both are used only while a context is being
+/// created, so once the application has the context, liveness is all a caller
+/// has to show.
+pub unsafe fn priv_of<'a>(ctx: *mut ibv_context) -> &'a ContextPriv {
+    // SAFETY: by the contract, ctx is the context member of a verbs_context
+    // whose priv init_context set to a live ContextPriv, freed only by
+    // verbs_uninit_context, and nobody holds a &mut to it.
+    unsafe { &*(*verbs_ctx(ctx)).priv_.cast::<ContextPriv>() }
+}
+
+/// Our private data of a context, exclusive: only for setting it up.
+///
+/// # Safety
+/// As [`priv_of`], and moreover no other reference to the same ContextPriv
+/// (from [`priv_of`], [`ops_of`] or `cmd::cmd_state`) is live while the
+/// returned one is: in practice, the caller is creating the context and has not
+/// handed it out yet.
+pub unsafe fn priv_mut<'a>(ctx: *mut ibv_context) -> &'a mut ContextPriv {
+    // SAFETY: as in priv_of; exclusivity is the caller's contract.
     unsafe { &mut *(*verbs_ctx(ctx)).priv_.cast::<ContextPriv>() }
 }
 
 /// The full ops table of a context (never NULL entries).
-pub fn ops_of<'a>(ctx: *mut ibv_context) -> &'a verbs_context_ops {
-    &priv_of(ctx).ops
+///
+/// # Safety
+/// The contract of [`priv_of`]: `ctx` is a live context of this library, the
+/// reference does not outlive it, and no `&mut` to its ContextPriv is live.
+pub unsafe fn ops_of<'a>(ctx: *mut ibv_context) -> &'a verbs_context_ops {
+    // SAFETY: forwarded caller contract.
+    unsafe { &priv_of(ctx).ops }
 }
 
 /// Upstream's verbs_init_context: hold the device, set up the public fields,
@@ -77,7 +109,10 @@ pub unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_device, cm
     unsafe { verbs_set_ops(vctx, &crate::dummy_ops::DUMMY_OPS) };
     let ctx = &mut c.context as *mut ibv_context;
     // SAFETY: ctx is a live verbs context whose priv is set.
-    priv_of(ctx).cmd.use_ioctl_write = unsafe { crate::cmd::ioctl::has_ioctl_write(ctx) };
+    let use_ioctl_write = unsafe { crate::cmd::ioctl::has_ioctl_write(ctx) };
+    // SAFETY: as above; the probe's shared borrows of the command state have
+    // ended, and the context is not handed out yet, so this borrow is the only one.
+    unsafe { priv_mut(ctx).cmd.use_ioctl_write = use_ioctl_write };
     0
 }
 
@@ -259,7 +294,9 @@ unsafe extern "C" fn lib_create_cq_ex(context: *mut ibv_context, attr: *mut ibv_
         // SAFETY: checked non-NULL; caller's attributes.
         let a = unsafe { &*attr };
         ensure!(a.wc_flags & !(IBV_CREATE_CQ_SUP_WC_FLAGS as u64) == 0, libc::EOPNOTSUPP, ptr::null_mut());
-        let Some(f) = ops_of(context).create_cq_ex else { return ptr::null_mut() };
+        // SAFETY: checked non-NULL; the context the application got from this
+        // library (this entry is installed only in our verbs contexts).
+        let Some(f) = unsafe { ops_of(context) }.create_cq_ex else { return ptr::null_mut() };
         // SAFETY: provider op with the caller's arguments.
         let cq = unsafe { f(context, attr) };
         if !cq.is_null() {
@@ -295,7 +332,8 @@ pub(crate) fn set_lib_ops(v: &mut verbs_context) {
 pub unsafe fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut ibv_context {
     use std::os::fd::IntoRawFd;
     let vdev = device.cast::<verbs_device>();
-    let sysfs = sysfs_of(device);
+    // SAFETY: the caller's live device from this library's device list.
+    let sysfs = unsafe { sysfs_of(device) };
     let mut cmd_fd = -1;
     if !sysfs.is_null() {
         // SAFETY: the record lives as long as the device.
@@ -343,7 +381,9 @@ pub unsafe fn open_device(device: *mut ibv_device, private_data: *mut c_void) ->
 /// `ctx` is a live context opened by this library; it is freed here and must
 /// not be used afterwards.
 pub unsafe fn close_device(ctx: *mut ibv_context) -> c_int {
-    if let Some(f) = ops_of(ctx).free_context {
+    // SAFETY: the caller's live context of this library; the op is copied out
+    // before free_context frees it.
+    if let Some(f) = unsafe { ops_of(ctx) }.free_context {
         // SAFETY: provider op on its own context; it frees the memory.
         unsafe { f(ctx) };
     }
@@ -426,7 +466,8 @@ pub unsafe fn get_async_event(context: *mut ibv_context, event: *mut ibv_async_e
         IBV_EVENT_WQ_FATAL => e.element.wq = elem as *mut ibv_wq,
         _ => e.element.port_num = ev.element as c_int,
     }
-    if let Some(f) = ops_of(context).async_event {
+    // SAFETY: the caller's live context of this library.
+    if let Some(f) = unsafe { ops_of(context) }.async_event {
         // SAFETY: provider op with the event just read.
         unsafe { f(context, event) };
     }
@@ -607,13 +648,15 @@ mod tests {
         let c = unsafe { &*ctx };
         assert_eq!(c.ops.poll_cq.map(|f| f as usize), Some(prov_poll_cq as *const () as usize));
         assert_eq!(c.ops._compat_alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as *const () as usize));
-        assert_eq!(ops_of(ctx).alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as *const () as usize));
+        // SAFETY: our live context, not borrowed mutably anywhere.
+        assert_eq!(unsafe { ops_of(ctx) }.alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as *const () as usize));
         // SAFETY: the containing verbs context.
         let v = unsafe { &*verbs_ctx(ctx) };
         assert_eq!(v.ibv_create_flow.map(|f| f as usize), Some(prov_create_flow as *const () as usize));
         // A second call with NULL entries keeps what is there.
         f.set_ops(&no_ops());
-        assert_eq!(ops_of(ctx).alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as *const () as usize));
+        // SAFETY: our live context, not borrowed mutably anywhere.
+        assert_eq!(unsafe { ops_of(ctx) }.alloc_pd.map(|f| f as usize), Some(prov_alloc_pd as *const () as usize));
     }
 
     /// A provider's alloc_context, as rxe does it: wrap a verbs_context in a

@@ -27,7 +27,8 @@ use crate::{ensure, export_versioned, symver};
 /// channel.
 pub unsafe fn create_cq(context: *mut ibv_context, cqe: c_int, cq_context: *mut c_void,
                  channel: *mut ibv_comp_channel, comp_vector: c_int) -> *mut ibv_cq {
-    let Some(f) = ops_of(context).create_cq else {
+    // SAFETY: the caller's live context of this library.
+    let Some(f) = unsafe { ops_of(context) }.create_cq else {
         set_errno(libc::EOPNOTSUPP);
         return ptr::null_mut();
     };
@@ -50,7 +51,8 @@ pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
     // Read before the provider frees the CQ.
     // SAFETY: the caller's live CQ.
     let (context, channel) = unsafe { ((*cq).context, (*cq).channel) };
-    let Some(f) = ops_of(context).destroy_cq else { return libc::EOPNOTSUPP };
+    // SAFETY: the context of the caller's live CQ is a live context of this library.
+    let Some(f) = unsafe { ops_of(context) }.destroy_cq else { return libc::EOPNOTSUPP };
     // SAFETY: provider op on its own CQ.
     let ret = unsafe { f(cq) };
     if ret == 0 && !channel.is_null() {
@@ -88,7 +90,8 @@ symver!(default ibv_create_cq, "IBVERBS_1.1", ibv_create_cq_v11);
 pub unsafe fn resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
     // SAFETY: the caller's live CQ.
     let context = unsafe { (*cq).context };
-    let Some(f) = ops_of(context).resize_cq else { return libc::EOPNOTSUPP };
+    // SAFETY: the context of the caller's live CQ is a live context of this library.
+    let Some(f) = unsafe { ops_of(context) }.resize_cq else { return libc::EOPNOTSUPP };
     // SAFETY: provider op on its own CQ.
     unsafe { f(cq, cqe) }
 }

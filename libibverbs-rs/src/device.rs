@@ -450,13 +450,24 @@ pub unsafe fn free_device_list(list: *mut *mut ibv_device) {
 }
 
 /// Our sysfs record of a device (NULL for devices not from discovery).
-pub fn sysfs_of(dev: *mut ibv_device) -> *mut verbs_sysfs_dev {
-    // SAFETY: every ibv_device we hand out is the first member of a verbs_device.
+///
+/// # Safety
+/// `dev` points to a live ibv_device that is the `device` member (at offset 0)
+/// of a verbs_device: any device this library hands out (from
+/// ibv_get_device_list, or as a context's `device`) while the application
+/// still holds it (its list not yet freed, or the context open).
+pub unsafe fn sysfs_of(dev: *mut ibv_device) -> *mut verbs_sysfs_dev {
+    // SAFETY: by the contract, dev is the head of a live verbs_device.
     unsafe { (*dev.cast::<verbs_device>()).sysfs }
 }
 
-fn device_guid(dev: *mut ibv_device) -> u64 {
-    let sysfs = sysfs_of(dev);
+/// The node GUID of a device, network order (0 when unknown).
+///
+/// # Safety
+/// `dev` is a live device of this library, as [`sysfs_of`] requires.
+unsafe fn device_guid(dev: *mut ibv_device) -> u64 {
+    // SAFETY: the caller's live device of this library.
+    let sysfs = unsafe { sysfs_of(dev) };
     if sysfs.is_null() {
         return 0;
     }
@@ -523,7 +534,9 @@ export_versioned! {
     fn ibv_get_device_guid_v11(device: *mut ibv_device) -> u64, on_panic = 0;
     {
         ensure!(!device.is_null(), libc::EINVAL, 0);
-        device_guid(device)
+        // SAFETY: checked non-NULL; a device the application got from
+        // ibv_get_device_list (or a context's device).
+        unsafe { device_guid(device) }
     }
 }
 
@@ -532,7 +545,9 @@ export! {
     fn ibv_get_device_index(device: *mut ibv_device) -> c_int, on_panic = -1;
     {
         ensure!(!device.is_null(), libc::EINVAL, -1);
-        let s = sysfs_of(device);
+        // SAFETY: checked non-NULL; a device the application got from
+        // ibv_get_device_list (or a context's device).
+        let s = unsafe { sysfs_of(device) };
         // SAFETY: the record lives as long as the device.
         if s.is_null() { -1 } else { unsafe { (*s).ibdev_idx } }
     }

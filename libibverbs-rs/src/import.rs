@@ -14,7 +14,7 @@ use std::ptr;
 
 use crate::abi::driver::*;
 use crate::abi::verbs::*;
-use crate::context::{close_device, ops_of, priv_of, set_lib_ops};
+use crate::context::{close_device, ops_of, priv_mut, set_lib_ops};
 use crate::device::{free_device_list, get_device_list, sysfs_of};
 use crate::ffi::set_errno;
 use crate::{ensure, export};
@@ -44,7 +44,8 @@ pub fn import_device(cmd_fd: c_int) -> *mut ibv_context {
         if dev.is_null() {
             break;
         }
-        let sysfs = sysfs_of(dev);
+        // SAFETY: a device of the list just fetched, live until it is freed below.
+        let sysfs = unsafe { sysfs_of(dev) };
         // SAFETY: the record lives as long as the device (every listed
         // device has one; checked anyway).
         if !sysfs.is_null() && unsafe { (*sysfs).sysfs_cdev } == st.st_rdev {
@@ -86,7 +87,10 @@ pub unsafe fn import_on(vdev: *mut verbs_device, cmd_fd: c_int) -> *mut ibv_cont
     let v = unsafe { &mut *vctx };
     set_lib_ops(v);
     let ctx = &mut v.context as *mut ibv_context;
-    priv_of(ctx).cmd.imported = true;
+    // SAFETY: the provider built it with _verbs_init_and_alloc_context (as its
+    // alloc_context does) and has just returned it: a live context of this
+    // library that nothing else borrows yet.
+    unsafe { priv_mut(ctx).cmd.imported = true };
     // SAFETY: the live context just created.
     let ret = unsafe { crate::cmd::device::ibv_cmd_alloc_async_fd(ctx) };
     if ret != 0 {
@@ -112,7 +116,8 @@ export! {
     fn ibv_import_pd(context: *mut ibv_context, pd_handle: u32) -> *mut ibv_pd, on_panic = ptr::null_mut();
     {
         ensure!(!context.is_null(), libc::EINVAL, ptr::null_mut());
-        let Some(f) = ops_of(context).import_pd else {
+        // SAFETY: checked non-NULL; a context the application got from this library.
+        let Some(f) = unsafe { ops_of(context) }.import_pd else {
             set_errno(libc::EOPNOTSUPP);
             return ptr::null_mut();
         };
@@ -126,8 +131,8 @@ export! {
     fn ibv_unimport_pd(pd: *mut ibv_pd) -> (), on_panic = ();
     {
         ensure!(crate::mr::pd_has_context(pd), libc::EINVAL);
-        // SAFETY: the caller's PD, with its context set.
-        if let Some(f) = ops_of(unsafe { (*pd).context }).unimport_pd {
+        // SAFETY: the caller's PD, with its context set: a live context of this library.
+        if let Some(f) = unsafe { ops_of((*pd).context) }.unimport_pd {
             // SAFETY: provider op on its own PD.
             unsafe { f(pd) }
         }
@@ -140,8 +145,8 @@ export! {
     fn ibv_import_mr(pd: *mut ibv_pd, mr_handle: u32) -> *mut ibv_mr, on_panic = ptr::null_mut();
     {
         ensure!(crate::mr::pd_has_context(pd), libc::EINVAL, ptr::null_mut());
-        // SAFETY: the caller's PD, with its context set.
-        let Some(f) = ops_of(unsafe { (*pd).context }).import_mr else {
+        // SAFETY: the caller's PD, with its context set: a live context of this library.
+        let Some(f) = unsafe { ops_of((*pd).context) }.import_mr else {
             set_errno(libc::EOPNOTSUPP);
             return ptr::null_mut();
         };
@@ -158,7 +163,8 @@ export! {
         // SAFETY: checked non-NULL; the caller's MR.
         let context = unsafe { (*mr).context };
         ensure!(!context.is_null(), libc::EINVAL);
-        if let Some(f) = ops_of(context).unimport_mr {
+        // SAFETY: checked non-NULL; the MR's context is a live context of this library.
+        if let Some(f) = unsafe { ops_of(context) }.unimport_mr {
             // SAFETY: provider op on its own MR.
             unsafe { f(mr) }
         }
@@ -171,7 +177,8 @@ export! {
     fn ibv_import_dm(context: *mut ibv_context, dm_handle: u32) -> *mut ibv_dm, on_panic = ptr::null_mut();
     {
         ensure!(!context.is_null(), libc::EINVAL, ptr::null_mut());
-        let Some(f) = ops_of(context).import_dm else {
+        // SAFETY: checked non-NULL; a context the application got from this library.
+        let Some(f) = unsafe { ops_of(context) }.import_dm else {
             set_errno(libc::EOPNOTSUPP);
             return ptr::null_mut();
         };
@@ -188,7 +195,8 @@ export! {
         // SAFETY: checked non-NULL; the caller's DM.
         let context = unsafe { (*dm).context };
         ensure!(!context.is_null(), libc::EINVAL);
-        if let Some(f) = ops_of(context).unimport_dm {
+        // SAFETY: checked non-NULL; the DM's context is a live context of this library.
+        if let Some(f) = unsafe { ops_of(context) }.unimport_dm {
             // SAFETY: provider op on its own DM.
             unsafe { f(dm) }
         }
@@ -336,7 +344,8 @@ mod tests {
         // SAFETY: the context just imported.
         let c = unsafe { &*ctx };
         assert_eq!((c.cmd_fd, c.async_fd, c.device), (cmd_fd, async_fd, devp.cast::<ibv_device>()));
-        assert!(priv_of(ctx).cmd.imported);
+        // SAFETY: the context just imported, not borrowed mutably anywhere.
+        assert!(unsafe { crate::context::priv_of(ctx) }.cmd.imported);
         // The library's own entry points are in place, as for an opened one.
         // SAFETY: the containing verbs context.
         let v = unsafe { &*verbs_ctx(ctx) };

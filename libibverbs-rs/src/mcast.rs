@@ -18,8 +18,8 @@ export_versioned! {
     fn ibv_attach_mcast_v11(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int, on_panic = libc::EIO;
     {
         ensure!(usable(qp, gid), libc::EINVAL, libc::EINVAL);
-        // SAFETY: checked above.
-        let Some(f) = ops_of(unsafe { (*qp).context }).attach_mcast else { return libc::EOPNOTSUPP };
+        // SAFETY: checked above; the application's QP, whose context is a live context of this library.
+        let Some(f) = unsafe { ops_of((*qp).context) }.attach_mcast else { return libc::EOPNOTSUPP };
         // SAFETY: provider op with the caller's arguments.
         unsafe { f(qp, gid, lid) }
     }
@@ -31,8 +31,8 @@ export_versioned! {
     fn ibv_detach_mcast_v11(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int, on_panic = libc::EIO;
     {
         ensure!(usable(qp, gid), libc::EINVAL, libc::EINVAL);
-        // SAFETY: checked above.
-        let Some(f) = ops_of(unsafe { (*qp).context }).detach_mcast else { return libc::EOPNOTSUPP };
+        // SAFETY: checked above; the application's QP, whose context is a live context of this library.
+        let Some(f) = unsafe { ops_of((*qp).context) }.detach_mcast else { return libc::EOPNOTSUPP };
         // SAFETY: provider op with the caller's arguments.
         unsafe { f(qp, gid, lid) }
     }

@@ -41,7 +41,8 @@ pub unsafe fn reg_mr(pd: *mut ibv_pd, addr: *mut c_void, length: usize, iova: u6
     if !odp && dontfork_range(addr, length) != 0 {
         return ptr::null_mut();
     }
-    let mr = match ops_of(context).reg_mr {
+    // SAFETY: the context of the caller's live PD is a live context of this library.
+    let mr = match unsafe { ops_of(context) }.reg_mr {
         // SAFETY: provider op with the caller's arguments; the access bits
         // travel as C's int, as upstream passes them.
         Some(f) => unsafe { f(pd, addr, length, iova, access as c_int) },
@@ -77,7 +78,8 @@ pub unsafe fn dereg_mr(mr: *mut ibv_mr) -> c_int {
     // SAFETY: every MR a provider hands out is the head of a verbs_mr.
     let (context, addr, length, mr_type, access) =
         unsafe { ((*mr).context, (*mr).addr, (*mr).length, (*vmr).mr_type, (*vmr).access) };
-    let Some(f) = ops_of(context).dereg_mr else { return libc::EOPNOTSUPP };
+    // SAFETY: the context of the caller's live MR is a live context of this library.
+    let Some(f) = unsafe { ops_of(context) }.dereg_mr else { return libc::EOPNOTSUPP };
     // SAFETY: provider op on its own MR.
     let ret = unsafe { f(vmr) };
     // Only ordinary registrations of pinned memory went through
@@ -129,7 +131,8 @@ pub unsafe fn rereg_mr(mr: *mut ibv_mr, flags: c_int, pd: *mut ibv_pd, addr: *mu
     }
     // SAFETY: the caller's live MR.
     let (context, old_addr, old_len) = unsafe { ((*mr).context, (*mr).addr, (*mr).length) };
-    let ret = match ops_of(context).rereg_mr {
+    // SAFETY: the context of the caller's live MR is a live context of this library.
+    let ret = match unsafe { ops_of(context) }.rereg_mr {
         // SAFETY: provider op on its own MR with the caller's arguments.
         Some(f) => unsafe { f(vmr, flags, pd, addr, length, access) },
         None => {
@@ -171,7 +174,8 @@ pub unsafe fn reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u
                             access: c_int) -> *mut ibv_mr {
     // SAFETY: the caller's live PD.
     let context = unsafe { (*pd).context };
-    let Some(f) = ops_of(context).reg_dmabuf_mr else {
+    // SAFETY: the context of the caller's live PD is a live context of this library.
+    let Some(f) = unsafe { ops_of(context) }.reg_dmabuf_mr else {
         set_errno(libc::EOPNOTSUPP);
         return ptr::null_mut();
     };

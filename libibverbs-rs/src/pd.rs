@@ -17,7 +17,8 @@ use crate::{ensure, export_versioned, symver};
 /// # Safety
 /// `context` is a live context of this library.
 pub unsafe fn alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
-    let Some(f) = ops_of(context).alloc_pd else {
+    // SAFETY: the caller's live context of this library.
+    let Some(f) = unsafe { ops_of(context) }.alloc_pd else {
         set_errno(libc::EOPNOTSUPP);
         return ptr::null_mut();
     };
@@ -37,7 +38,8 @@ pub unsafe fn alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
 pub unsafe fn dealloc_pd(pd: *mut ibv_pd) -> c_int {
     // SAFETY: the caller's live PD.
     let context = unsafe { (*pd).context };
-    let Some(f) = ops_of(context).dealloc_pd else { return libc::EOPNOTSUPP };
+    // SAFETY: the context of the caller's live PD is a live context of this library.
+    let Some(f) = unsafe { ops_of(context) }.dealloc_pd else { return libc::EOPNOTSUPP };
     // SAFETY: provider op on its own PD.
     unsafe { f(pd) }
 }
@@ -301,6 +303,7 @@ mod tests {
         c.set_ops(&ops);
         // SAFETY: as above.
         assert_eq!(unsafe { (*v).alloc_td }.map(|f| f as usize), Some(fake_alloc_td as *const () as usize));
-        assert_eq!(ops_of(c.ctx()).alloc_td.map(|f| f as usize), Some(fake_alloc_td as *const () as usize));
+        // SAFETY: FakeCtx's live context, not borrowed mutably anywhere.
+        assert_eq!(unsafe { ops_of(c.ctx()) }.alloc_td.map(|f| f as usize), Some(fake_alloc_td as *const () as usize));
     }
 }

@@ -34,8 +34,8 @@ fn usable(qp: *mut ibv_qp) -> bool {
 /// # Safety
 /// `pd` is a live PD with its context set; `attr` is the caller's.
 pub unsafe fn create_qp(pd: *mut ibv_pd, attr: *mut ibv_qp_init_attr) -> *mut ibv_qp {
-    // SAFETY: the caller's PD.
-    let Some(f) = ops_of(unsafe { (*pd).context }).create_qp else {
+    // SAFETY: the caller's live PD, whose context is a live context of this library.
+    let Some(f) = unsafe { ops_of((*pd).context) }.create_qp else {
         set_errno(libc::EOPNOTSUPP);
         return ptr::null_mut();
     };
@@ -49,8 +49,8 @@ pub unsafe fn create_qp(pd: *mut ibv_pd, attr: *mut ibv_qp_init_attr) -> *mut ib
 /// # Safety
 /// Live QP (context set); `attr` and `init_attr` writable.
 pub unsafe fn query_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int, init_attr: *mut ibv_qp_init_attr) -> c_int {
-    // SAFETY: the caller's QP.
-    let Some(f) = ops_of(unsafe { (*qp).context }).query_qp else { return libc::EOPNOTSUPP };
+    // SAFETY: the caller's live QP, whose context is a live context of this library.
+    let Some(f) = unsafe { ops_of((*qp).context) }.query_qp else { return libc::EOPNOTSUPP };
     // SAFETY: provider op with the caller's arguments.
     let ret = unsafe { f(qp, attr, attr_mask, init_attr) };
     if ret != 0 {
@@ -69,8 +69,8 @@ pub unsafe fn query_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int
 /// # Safety
 /// Live QP (context set); `attr` readable.
 pub unsafe fn modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int) -> c_int {
-    // SAFETY: the caller's QP.
-    let Some(f) = ops_of(unsafe { (*qp).context }).modify_qp else { return libc::EOPNOTSUPP };
+    // SAFETY: the caller's live QP, whose context is a live context of this library.
+    let Some(f) = unsafe { ops_of((*qp).context) }.modify_qp else { return libc::EOPNOTSUPP };
     // SAFETY: provider op with the caller's arguments.
     let ret = unsafe { f(qp, attr, attr_mask) };
     if ret != 0 {
@@ -88,8 +88,8 @@ pub unsafe fn modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_in
 /// # Safety
 /// Live QP (context set).
 pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> c_int {
-    // SAFETY: the caller's QP.
-    let Some(f) = ops_of(unsafe { (*qp).context }).destroy_qp else { return libc::EOPNOTSUPP };
+    // SAFETY: the caller's live QP, whose context is a live context of this library.
+    let Some(f) = unsafe { ops_of((*qp).context) }.destroy_qp else { return libc::EOPNOTSUPP };
     // SAFETY: provider op on its own QP.
     unsafe { f(qp) }
 }
@@ -155,8 +155,8 @@ export! {
             return libc::EOPNOTSUPP;
         }
         ensure!(usable(qp), libc::EINVAL, libc::EINVAL);
-        // SAFETY: checked above.
-        let Some(f) = ops_of(unsafe { (*qp).context }).set_ece else { return libc::EOPNOTSUPP };
+        // SAFETY: checked above; the application's QP, whose context is a live context of this library.
+        let Some(f) = unsafe { ops_of((*qp).context) }.set_ece else { return libc::EOPNOTSUPP };
         // SAFETY: provider op with the caller's arguments.
         unsafe { f(qp, ece) }
     }
@@ -167,8 +167,8 @@ export! {
     fn ibv_query_ece(qp: *mut ibv_qp, ece: *mut ibv_ece) -> c_int, on_panic = libc::EIO;
     {
         ensure!(usable(qp), libc::EINVAL, libc::EINVAL);
-        // SAFETY: checked above.
-        let Some(f) = ops_of(unsafe { (*qp).context }).query_ece else { return libc::EOPNOTSUPP };
+        // SAFETY: checked above; the application's QP, whose context is a live context of this library.
+        let Some(f) = unsafe { ops_of((*qp).context) }.query_ece else { return libc::EOPNOTSUPP };
         if ece.is_null() {
             // Upstream hands the NULL to the op: the default op (rxe and every
             // provider without ECE) fails with EOPNOTSUPP without touching it,
@@ -202,8 +202,8 @@ export! {
             return 0;
         }
         ensure!(usable(qp), libc::EINVAL, 0);
-        // SAFETY: checked above.
-        let Some(f) = ops_of(unsafe { (*qp).context }).query_qp_data_in_order else { return 0 };
+        // SAFETY: checked above; the application's QP, whose context is a live context of this library.
+        let Some(f) = unsafe { ops_of((*qp).context) }.query_qp_data_in_order else { return 0 };
         // SAFETY: provider op with the caller's arguments.
         unsafe { f(qp, op, flags) }
     }

@@ -20,7 +20,8 @@ export_versioned! {
     fn ibv_query_device_v11(context: *mut ibv_context, device_attr: *mut ibv_device_attr) -> c_int, on_panic = libc::EIO;
     {
         ensure!(!context.is_null() && !device_attr.is_null(), libc::EINVAL, libc::EINVAL);
-        let Some(f) = ops_of(context).query_device_ex else { return libc::EOPNOTSUPP };
+        // SAFETY: checked non-NULL; a context the application got from this library.
+        let Some(f) = unsafe { ops_of(context) }.query_device_ex else { return libc::EOPNOTSUPP };
         // orig_attr is the first member of ibv_device_attr_ex, so the legacy
         // structure's address is also the extended one's.
         const _: () = assert!(offset_of!(ibv_device_attr_ex, orig_attr) == 0);
@@ -44,7 +45,8 @@ pub unsafe extern "C" fn lib_query_port(
 ) -> c_int {
     crate::ffi::guard("ibv_query_port", libc::EIO, || {
         ensure!(!context.is_null() && !port_attr.is_null(), libc::EINVAL, libc::EINVAL);
-        let Some(f) = ops_of(context).query_port else { return libc::EOPNOTSUPP };
+        // SAFETY: checked non-NULL; a context the application got from this library.
+        let Some(f) = unsafe { ops_of(context) }.query_port else { return libc::EOPNOTSUPP };
         if port_attr_len < size_of::<ibv_port_attr>() {
             // SAFETY: all-zero is a valid ibv_port_attr.
             let mut tmp: ibv_port_attr = unsafe { std::mem::zeroed() };
@@ -141,7 +143,11 @@ fn query_sysfs_gid_type(s: &verbs_sysfs_dev, port: u32, index: u32) -> Result<ib
 }
 
 /// The sysfs fallback of a GID entry query. Returns 0 or an errno.
-fn query_sysfs_gid_entry(
+///
+/// # Safety
+/// `context` is a live context of this library (its device is one of ours,
+/// as [`sysfs_of`] requires).
+unsafe fn query_sysfs_gid_entry(
     context: *mut ibv_context,
     port: u32,
     index: u32,
@@ -149,8 +155,9 @@ fn query_sysfs_gid_entry(
     mask: u32,
     mut link_layer: c_int,
 ) -> c_int {
-    // SAFETY: the device of a live context.
-    let sysfs = sysfs_of(unsafe { (*context).device });
+    // SAFETY: the caller's live context; its device is one of ours and lives
+    // at least as long as the context.
+    let sysfs = unsafe { sysfs_of((*context).device) };
     if sysfs.is_null() {
         return libc::EINVAL;
     }
@@ -277,7 +284,8 @@ pub unsafe fn query_gid_ex(
             // SAFETY: the caller's entry buffer (at least a full ibv_gid_entry
             // on this path: checked by the callers).
             let e = unsafe { &mut *entry };
-            let ret = query_sysfs_gid_entry(context, port, index, e, fallback_mask, -1);
+            // SAFETY: the caller's live context of this library.
+            let ret = unsafe { query_sysfs_gid_entry(context, port, index, e, fallback_mask, -1) };
             if ret != 0 {
                 return ret;
             }
@@ -373,7 +381,12 @@ export! {
 
 /// The sysfs fallback of the GID table query: every non-empty GID of every
 /// port, `entry_size` bytes apart.
-fn query_gid_table_fb(context: *mut ibv_context, entries: *mut ibv_gid_entry, max_entries: usize,
+///
+/// # Safety
+/// `context` is a live context of this library; `entries` is writable for
+/// `max_entries` entries `entry_size` (at least `size_of::<ibv_gid_entry>()`)
+/// bytes apart.
+unsafe fn query_gid_table_fb(context: *mut ibv_context, entries: *mut ibv_gid_entry, max_entries: usize,
                       num: &mut u64, entry_size: usize) -> c_int {
     // SAFETY: all-zero is a valid ibv_device_attr.
     let mut dev_attr: ibv_device_attr = unsafe { std::mem::zeroed() };
@@ -405,7 +418,8 @@ fn query_gid_table_fb(context: *mut ibv_context, entries: *mut ibv_gid_entry, ma
                 // max_entries entries of entry_size bytes.
                 unsafe { &mut *out.cast::<ibv_gid_entry>() }
             };
-            let ret = query_sysfs_gid_entry(context, port, j, target, mask, pa.link_layer as c_int);
+            // SAFETY: the caller's live context of this library.
+            let ret = unsafe { query_sysfs_gid_entry(context, port, j, target, mask, pa.link_layer as c_int) };
             if ret != 0 {
                 return ret;
             }
@@ -444,7 +458,10 @@ export! {
                 if entry_size < size_of::<ibv_gid_entry>() || (entries.is_null() && max_entries != 0) {
                     return -(libc::EINVAL as isize);
                 }
-                query_gid_table_fb(context, entries, max_entries, &mut num, entry_size)
+                // SAFETY: checked non-NULL; the application's context and its
+                // array of max_entries entries, entry_size (checked to hold an
+                // ibv_gid_entry) bytes apart.
+                unsafe { query_gid_table_fb(context, entries, max_entries, &mut num, entry_size) }
             }
         };
         if ret != 0 {
@@ -455,9 +472,14 @@ export! {
 }
 
 /// Reads ports/<port>/pkeys/<index> into network order.
-fn query_pkey(context: *mut ibv_context, port_num: u8, index: c_int, pkey: &mut u16) -> c_int {
-    // SAFETY: the device of a live context.
-    let sysfs = sysfs_of(unsafe { (*context).device });
+///
+/// # Safety
+/// `context` is a live context of this library (its device is one of ours,
+/// as [`sysfs_of`] requires).
+unsafe fn query_pkey(context: *mut ibv_context, port_num: u8, index: c_int, pkey: &mut u16) -> c_int {
+    // SAFETY: the caller's live context; its device is one of ours and lives
+    // at least as long as the context.
+    let sysfs = unsafe { sysfs_of((*context).device) };
     if sysfs.is_null() {
         crate::ffi::set_errno(libc::EINVAL);
         return -1;
@@ -478,8 +500,9 @@ export_versioned! {
     fn ibv_query_pkey_v11(context: *mut ibv_context, port_num: u8, index: c_int, pkey: *mut u16) -> c_int, on_panic = -1;
     {
         ensure!(!context.is_null() && !pkey.is_null(), libc::EINVAL, -1);
-        // SAFETY: checked non-NULL out-parameter.
-        query_pkey(context, port_num, index, unsafe { &mut *pkey })
+        // SAFETY: checked non-NULL: the application's context from this library
+        // and its out-parameter.
+        unsafe { query_pkey(context, port_num, index, &mut *pkey) }
     }
 }
 symver!(default ibv_query_pkey, "IBVERBS_1.1", ibv_query_pkey_v11);
@@ -492,7 +515,8 @@ export! {
         let mut i: c_int = 0;
         loop {
             let mut v = 0u16;
-            let ret = query_pkey(context, port_num, i, &mut v);
+            // SAFETY: checked non-NULL; the application's context from this library.
+            let ret = unsafe { query_pkey(context, port_num, i, &mut v) };
             if ret < 0 {
                 return ret;
             }

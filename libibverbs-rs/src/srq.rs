@@ -28,7 +28,8 @@ fn usable(srq: *mut ibv_srq) -> bool {
 pub unsafe fn create_srq(pd: *mut ibv_pd, attr: *mut ibv_srq_init_attr) -> *mut ibv_srq {
     // SAFETY: the caller's PD.
     let context = unsafe { (*pd).context };
-    let Some(f) = ops_of(context).create_srq else {
+    // SAFETY: the caller's live PD, whose context is a live context of this library.
+    let Some(f) = unsafe { ops_of(context) }.create_srq else {
         set_errno(libc::EOPNOTSUPP);
         return ptr::null_mut();
     };
@@ -68,8 +69,8 @@ export_versioned! {
         on_panic = libc::EIO;
     {
         ensure!(usable(srq) && !srq_attr.is_null(), libc::EINVAL, libc::EINVAL);
-        // SAFETY: checked above.
-        let Some(f) = ops_of(unsafe { (*srq).context }).modify_srq else { return libc::EOPNOTSUPP };
+        // SAFETY: checked above; the application's SRQ, whose context is a live context of this library.
+        let Some(f) = unsafe { ops_of((*srq).context) }.modify_srq else { return libc::EOPNOTSUPP };
         // SAFETY: provider op with the caller's arguments.
         unsafe { f(srq, srq_attr, srq_attr_mask) }
     }
@@ -81,8 +82,8 @@ export_versioned! {
     fn ibv_query_srq_v11(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr) -> c_int, on_panic = libc::EIO;
     {
         ensure!(usable(srq) && !srq_attr.is_null(), libc::EINVAL, libc::EINVAL);
-        // SAFETY: checked above.
-        let Some(f) = ops_of(unsafe { (*srq).context }).query_srq else { return libc::EOPNOTSUPP };
+        // SAFETY: checked above; the application's SRQ, whose context is a live context of this library.
+        let Some(f) = unsafe { ops_of((*srq).context) }.query_srq else { return libc::EOPNOTSUPP };
         // SAFETY: provider op with the caller's arguments.
         unsafe { f(srq, srq_attr) }
     }
@@ -94,8 +95,8 @@ export_versioned! {
     fn ibv_destroy_srq_v11(srq: *mut ibv_srq) -> c_int, on_panic = libc::EIO;
     {
         ensure!(usable(srq), libc::EINVAL, libc::EINVAL);
-        // SAFETY: checked above.
-        let Some(f) = ops_of(unsafe { (*srq).context }).destroy_srq else { return libc::EOPNOTSUPP };
+        // SAFETY: checked above; the application's SRQ, whose context is a live context of this library.
+        let Some(f) = unsafe { ops_of((*srq).context) }.destroy_srq else { return libc::EOPNOTSUPP };
         // SAFETY: provider op on its own SRQ.
         unsafe { f(srq) }
     }
