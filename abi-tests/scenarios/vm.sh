@@ -570,3 +570,28 @@ differs rs_dgram_xfer_ipv6 --timeout 300 "${DGRAM_XFER_EXPECT[@]}" \
 differs udpong_ours_ipv6 --timeout 200 "${UDPONG_RXE_DEBIAN[@]}" \
   --has 'ours:^client exit status: 0$' --has 'ours:^custom +900 +600 +527k ' --has 'ours:^client login from fd00::15$' --lacks 'ours:rconnect|rsend|rrecv' \
   'abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/udp-both 7174 "udpong -b fd00::15 -T e" "udpong -s fd00::15 -T e -S 900 -C 300"'
+
+# ---- UCX, the transport under Open MPI and others ----
+# Debian's UCX 1.13 (ucx-utils, libucx0) dlopen()s its ib and rdmacm modules,
+# which link libibverbs.so.1 and librdmacm.so.1: ucx_info -d (every transport
+# and device with its capabilities, from the device, port and GID queries)
+# must print the same, and ucx_perftest must run in every pairing: tag-matched
+# sends (rc_verbs send/receive), RDMA writes (put), RDMA reads (get) and
+# atomic adds over rc_verbs, with ud_verbs for UCX's connection setup. GID 0
+# (the link-local RoCE v2 entry): with GID 1 (IPv4-mapped) UCX's UD wireup
+# times out on rxe with Debian's libraries as with ours.
+compare ucx_info_d 'ucx_info -d'
+loaded ucx_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'ucx_info -d'
+UCX_ENV='env UCX_NET_DEVICES=rxe0:1 UCX_TLS=rc_verbs,ud_verbs,self UCX_IB_GID_INDEX=0'
+UCX_FILTER='/^ *[0-9]\+ /d; /^\[thread [0-9]*\] /d; s/^\(Final: *[0-9]\+\) .*/\1 <figures>/; s/^Accepted connection from .*/Accepted connection from <peer>/'
+pair ucx_perftest_tag_lat --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
+  "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t tag_lat -n 1000"
+pair ucx_perftest_tag_bw --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
+  "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t tag_bw -s 65536 -n 500"
+pair ucx_perftest_put_bw --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
+  "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t ucp_put_bw -s 1048576 -n 50"
+pair ucx_perftest_get --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
+  "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t ucp_get -s 65536 -n 200"
+pair ucx_perftest_add --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
+  "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t ucp_add -n 1000"
