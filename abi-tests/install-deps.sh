@@ -13,7 +13,7 @@ set -euo pipefail
 # the host's /usr).
 vm_pkgs=(qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-utils
          rdmacm-utils perftest ibverbs-providers valgrind python3-pyverbs ucx-utils
-         openmpi-bin python3-mpi4py)
+         openmpi-bin python3-mpi4py libfabric-bin)
 # libibverbs-dev/librdmacm-dev: the reference headers and libraries we compare
 # against; binutils: readelf for the symbol tests; gcc: Rust's linker driver
 # and the C shim.

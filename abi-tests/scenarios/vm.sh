@@ -605,3 +605,21 @@ MPIRUN='mpirun --allow-run-as-root --oversubscribe -np 2 --mca pml ucx --mca btl
 compare mpi_ucx_pingpong --timeout 300 "$MPIRUN python3 abi-tests/vm-progs/mpi_pingpong.py"
 loaded mpi_loads_ours --timeout 300 --ours libibverbs.so.1 --ours librdmacm.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so "$MPIRUN python3 abi-tests/vm-progs/mpi_pingpong.py"
+
+# ---- libfabric's verbs provider ----
+# Debian's libfabric 1.17 (libfabric-bin) is the other common path for MPI
+# (MPICH and Intel MPI over OFI). Its verbs provider opens the device through
+# libibverbs and connects MSG endpoints with librdmacm. fi_info lists the same
+# endpoints; fi_pingpong moves 64 B, 64 KiB and 1 MiB messages with its data
+# checks (-c) on. (Its RDM endpoints, verbs;ofi_rxm, fail to connect on rxe
+# with Debian's libraries as with ours.)
+compare fi_info_verbs 'fi_info -p verbs'
+FI_FILTER='s/^\([0-9.]*[km]\{0,1\} \+[0-9]\+ \+=[0-9]\+ \+[0-9.]*[kmg]\{0,1\}\) .*/\1 <figures>/'
+pair fi_pingpong_msg_64 --timeout 120 --ready 'tcp_listening 47592' --filter "$FI_FILTER" \
+  'fi_pingpong -p verbs -e msg -c -I 50 -S 64' 'fi_pingpong -p verbs -e msg -c -I 50 -S 64 10.0.2.15'
+pair fi_pingpong_msg_64k --timeout 120 --ready 'tcp_listening 47592' --filter "$FI_FILTER" \
+  'fi_pingpong -p verbs -e msg -c -I 50 -S 65536' 'fi_pingpong -p verbs -e msg -c -I 50 -S 65536 10.0.2.15'
+pair fi_pingpong_msg_1m --timeout 120 --ready 'tcp_listening 47592' --filter "$FI_FILTER" \
+  'fi_pingpong -p verbs -e msg -c -I 50 -S 1048576' 'fi_pingpong -p verbs -e msg -c -I 50 -S 1048576 10.0.2.15'
+loaded fi_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'fi_info -p verbs'
