@@ -600,8 +600,10 @@ pair ucx_perftest_add --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX
 # Debian's Open MPI 4.1 (openmpi-bin, with mpi4py) runs two ranks whose only
 # transport to each other is UCX's rc_verbs (no shared memory): 1 B to 4 MiB
 # echoed and checked byte for byte, then an allreduce (vm-progs/mpi_pingpong.py).
-# The loaded check traces every process mpirun starts.
-MPIRUN='mpirun --allow-run-as-root --oversubscribe -np 2 --mca pml ucx --mca btl self -x UCX_NET_DEVICES=rxe0:1 -x UCX_TLS=rc_verbs,ud_verbs,self -x UCX_IB_GID_INDEX=0'
+# The loaded check traces every process mpirun starts. "--mca plm isolated"
+# starts the ranks without ssh, which a fresh machine may not have (mpirun
+# refuses to start without an rsh agent otherwise, even for local ranks).
+MPIRUN='mpirun --allow-run-as-root --oversubscribe -np 2 --mca plm isolated --mca pml ucx --mca btl self -x UCX_NET_DEVICES=rxe0:1 -x UCX_TLS=rc_verbs,ud_verbs,self -x UCX_IB_GID_INDEX=0'
 compare mpi_ucx_pingpong --timeout 300 "$MPIRUN python3 abi-tests/vm-progs/mpi_pingpong.py"
 loaded mpi_loads_ours --timeout 300 --ours libibverbs.so.1 --ours librdmacm.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so "$MPIRUN python3 abi-tests/vm-progs/mpi_pingpong.py"
