@@ -576,8 +576,9 @@ differs udpong_ours_ipv6 --timeout 200 "${UDPONG_RXE_DEBIAN[@]}" \
 # which link libibverbs.so.1 and librdmacm.so.1: ucx_info -d (every transport
 # and device with its capabilities, from the device, port and GID queries)
 # must print the same, and ucx_perftest must run in every pairing: tag-matched
-# sends (rc_verbs send/receive), RDMA writes (put), RDMA reads (get) and
-# atomic adds over rc_verbs, with ud_verbs for UCX's connection setup. GID 0
+# sends (rc_verbs send/receive) and RDMA writes (put) over rc_verbs, with
+# ud_verbs for UCX's connection setup. (RDMA reads and atomics also pass, but
+# are left to perftest's scenarios to keep CI's VM run short.) GID 0
 # (the link-local RoCE v2 entry): with GID 1 (IPv4-mapped) UCX's UD wireup
 # times out on rxe with Debian's libraries as with ours.
 compare ucx_info_d 'ucx_info -d'
@@ -586,15 +587,9 @@ loaded ucx_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
 UCX_ENV='env UCX_NET_DEVICES=rxe0:1 UCX_TLS=rc_verbs,ud_verbs,self UCX_IB_GID_INDEX=0'
 UCX_FILTER='/^ *[0-9]\+ /d; /^\[thread [0-9]*\] /d; s/^\(Final: *[0-9]\+\) .*/\1 <figures>/; s/^Accepted connection from .*/Accepted connection from <peer>/'
 pair ucx_perftest_tag_lat --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
-  "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t tag_lat -n 1000"
-pair ucx_perftest_tag_bw --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
-  "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t tag_bw -s 65536 -n 500"
+  "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t tag_lat -n 200"
 pair ucx_perftest_put_bw --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
-  "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t ucp_put_bw -s 1048576 -n 50"
-pair ucx_perftest_get --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
-  "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t ucp_get -s 65536 -n 200"
-pair ucx_perftest_add --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
-  "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t ucp_add -n 1000"
+  "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t ucp_put_bw -s 1048576 -n 10"
 
 # ---- Open MPI over UCX ----
 # Debian's Open MPI 4.1 (openmpi-bin, with mpi4py) runs two ranks whose only
@@ -612,16 +607,12 @@ loaded mpi_loads_ours --timeout 300 --ours libibverbs.so.1 --ours librdmacm.so.1
 # Debian's libfabric 1.17 (libfabric-bin) is the other common path for MPI
 # (MPICH and Intel MPI over OFI). Its verbs provider opens the device through
 # libibverbs and connects MSG endpoints with librdmacm. fi_info lists the same
-# endpoints; fi_pingpong moves 64 B, 64 KiB and 1 MiB messages with its data
-# checks (-c) on. (Its RDM endpoints, verbs;ofi_rxm, fail to connect on rxe
+# endpoints; fi_pingpong moves 1 MiB messages with its data checks (-c) on
+# (64 B and 64 KiB pass too; left out to keep CI's VM run short). (Its RDM endpoints, verbs;ofi_rxm, fail to connect on rxe
 # with Debian's libraries as with ours.)
 compare fi_info_verbs 'fi_info -p verbs'
 FI_FILTER='s/^\([0-9.]*[km]\{0,1\} \+[0-9]\+ \+=[0-9]\+ \+[0-9.]*[kmg]\{0,1\}\) .*/\1 <figures>/'
-pair fi_pingpong_msg_64 --timeout 120 --ready 'tcp_listening 47592' --filter "$FI_FILTER" \
-  'fi_pingpong -p verbs -e msg -c -I 50 -S 64' 'fi_pingpong -p verbs -e msg -c -I 50 -S 64 10.0.2.15'
-pair fi_pingpong_msg_64k --timeout 120 --ready 'tcp_listening 47592' --filter "$FI_FILTER" \
-  'fi_pingpong -p verbs -e msg -c -I 50 -S 65536' 'fi_pingpong -p verbs -e msg -c -I 50 -S 65536 10.0.2.15'
 pair fi_pingpong_msg_1m --timeout 120 --ready 'tcp_listening 47592' --filter "$FI_FILTER" \
-  'fi_pingpong -p verbs -e msg -c -I 50 -S 1048576' 'fi_pingpong -p verbs -e msg -c -I 50 -S 1048576 10.0.2.15'
+  'fi_pingpong -p verbs -e msg -c -I 20 -S 1048576' 'fi_pingpong -p verbs -e msg -c -I 20 -S 1048576 10.0.2.15'
 loaded fi_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'fi_info -p verbs'
