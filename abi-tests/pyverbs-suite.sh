@@ -16,7 +16,8 @@
 #   --out DIR   results (default target/pyverbs-suite): DIR/report.txt (the
 #               comparison), DIR/raw/{upstream,ours}.txt (run_tests.py -v),
 #               DIR/console.txt
-# Environment: RDMA_OURS_LIB_DIR (default target/release).
+# Environment: RDMA_OURS_LIB_DIR (default $CARGO_TARGET_DIR/release or
+# target/release).
 #
 # Not part of run-all-tests.sh: CI has no copy of rdma-core's source (neither
 # GitHub nor Debian's orig tarball is reachable from it). The VM gets 64 huge
@@ -68,7 +69,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --src) src=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sed -n '9,9p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
@@ -78,10 +79,9 @@ if [[ ! -f $src/tests/run_tests.py ]] || ! grep -q 'set(PACKAGE_VERSION "44.0")'
 fi
 [[ -e /usr/lib/python3/dist-packages/pyverbs/device.cpython-311-x86_64-linux-gnu.so ]] ||
   { echo "pyverbs-suite: needs Debian's python3-pyverbs" >&2; exit 2; }
-ours=$(cd "${RDMA_OURS_LIB_DIR:-$repo/target/release}" && pwd)
-for lib in libibverbs.so.1 librdmacm.so.1; do
-  [[ -e $ours/$lib ]] || { echo "pyverbs-suite: $ours/$lib missing; cargo build --release" >&2; exit 2; }
-done
+# bench_libs (shared with the VM benchmarks) sets $ours, or exits 2.
+. "$repo/abi-tests/bench/vm-bench-host.sh"
+bench_libs pyverbs-suite libibverbs.so.1 librdmacm.so.1
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 rm -rf "$out/suite"; mkdir -p "$out/suite"
