@@ -8,7 +8,7 @@
 # disconnect, destroy. Prints every figure, per step the medians, best runs
 # and the ratios ours / Debian's.
 #
-#   abi-tests/bench/cmtime-bench.sh [--reps N] [--conns N] [--cpus N] [--no-aslr] [--out DIR]
+#   abi-tests/bench/cmtime-bench.sh [--reps N] [--conns N] [--cpus N] [--no-aslr] [--icount] [--out DIR]
 #
 #   --reps N    repetitions per library (default 6)
 #   --conns N   connections per cmtime run (default 200)
@@ -26,6 +26,15 @@
 #               code again on first use, a cost real hardware does not have.
 #               Without it, the second and later processes of a library reuse
 #               the translations (docs/benchmarks.md, session 8).
+#   --icount    boot the VM with qemu's instruction counting (-icount
+#               shift=0,sleep=off): the guest's clock advances 1 ns per
+#               guest instruction executed, whatever the host is doing, and
+#               the time qemu spends translating code does not count. Step
+#               times become the guest's own work (kernel and both
+#               processes), reproducible to a fraction of a percent between
+#               repetitions. They are not real time: compare only ratios.
+#               The first two or three repetitions of a boot run in a
+#               slower state of the guest's kernel for both libraries.
 #   --out DIR   results (default target/bench-cm): DIR/bench.txt (the
 #               report), DIR/raw/ (every run's output, raw/figures.tsv),
 #               DIR/console.txt, DIR/host-load.txt
@@ -97,7 +106,7 @@ if [[ ${1:-} = --in-vm ]]; then
   : > "$raw/figures.tsv"
   say "cmtime-bench: $reps repetitions of cmtime -c $conns per library${wrap[*]:+, under ${wrap[*]}}"
   say "ours: $ours/librdmacm.so.1 and $ours/libibverbs.so.1"
-  say "kernel $(uname -r), $(nproc) CPUs, accel ${RDMA_VM_ACCEL_NAME:-tcg}, TCG buffer ${BENCH_TB_SIZE:-default} MiB"
+  say "kernel $(uname -r), $(nproc) CPUs, accel ${RDMA_VM_ACCEL_NAME:-tcg}, TCG buffer ${BENCH_TB_SIZE:-default} MiB${BENCH_ICOUNT:+, icount shift=$BENCH_ICOUNT (1 ns = 1 guest instruction when 0)}"
   say ""
   for ((r = 1; r <= reps; r++)); do
     if ((r % 2)); then order=(upstream ours); else order=(ours upstream); fi
@@ -137,8 +146,9 @@ while [[ $# -gt 0 ]]; do
     --conns) conns=$2; shift 2 ;;
     --cpus) cpus=$2; shift 2 ;;
     --no-aslr) wrap="setarch $(uname -m) -R"; shift ;;
+    --icount) export RDMA_VM_ICOUNT=0; shift ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,47p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,56p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sed -n '11,11p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
@@ -147,4 +157,4 @@ bench_positive cmtime-bench --conns "$conns"
 bench_positive cmtime-bench --cpus "$cpus"
 export RDMA_VM_SMP=$cpus RDMA_VM_TB_SIZE=${RDMA_VM_TB_SIZE:-2048}
 bench_libs cmtime-bench libibverbs.so.1 librdmacm.so.1
-bench_vm cmtime-bench "$out" 3600 "$here/cmtime-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_CONNS=$conns" --env "BENCH_WRAP=$wrap" --env "BENCH_TB_SIZE=$RDMA_VM_TB_SIZE"
+bench_vm cmtime-bench "$out" 3600 "$here/cmtime-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_CONNS=$conns" --env "BENCH_WRAP=$wrap" --env "BENCH_TB_SIZE=$RDMA_VM_TB_SIZE" --env "BENCH_ICOUNT=${RDMA_VM_ICOUNT:-}"
