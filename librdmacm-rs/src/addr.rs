@@ -15,6 +15,8 @@ use crate::cma::af_ib_support;
 use crate::id::{complete, ret_int, Id, Res};
 use crate::ucma::{uaddr, write_cmd, write_cmd_resp};
 use core::ffi::c_int;
+use core::mem::MaybeUninit;
+use core::ptr::addr_of;
 use libc::{sockaddr, sockaddr_in, sockaddr_in6, socklen_t};
 
 /// The length of a socket address of a family the CM accepts, 0 otherwise
@@ -151,34 +153,50 @@ pub fn convert_path(pd: &ibv_path_data) -> ibv_sa_path_rec {
     sa
 }
 
-/// Replaces the id's path records with `recs` (malloc'ed, as apps and
-/// free_id expect). Upstream does not free a previous array either.
-fn set_paths(id: Id, recs: &[ibv_sa_path_rec]) -> Res<()> {
-    if recs.is_empty() {
+/// Replaces the id's path records with the `n` records `rec(0..n)`, in a
+/// malloc'ed array (apps and free_id expect one), built in place. Upstream
+/// does not free a previous array either. Nothing changes when `n` is 0.
+fn set_paths(id: Id, n: usize, mut rec: impl FnMut(usize) -> ibv_sa_path_rec) -> Res<()> {
+    if n == 0 {
         return Ok(());
     }
-    let size = core::mem::size_of_val(recs);
+    let size = n * core::mem::size_of::<ibv_sa_path_rec>();
     // SAFETY: plain allocation.
     let p = unsafe { libc::malloc(size) }.cast::<ibv_sa_path_rec>();
     if p.is_null() {
         return Err(libc::ENOMEM);
     }
-    // SAFETY: p has room for recs.len() records.
-    unsafe { core::ptr::copy_nonoverlapping(recs.as_ptr(), p, recs.len()) };
+    for i in 0..n {
+        // SAFETY: p has room for n records (malloc's alignment suits them).
+        unsafe { p.add(i).write(rec(i)) };
+    }
     id.set_path_rec(p);
-    id.set_num_paths(recs.len() as c_int);
+    id.set_num_paths(n as c_int);
     Ok(())
 }
 
 /// QUERY(PATH): the resolved path records.
 pub fn query_path(id: Id) -> Res<()> {
-    let mut buf: ucma_query_path_buf = zeroed();
-    let body = rdma_ucm_query { response: uaddr(&mut buf), id: id.handle(), option: RDMA_USER_CM_QUERY_PATH };
+    // Not zeroed (upstream does not zero its buffer either): on success the
+    // kernel copies out its zero-initialised header and the first
+    // `num_paths` records, all of which it has filled or zeroed, and only
+    // those are read here.
+    let mut buf = MaybeUninit::<ucma_query_path_buf>::uninit();
+    let bp = buf.as_mut_ptr();
+    let body = rdma_ucm_query { response: bp as u64, id: id.handle(), option: RDMA_USER_CM_QUERY_PATH };
     write_cmd_resp(id.fd(), RDMA_USER_CM_CMD_QUERY, body, &mut buf)?;
-    let n = (buf.hdr.num_paths as usize).min(buf.path_data.len());
-    let recs: Vec<_> = buf.path_data[..n].iter().map(convert_path).collect();
-    set_paths(id, &recs)
+    // SAFETY: the command succeeded, so the header is written.
+    let num = unsafe { addr_of!((*bp).hdr.num_paths).read() };
+    let n = (num as usize).min(PATHS_QUERIED);
+    // SAFETY: the kernel wrote the first `num_paths` records (n or more).
+    let paths = unsafe { core::slice::from_raw_parts(addr_of!((*bp).path_data).cast::<ibv_path_data>(), n) };
+    set_paths(id, n, |i| convert_path(&paths[i]))
 }
+
+/// The records a QUERY(PATH) response has room for.
+const PATHS_QUERIED: usize = 6;
+const _: () = assert!(core::mem::size_of::<ucma_query_path_buf>()
+    == core::mem::size_of::<rdma_ucm_query_path_resp>() + PATHS_QUERIED * core::mem::size_of::<ibv_path_data>());
 
 /// QUERY_ROUTE (kernels without AF_IB): addresses, GIDs, P_Key, paths and
 /// the device in one response.
@@ -188,18 +206,14 @@ pub fn query_route(id: Id) -> Res<()> {
     let body = rdma_ucm_query { response: uaddr(&mut resp), id: id.handle(), option: 0 };
     write_cmd_resp(id.fd(), RDMA_USER_CM_CMD_QUERY_ROUTE, body, &mut resp)?;
     let n = (resp.num_paths as usize).min(resp.ib_route.len());
-    let recs: Vec<ibv_sa_path_rec> = resp.ib_route[..n]
-        .iter()
-        .map(|k| {
-            // SAFETY: all-zero is a valid path record.
-            let mut sa: ibv_sa_path_rec = unsafe { core::mem::zeroed() };
-            let mut k = *k;
-            // SAFETY: both arguments are valid records.
-            unsafe { crate::verbs::ibv_copy_path_rec_from_kern(&mut sa, &mut k) };
-            sa
-        })
-        .collect();
-    set_paths(id, &recs)?;
+    set_paths(id, n, |i| {
+        // SAFETY: all-zero is a valid path record.
+        let mut sa: ibv_sa_path_rec = unsafe { core::mem::zeroed() };
+        let mut k = resp.ib_route[i];
+        // SAFETY: both arguments are valid records.
+        unsafe { crate::verbs::ibv_copy_path_rec_from_kern(&mut sa, &mut k) };
+        sa
+    })?;
     id.set_sgid(ibv_gid { raw: resp.ib_route[0].sgid });
     id.set_dgid(ibv_gid { raw: resp.ib_route[0].dgid });
     id.set_pkey(resp.ib_route[0].pkey);
