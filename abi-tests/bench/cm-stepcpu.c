@@ -27,9 +27,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <rdma/rdma_cma.h>
 
-static int seen[7];
 static long yields;
 
 int sched_yield(void)
@@ -75,34 +73,9 @@ __attribute__((destructor)) static void at_exit(void)
 	snapshot("exit");
 }
 
-static void step_starts(int i, const char *name, void *caller)
+static void step_hook(const char *name)
 {
-	Dl_info info;
-
-	if (dladdr(caller, &info) && info.dli_fname && strstr(info.dli_fname, "librdmacm"))
-		return;
-	if (!__atomic_exchange_n(&seen[i], 1, __ATOMIC_SEQ_CST))
-		snapshot(name);
+	snapshot(name + strlen("before "));
 }
 
-#define WRAP(idx, ret, fn, params, args)                             \
-	ret fn params                                                \
-	{                                                            \
-		static ret(*real) params;                            \
-		if (!real)                                           \
-			real = (ret(*) params)dlsym(RTLD_NEXT, #fn); \
-		step_starts(idx, #fn, __builtin_return_address(0));  \
-		return real args;                                    \
-	}
-
-WRAP(0, int, rdma_create_id,
-     (struct rdma_event_channel *c, struct rdma_cm_id **id, void *ctx, enum rdma_port_space ps),
-     (c, id, ctx, ps))
-WRAP(1, int, rdma_resolve_addr,
-     (struct rdma_cm_id *id, struct sockaddr *s, struct sockaddr *d, int t), (id, s, d, t))
-WRAP(2, int, rdma_resolve_route, (struct rdma_cm_id *id, int t), (id, t))
-WRAP(3, int, rdma_create_qp,
-     (struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *a), (id, pd, a))
-WRAP(4, int, rdma_connect, (struct rdma_cm_id *id, struct rdma_conn_param *p), (id, p))
-WRAP(5, int, rdma_disconnect, (struct rdma_cm_id *id), (id))
-WRAP(6, int, rdma_destroy_id, (struct rdma_cm_id *id), (id))
+#include "cm-stepwrap.h"
