@@ -187,16 +187,11 @@ pub fn query_path(id: Id) -> Res<()> {
     write_cmd_resp(id.fd(), RDMA_USER_CM_CMD_QUERY, body, &mut buf)?;
     // SAFETY: the command succeeded, so the header is written.
     let num = unsafe { addr_of!((*bp).hdr.num_paths).read() };
-    let n = (num as usize).min(PATHS_QUERIED);
+    let n = (num as usize).min(UCMA_QUERY_PATHS);
     // SAFETY: the kernel wrote the first `num_paths` records (n or more).
     let paths = unsafe { core::slice::from_raw_parts(addr_of!((*bp).path_data).cast::<ibv_path_data>(), n) };
     set_paths(id, n, |i| convert_path(&paths[i]))
 }
-
-/// The records a QUERY(PATH) response has room for.
-const PATHS_QUERIED: usize = 6;
-const _: () = assert!(core::mem::size_of::<ucma_query_path_buf>()
-    == core::mem::size_of::<rdma_ucm_query_path_resp>() + PATHS_QUERIED * core::mem::size_of::<ibv_path_data>());
 
 /// QUERY_ROUTE (kernels without AF_IB): addresses, GIDs, P_Key, paths and
 /// the device in one response.

@@ -204,13 +204,16 @@ pub struct rdma_ucm_query_path_resp {
     pub path_data: [ib_path_rec_data; 0],
 }
 
+/// The paths a QUERY_PATH response buffer has room for.
+pub const UCMA_QUERY_PATHS: usize = 6;
+
 /// The QUERY_PATH response buffer librdmacm hands the kernel: room for six
 /// paths (`ibv_path_data` has the layout of the kernel's `ib_path_rec_data`).
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct ucma_query_path_buf {
     pub hdr: rdma_ucm_query_path_resp,
-    pub path_data: [ibv_path_data; 6],
+    pub path_data: [ibv_path_data; UCMA_QUERY_PATHS],
 }
 
 #[repr(C)]
