@@ -36,12 +36,7 @@ if [[ ${1:-} = --in-vm ]]; then
     for lib in "${order[@]}"; do
       envv=("${base_env[@]}")
       [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
-      "${envv[@]}" cmtime > "/tmp/server.$lib.$r.txt" 2>&1 &
-      spid=$!
-      for ((i = 0; i < 300; i++)); do
-        rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 ' && break
-        sleep 0.1
-      done
+      cmtime_server "/tmp/server.$lib.$r.txt" "" "${envv[@]}" cmtime
       # The client writes to the guest's tmpfs: a write to $VM_OUT (the
       # host's disk through 9p) waits for the host, and that wait would
       # count in the step it falls in.
@@ -49,14 +44,9 @@ if [[ ${1:-} = --in-vm ]]; then
       rc=0
       "${envv[@]}" LD_PRELOAD="$shim" cmtime -s 10.0.2.15 -c "$conns" > /tmp/client.txt 2>&1 || rc=$?
       cp /tmp/client.txt "$f"
-      ((rc == 0)) || { say "FAILED: $lib run $r (see $f)"; kill "$spid"; exit 1; }
+      ((rc == 0)) || { say "FAILED: $lib run $r (see $f)"; cmtime_server_stop; exit 1; }
       files+=("$f")
-      kill -TERM "$spid" 2>/dev/null || true
-      wait "$spid" 2>/dev/null || true
-      for ((i = 0; i < 300; i++)); do
-        rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 ' || break
-        sleep 0.1
-      done
+      cmtime_server_stop
     done
   done
   say "figures in us of guest time (instructions / 1000); threads: main, event"

@@ -34,23 +34,13 @@ if [[ ${1:-} = --in-vm ]]; then
   for lib in upstream ours; do
     envv=("${base_env[@]}")
     [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
-    "${envv[@]}" cmtime > "$raw/server.$lib.txt" 2>&1 &
-    spid=$!
-    for ((i = 0; i < 300; i++)); do
-      rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 ' && break
-      sleep 0.1
-    done
+    cmtime_server "$raw/server.$lib.txt" "" "${envv[@]}" cmtime
     rm -rf "${VM_OUT:?}/$lib"; mkdir -p "$VM_OUT/$lib"
     "${envv[@]}" LD_PRELOAD="$shim" valgrind --tool=callgrind --dump-instr=yes --dump-line=no \
       --compress-pos=no --compress-strings=no "--callgrind-out-file=$VM_OUT/$lib/cg" \
       cmtime -s 10.0.2.15 -c "$conns" > "$raw/client.$lib.txt" 2>&1 ||
-      { say "FAILED: $lib (see $raw/client.$lib.txt)"; kill "$spid"; exit 1; }
-    kill -TERM "$spid" 2>/dev/null || true
-    wait "$spid" 2>/dev/null || true
-    for ((i = 0; i < 300; i++)); do
-      rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 ' || break
-      sleep 0.1
-    done
+      { say "FAILED: $lib (see $raw/client.$lib.txt)"; cmtime_server_stop; exit 1; }
+    cmtime_server_stop
   done
   python3 "$here/cg-steps.py" ${BENCH_DIFF:+--diff "$BENCH_DIFF"} "$VM_OUT" | tee -a "$report"
   exit 0

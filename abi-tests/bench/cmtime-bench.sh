@@ -69,30 +69,20 @@ if [[ ${1:-} = --in-vm ]]; then
   # Server on CPU 0, client on CPU 1; on a one-CPU VM (RDMA_VM_SMP=1) both
   # share CPU 0.
   ccpu=1; (( $(nproc) > 1 )) || ccpu=0
-  port_busy() { rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 '; }
-
   # run_pair LIB PREFIX: cmtime server and client, both with LIB (upstream
   # or ours); outputs PREFIX.{server,client}.{out,err}, client exit code in
   # PREFIX.client.rc.
   run_pair() {
-    local lib=$1 p=$2 envv spid i rc
+    local lib=$1 p=$2 envv rc
     envv=("${base_env[@]}")
     [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
-    for ((i = 0; i < 300; i++)); do port_busy || break; sleep 0.1; done
-    "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c 0 cmtime \
-      > "$p.server.out" 2> "$p.server.err" < /dev/null &
-    spid=$!
-    for ((i = 0; i < 600; i++)); do
-      rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 ' && break
-      kill -0 "$spid" 2>/dev/null || break
-      sleep 0.1
-    done
+    cmtime_server "$p.server.out" "$p.server.err" \
+      "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c 0 cmtime
     rc=0
     "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c "$ccpu" cmtime -s 10.0.2.15 -c "$conns" \
       > "$p.client.out" 2> "$p.client.err" < /dev/null || rc=$?
     echo "$rc" > "$p.client.rc"
-    kill -TERM "$spid" 2>/dev/null || true
-    wait "$spid" 2>/dev/null || true
+    cmtime_server_stop
   }
 
   # figures FILE: "step<TAB>total ms" for each row of cmtime's table (step

@@ -6,6 +6,14 @@
 #                      emptied), report ($VM_OUT/bench.txt, emptied) and base_env
 #                      (a clean environment to run the tools under)
 #   say TEXT...        prints TEXT and appends it to the report
+#   cmtime_server OUT ERR CMD...
+#                      waits (up to 30 s) until no CM id holds cmtime's port
+#                      7471, starts CMD (a cmtime server) in the background with
+#                      stdout to OUT and stderr to ERR (to OUT when ERR is
+#                      empty), then waits (up to 60 s) until it listens or has
+#                      exited; its pid is $cmtime_spid
+#   cmtime_server_stop stops that server (SIGTERM; it never exits by itself)
+#                      and reaps it
 
 bench_guest_init() {
   ours=${RDMA_OURS_LIB_DIR:?}
@@ -18,3 +26,28 @@ bench_guest_init() {
 }
 
 say() { echo "$*" | tee -a "$report"; }
+
+cmtime_server() {
+  local out=$1 err=$2 i
+  shift 2
+  for ((i = 0; i < 300; i++)); do
+    rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 ' || break
+    sleep 0.1
+  done
+  if [[ -n $err ]]; then
+    "$@" > "$out" 2> "$err" < /dev/null &
+  else
+    "$@" > "$out" 2>&1 < /dev/null &
+  fi
+  cmtime_spid=$!
+  for ((i = 0; i < 600; i++)); do
+    rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 ' && break
+    kill -0 "$cmtime_spid" 2>/dev/null || break
+    sleep 0.1
+  done
+}
+
+cmtime_server_stop() {
+  kill -TERM "$cmtime_spid" 2>/dev/null || true
+  wait "$cmtime_spid" 2>/dev/null || true
+}
