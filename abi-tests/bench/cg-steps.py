@@ -92,7 +92,7 @@ def main():
     if diff:
         for lib in ("upstream", "ours"):
             print("%s, %s: own instructions by function" % (lib, diff))
-            for (o, fn), n in owns[(lib, diff)].most_common(25):
+            for (o, fn), n in owns[(lib, diff)].most_common(int(os.environ.get("CG_TOP", "25"))):
                 print("  %9d  %-24s %s" % (n, o[:24], fn[:80]))
     if first:
         for lib in ("upstream", "ours"):

@@ -8,7 +8,8 @@
 # disconnect, destroy. Prints every figure, per step the medians, best runs
 # and the ratios ours / Debian's.
 #
-#   abi-tests/bench/cmtime-bench.sh [--reps N] [--conns N] [--cpus N] [--no-aslr] [--icount] [--out DIR]
+#   abi-tests/bench/cmtime-bench.sh [--reps N] [--conns N] [--cpus N] [--no-aslr] [--icount]
+#                                    [--yields] [--client-env NAME=VALUE]... [--out DIR]
 #
 #   --reps N    repetitions per library (default 6)
 #   --conns N   connections per cmtime run (default 200)
@@ -35,6 +36,16 @@
 #               repetitions. They are not real time: compare only ratios.
 #               The first two or three repetitions of a boot run in a
 #               slower state of the guest's kernel for both libraries.
+#   --yields    preload cm-yields.so (built here) into each client, which
+#               counts the sched_yield calls of cmtime's main thread per
+#               step, and print their medians per library. cmtime's main
+#               thread spins on sched_yield while the event thread completes
+#               a step; on one CPU, how long it spins depends on the
+#               scheduler's view of both threads' past CPU use, not only on
+#               the step's own work (docs/benchmarks.md, session 13).
+#   --client-env NAME=VALUE
+#               set NAME in both libraries' clients' environment (for
+#               cm-yields.c's CM_BURN_STEP / CM_BURN_NS experiment)
 #   --out DIR   results (default target/bench-cm): DIR/bench.txt (the
 #               report), DIR/raw/ (every run's output, raw/figures.tsv),
 #               DIR/console.txt, DIR/host-load.txt
@@ -78,6 +89,8 @@ if [[ ${1:-} = --in-vm ]]; then
     [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
     cmtime_server "$p.server.out" "$p.server.err" \
       "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c 0 cmtime
+    [[ -n ${BENCH_YIELDS:-} ]] && envv+=("LD_PRELOAD=$BENCH_YIELDS")
+    [[ -n ${BENCH_CLIENT_ENV:-} ]] && IFS='|' read -r -a cenv <<< "$BENCH_CLIENT_ENV" && envv+=("${cenv[@]}")
     rc=0
     "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c "$ccpu" cmtime -s 10.0.2.15 -c "$conns" \
       > "$p.client.out" 2> "$p.client.err" < /dev/null || rc=$?
@@ -111,6 +124,9 @@ if [[ ${1:-} = --in-vm ]]; then
       while IFS=$'\t' read -r step v; do
         echo "$step $lib $r $v" >> "$raw/figures.tsv"
       done <<< "$f"
+      # "YIELDS resolving route 37" -> "resolving_route ours 3 37"
+      [[ -z ${BENCH_YIELDS:-} ]] || awk -v lib="$lib" -v r="$r" '$1 == "YIELDS" && $2 != "step" { n = $NF; $1 = ""; $NF = ""
+          sub(/^ +/, ""); sub(/ +$/, ""); gsub(/ /, "_"); print $0, lib, r, n }' "$p.client.err" >> "$raw/yields.tsv"
       say "$(printf '%-4s %-9s %s' "$r" "$lib" "$(tr '\t\n' '= ' <<< "$f")")"
     done
   done
@@ -121,6 +137,17 @@ if [[ ${1:-} = --in-vm ]]; then
   # ratios (each repetition runs both libraries back to back).
   say ""
   awk -f "$here/ab-summary.awk" "$raw/figures.tsv" | tee -a "$report"
+  if [[ -n ${BENCH_YIELDS:-} ]]; then
+    say ""
+    say "sched_yield calls of cmtime's main thread per step (median over repetitions):"
+    awk '{ v[$1, $2, ++n[$1, $2]] = $4; if (!($1 in seen)) { seen[$1] = 1; o[++k] = $1 } }
+      function med(s, l,   i, j, t, a, c) { c = n[s, l]; for (i = 1; i <= c; i++) a[i] = v[s, l, i]
+        for (i = 2; i <= c; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+        return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2 }
+      END { printf "  %-20s %9s %9s\n", "step", "upstream", "ours"
+            for (i = 1; i <= k; i++) printf "  %-20s %9s %9s\n", o[i], med(o[i], "upstream"), med(o[i], "ours") }' \
+      "$raw/yields.tsv" | tee -a "$report"
+  fi
   say ""
   say "units: ms for the whole step over all connections (cmtime \"total ms\"; lower is better);"
   say "a ratio above 1 means ours is slower"
@@ -129,7 +156,7 @@ fi
 
 # ---- on the host: boot the VM and run the above inside ----------------------------
 . "$here/vm-bench-host.sh"
-reps=6; conns=200; wrap=; cpus=1; out=$repo/target/bench-cm
+reps=6; conns=200; wrap=; cpus=1; yields=; cenv=; out=$repo/target/bench-cm
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --reps) reps=$2; shift 2 ;;
@@ -137,9 +164,12 @@ while [[ $# -gt 0 ]]; do
     --cpus) cpus=$2; shift 2 ;;
     --no-aslr) wrap="setarch $(uname -m) -R"; shift ;;
     --icount) export RDMA_VM_ICOUNT=0; shift ;;
+    --yields) yields=1; shift ;;
+    --client-env) [[ $2 == [A-Za-z_]*=* && $2 != *'|'* ]] || { echo "cmtime-bench: --client-env wants NAME=VALUE (no '|')" >&2; exit 2; }
+                  cenv+="${cenv:+|}$2"; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,56p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) sed -n '11,11p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
+    -h|--help) sed -n '2,67p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) sed -n '11,12p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
 bench_positive cmtime-bench --reps "$reps"
@@ -147,4 +177,10 @@ bench_positive cmtime-bench --conns "$conns"
 bench_positive cmtime-bench --cpus "$cpus"
 export RDMA_VM_SMP=$cpus RDMA_VM_TB_SIZE=${RDMA_VM_TB_SIZE:-2048}
 bench_libs cmtime-bench libibverbs.so.1 librdmacm.so.1
-bench_vm cmtime-bench "$out" 3600 "$here/cmtime-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_CONNS=$conns" --env "BENCH_WRAP=$wrap" --env "BENCH_TB_SIZE=$RDMA_VM_TB_SIZE" --env "BENCH_ICOUNT=${RDMA_VM_ICOUNT:-}"
+shim=
+if [[ -n $yields ]]; then
+  mkdir -p "$out"
+  shim=$(cd "$out" && pwd)/cm-yields.so
+  cc -O2 -Wall -Werror -shared -fPIC -o "$shim" "$here/cm-yields.c" -ldl
+fi
+bench_vm cmtime-bench "$out" 3600 "$here/cmtime-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_CONNS=$conns" --env "BENCH_WRAP=$wrap" --env "BENCH_TB_SIZE=$RDMA_VM_TB_SIZE" --env "BENCH_ICOUNT=${RDMA_VM_ICOUNT:-}" --env "BENCH_YIELDS=$shim" --env "BENCH_CLIENT_ENV=$cenv"
