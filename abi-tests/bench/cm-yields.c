@@ -11,9 +11,9 @@
  *
  * At exit it prints to stderr two lines per step seen:
  *     YIELDS <heading> <count>
- *     CSW <heading> <voluntary> <involuntary>
- * the second being the process's context switches in the step, from
- * getrusage at the headings (the last step's run to the exit).
+ *     CSW <heading> <voluntary> <involuntary> <minor faults>
+ * the second being the process's context switches and page faults in the
+ * step, from getrusage at the headings (the last step's run to the exit).
  *
  * Experiment: with CM_BURN_STEP=<heading> (e.g. "resolving route") and
  * CM_BURN_NS=<n>, the main thread busy-waits n ns of CLOCK_MONOTONIC in the
@@ -104,8 +104,9 @@ __attribute__((destructor)) static void report(void)
 	for (int i = 0; i < nsteps; i++) {
 		fprintf(stderr, "YIELDS %s %ld\n", heading[i],
 			(i + 1 < nsteps ? at[i + 1] : end) - at[i]);
-		fprintf(stderr, "CSW %s %ld %ld\n", heading[i],
+		fprintf(stderr, "CSW %s %ld %ld %ld\n", heading[i],
 			ru_at[i + 1].ru_nvcsw - ru_at[i].ru_nvcsw,
-			ru_at[i + 1].ru_nivcsw - ru_at[i].ru_nivcsw);
+			ru_at[i + 1].ru_nivcsw - ru_at[i].ru_nivcsw,
+			ru_at[i + 1].ru_minflt - ru_at[i].ru_minflt);
 	}
 }
