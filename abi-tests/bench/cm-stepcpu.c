@@ -28,17 +28,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-static long yields;
-
-int sched_yield(void)
-{
-	static int (*real)(void);
-
-	if (!real)
-		real = (int (*)(void))dlsym(RTLD_NEXT, "sched_yield");
-	__atomic_add_fetch(&yields, 1, __ATOMIC_RELAXED);
-	return real();
-}
+#include "cm-yieldcount.h"
 
 static void snapshot(const char *name)
 {
