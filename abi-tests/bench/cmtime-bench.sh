@@ -159,6 +159,8 @@ fi
 reps=6; conns=200; wrap=; cpus=1; yields=; cenv=; out=$repo/target/bench-cm
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --reps|--conns|--cpus|--client-env|--out)
+      [[ $# -ge 2 ]] || { echo "cmtime-bench: $1 wants a value" >&2; exit 2; } ;;&
     --reps) reps=$2; shift 2 ;;
     --conns) conns=$2; shift 2 ;;
     --cpus) cpus=$2; shift 2 ;;
