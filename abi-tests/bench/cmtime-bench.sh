@@ -38,14 +38,16 @@
 #               slower state of the guest's kernel for both libraries.
 #   --yields    preload cm-yields.so (built here) into each client, which
 #               counts the sched_yield calls of cmtime's main thread per
-#               step, and print their medians per library. cmtime's main
-#               thread spins on sched_yield while the event thread completes
-#               a step; on one CPU, how long it spins depends on the
-#               scheduler's view of both threads' past CPU use, not only on
-#               the step's own work (docs/benchmarks.md, session 13).
+#               step, and summarise them per library as the step times are.
+#               cmtime's main thread spins on sched_yield while the event
+#               thread completes a step; on one CPU, how long it spins
+#               depends on the scheduler's view of both threads' past CPU
+#               use, not only on the step's own work (docs/benchmarks.md,
+#               session 13).
 #   --client-env NAME=VALUE
 #               set NAME in both libraries' clients' environment (for
-#               cm-yields.c's CM_BURN_STEP / CM_BURN_NS experiment)
+#               cm-yields.c's experiments: CM_BURN_STEP / CM_BURN_NS,
+#               CM_MAIN_IDLE)
 #   --out DIR   results (default target/bench-cm): DIR/bench.txt (the
 #               report), DIR/raw/ (every run's output, raw/figures.tsv),
 #               DIR/console.txt, DIR/host-load.txt
@@ -139,14 +141,8 @@ if [[ ${1:-} = --in-vm ]]; then
   awk -f "$here/ab-summary.awk" "$raw/figures.tsv" | tee -a "$report"
   if [[ -n ${BENCH_YIELDS:-} ]]; then
     say ""
-    say "sched_yield calls of cmtime's main thread per step (median over repetitions):"
-    awk '{ v[$1, $2, ++n[$1, $2]] = $4; if (!($1 in seen)) { seen[$1] = 1; o[++k] = $1 } }
-      function med(s, l,   i, j, t, a, c) { c = n[s, l]; for (i = 1; i <= c; i++) a[i] = v[s, l, i]
-        for (i = 2; i <= c; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-        return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2 }
-      END { printf "  %-20s %9s %9s\n", "step", "upstream", "ours"
-            for (i = 1; i <= k; i++) printf "  %-20s %9s %9s\n", o[i], med(o[i], "upstream"), med(o[i], "ours") }' \
-      "$raw/yields.tsv" | tee -a "$report"
+    say "sched_yield calls of cmtime's main thread per step:"
+    awk -f "$here/ab-summary.awk" -v width=20 "$raw/yields.tsv" | tee -a "$report"
   fi
   say ""
   say "units: ms for the whole step over all connections (cmtime \"total ms\"; lower is better);"
@@ -170,7 +166,7 @@ while [[ $# -gt 0 ]]; do
     --client-env) [[ $2 == [A-Za-z_]*=* && $2 != *'|'* ]] || { echo "cmtime-bench: --client-env wants NAME=VALUE (no '|')" >&2; exit 2; }
                   cenv+="${cenv:+|}$2"; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,67p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,69p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sed -n '11,12p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
