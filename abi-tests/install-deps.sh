@@ -10,10 +10,10 @@ set -euo pipefail
 
 # valgrind: the threaded stress scenario runs under memcheck. python3-pyverbs:
 # the pyverbs import test (host) and the pyverbs_rxe0 scenario (the VM runs
-# the host's /usr).
+# the host's /usr). make: abi-tests/vm/build-image builds siw.ko (soft-iWARP).
 vm_pkgs=(qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-utils
          rdmacm-utils perftest ibverbs-providers valgrind python3-pyverbs ucx-utils
-         openmpi-bin python3-mpi4py libfabric-bin)
+         openmpi-bin python3-mpi4py libfabric-bin make)
 # libibverbs-dev/librdmacm-dev: the reference headers and libraries we compare
 # against; binutils: readelf for the symbol tests; gcc: Rust's linker driver
 # and the C shim.

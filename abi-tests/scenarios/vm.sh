@@ -1,7 +1,8 @@
 # Scenarios run inside the Soft-RoCE VM (abi-tests/run-scenarios vm).
 # Sourced by runner.sh; each line is one scenario, run with Debian's libraries
 # and with ours (see runner.sh for compare / pair / loaded and their options).
-# The VM has one device, rxe0, port 1 ACTIVE, on eth0 = 10.0.2.15.
+# The VM has one device, rxe0, port 1 ACTIVE, on eth0 = 10.0.2.15; the iWARP
+# scenarios at the end add siw0 (10.0.9.15) beside it.
 #
 # To add one: add a line. A scenario that cannot pass yet gets
 # --pending "issue N": it is listed but not run (SCEN_PENDING=1 runs it), and
@@ -616,3 +617,45 @@ pair fi_pingpong_msg_1m --timeout 120 --ready 'tcp_listening 47592' --filter "$F
   'fi_pingpong -p verbs -e msg -c -I 20 -S 1048576' 'fi_pingpong -p verbs -e msg -c -I 20 -S 1048576 10.0.2.15'
 loaded fi_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'fi_info -p verbs'
+
+# ---- iWARP: soft-iWARP (siw0) -------------------------------------------------------
+# The same tools over an iWARP device: abi-tests/vm-progs/siw-up (see its
+# top) adds siw0 on its own netdev, siwd0 = 10.0.9.15, and rxe0 stays as it
+# was. iWARP connects through the kernel's iw_cm (a TCP handshake), and its
+# QPs have no write-with-immediate: rsockets switches to its message mode
+# (RS_OPT_MSG_SEND, every control message a SEND), which rxe never exercises.
+# iWARP has no UD QPs, so udaddy, mckey and datagram rsockets must fail as
+# upstream does: "unable to create QP: Operation not supported" and
+# "rconnect: Operation not supported".
+SIW=abi-tests/vm-progs/siw-up
+compare ibv_devinfo_v_siw0 "$SIW ibv_devinfo -v -d siw0"
+loaded siw_loads_ours --ours libibverbs.so.1 \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so "$SIW ibv_devinfo -d siw0"
+pair rping_siw --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+  "$SIW rping -s -a 10.0.9.15 -C 10 -v" "$SIW rping -c -a 10.0.9.15 -C 10 -v"
+pair ucmatose_c10_siw --timeout 120 --ready 'cm_listening 7471' \
+  "$SIW ucmatose -b 10.0.9.15 -c 10" "$SIW ucmatose -s 10.0.9.15 -c 10"
+pair rdma_server_siw --ready 'cm_listening 7471' \
+  "$SIW rdma_server -s 10.0.9.15" "$SIW rdma_client -s 10.0.9.15"
+pair rdma_xserver_siw --ready 'cm_listening 7471' \
+  "$SIW rdma_xserver" "$SIW rdma_xclient -s 10.0.9.15"
+pair cmtime_c50_siw --timeout 300 --ready 'cm_listening 7471' --filter "$CMTIME_FILTER" \
+  "abi-tests/vm-progs/cm-serve cmtime_siw $SIW cmtime -b 10.0.9.15" \
+  "abi-tests/vm-progs/cm-clients cmtime_siw 1 $SIW cmtime -s 10.0.9.15 -c 50"
+compare udaddy_siw_client "$SIW udaddy -s 10.0.9.15"
+compare mckey_siw_sender "$SIW mckey -m 239.1.1.1 -b 10.0.9.15 -s"
+compare udpong_siw_client "$SIW udpong -s 10.0.9.15 -C 10"
+# Stream rsockets in message mode, every byte verified: transfers that wrap
+# the ring buffers, nonblocking calls, and 1 MB transfers.
+pair rstream_siw_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  "$SIW rstream -b 10.0.9.15 -T v -S 60000 -C 500" "$SIW rstream -s 10.0.9.15 -T v -S 60000 -C 500"
+pair rstream_siw_nonblock_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  "$SIW rstream -b 10.0.9.15 -T n -T v -S 60000 -C 500" "$SIW rstream -s 10.0.9.15 -T n -T v -S 60000 -C 500"
+pair rstream_siw_1m_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  "$SIW rstream -b 10.0.9.15 -T v -S 1000000 -C 20" "$SIW rstream -s 10.0.9.15 -T v -S 1000000 -C 20"
+pair riostream_siw_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  "$SIW riostream -b 10.0.9.15 -T v -S 60000 -C 100 -I 10" "$SIW riostream -s 10.0.9.15 -T v -S 60000 -C 100 -I 10"
+pair rcopy_64m_siw --timeout 300 --ready 'cm_listening 7427' \
+  --filter 's/\([0-9]* bytes in\) [0-9.]* seconds = [0-9.]* Gb\/sec/\1 <t> seconds = <rate>/' \
+  "abi-tests/vm-progs/cm-serve rs_rcopy_siw $SIW rcopy" \
+  "abi-tests/vm-progs/cm-clients rs_rcopy_siw 1 $SIW abi-tests/vm-progs/rs_rcopy_check 10.0.9.15"
