@@ -7,7 +7,7 @@
 # transfers each way) per size. Prints every figure, per test the medians,
 # best runs and the ratios ours / Debian's.
 #
-#   abi-tests/bench/rstream-bench.sh [--reps N] [--args "RSTREAM ARGS"] [--out DIR]
+#   abi-tests/bench/rstream-bench.sh [--reps N] [--args "RSTREAM ARGS"] [--siw] [--out DIR]
 #
 #   --reps N    repetitions per library (default 2)
 #   --args A    rstream's test options, given to server and client alike
@@ -15,6 +15,10 @@
 #               rstream's four default sizes, a quick check; a custom size
 #               such as "-S 256 -C 1 -I 20000" (latency) or "-S 256 -C 20000"
 #               (bandwidth) is reported as 256_lat or 256_bw)
+#   --siw       run over iWARP: siw0, the soft-iWARP device that
+#               abi-tests/vm-progs/siw-up adds on 10.0.9.15 (rsockets then
+#               runs in its message mode, every control message a SEND),
+#               instead of rxe0 on 10.0.2.15
 #   --out DIR   results (default target/bench-rs): DIR/bench.txt (the
 #               report), DIR/raw/ (every run's output, raw/figures.tsv),
 #               DIR/console.txt, DIR/host-load.txt
@@ -37,6 +41,11 @@ repo=$(cd "$here/../.." && pwd)
 if [[ ${1:-} = --in-vm ]]; then
   reps=${BENCH_REPS:-2}
   read -r -a args <<< "${BENCH_ARGS-"-S all"}"
+  addr=10.0.2.15 dev=rxe0
+  if [[ ${BENCH_SIW:-0} = 1 ]]; then
+    addr=10.0.9.15 dev=siw0
+    "$here/../vm-progs/siw-up" true || exit 1
+  fi
   . "$here/vm-bench-guest.sh"
   bench_guest_init
   listening() { rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 '; }
@@ -50,7 +59,7 @@ if [[ ${1:-} = --in-vm ]]; then
     envv=("${base_env[@]}")
     [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
     for ((i = 0; i < 300; i++)); do port_busy || break; sleep 0.1; done
-    "${envv[@]}" timeout 3000 taskset -c 0 rstream -b 10.0.2.15 "${args[@]}" \
+    "${envv[@]}" timeout 3000 taskset -c 0 rstream -b "$addr" "${args[@]}" \
       > "$p.server.out" 2> "$p.server.err" < /dev/null &
     spid=$!
     for ((i = 0; i < 600; i++)); do
@@ -59,7 +68,7 @@ if [[ ${1:-} = --in-vm ]]; then
       sleep 0.1
     done
     rc=0
-    "${envv[@]}" timeout 3000 taskset -c 1 rstream -s 10.0.2.15 "${args[@]}" \
+    "${envv[@]}" timeout 3000 taskset -c 1 rstream -s "$addr" "${args[@]}" \
       > "$p.client.out" 2> "$p.client.err" < /dev/null || rc=$?
     echo "$rc" > "$p.client.rc"
     rc=0
@@ -89,7 +98,7 @@ if [[ ${1:-} = --in-vm ]]; then
   : > "$raw/figures.tsv"
   say "rstream-bench: $reps repetitions of rstream ${args[*]} per library"
   say "ours: $ours/librdmacm.so.1 and $ours/libibverbs.so.1"
-  say "kernel $(uname -r), $(nproc) CPUs, accel ${RDMA_VM_ACCEL_NAME:-tcg}"
+  say "kernel $(uname -r), $(nproc) CPUs, accel ${RDMA_VM_ACCEL_NAME:-tcg}, device $dev ($addr)"
   say ""
   tests=""
   for ((r = 1; r <= reps; r++)); do
@@ -123,16 +132,17 @@ fi
 
 # ---- on the host: boot the VM and run the above inside ----------------------------
 . "$here/vm-bench-host.sh"
-reps=2; args="-S all"; out=$repo/target/bench-rs
+reps=2; args="-S all"; siw=0; out=$repo/target/bench-rs
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --reps) reps=$2; shift 2 ;;
     --args) args=$2; shift 2 ;;
+    --siw) siw=1; shift ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) sed -n '11,11p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
+    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) sed -n '10,10p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
 bench_positive rstream-bench --reps "$reps"
 bench_libs rstream-bench libibverbs.so.1 librdmacm.so.1
-bench_vm rstream-bench "$out" 7200 "$here/rstream-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_ARGS=$args"
+bench_vm rstream-bench "$out" 7200 "$here/rstream-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_ARGS=$args" --env "BENCH_SIW=$siw"

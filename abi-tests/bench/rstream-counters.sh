@@ -58,7 +58,7 @@ while [[ $# -gt 0 ]]; do
     --out) out=$2; shift 2 ;;
     -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *:*) specs+=("$1"); shift ;;
-    *) sed -n '12,12p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
+    *) sed -n '11,11p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
 [[ ${#specs[@]} -gt 0 ]] || specs=(4096:2000 65536:500 1048576:50)
