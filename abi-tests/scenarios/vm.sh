@@ -659,3 +659,7 @@ pair rcopy_64m_siw --timeout 300 --ready 'cm_listening 7427' \
   --filter 's/\([0-9]* bytes in\) [0-9.]* seconds = [0-9.]* Gb\/sec/\1 <t> seconds = <rate>/' \
   "abi-tests/vm-progs/cm-serve rs_rcopy_siw $SIW rcopy" \
   "abi-tests/vm-progs/cm-clients rs_rcopy_siw 1 $SIW abi-tests/vm-progs/rs_rcopy_check 10.0.9.15"
+# The rsocket API probe (rs_api, as over rxe0 above) on siw0: options,
+# nonblocking accept and connect, MSG_PEEK, gather/scatter, half close and
+# shutdown, all in message mode.
+compare rs_api_siw --timeout 120 "$SIW abi-tests/vm-progs/rs_probe rs_api 7481 10.0.9.15"

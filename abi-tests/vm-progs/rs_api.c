@@ -1,6 +1,6 @@
 /*
  * rs_api: the rsocket API on one connection to ourselves over rxe0
- * (10.0.2.15), one line per call: return value and errno. Run once with
+ * (10.0.2.15; or over the device holding ADDR), one line per call: return value and errno. Run once with
  * Debian's librdmacm and once with ours (`compare`); the output must match.
  *
  * Covers: option defaults and set/get (SOL_SOCKET, IPPROTO_TCP, SOL_RDMA,
@@ -10,7 +10,7 @@
  * gather, rrecvmsg/rreadv (first vector only), rsendto on a stream socket
  * (EISCONN), half close (SHUT_WR: the peer reads EOF and can still send
  * back), full shutdown (POLLHUP), rclose of an unknown descriptor.
- * Usage: rs_api [PORT]
+ * Usage: rs_api [PORT [ADDR]]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +62,7 @@ static int wait_for(int fd, short events, const char *what)
 int main(int argc, char **argv)
 {
 	const char *port = argc > 1 ? argv[1] : "7480";
+	const char *addr = argc > 2 ? argv[2] : "10.0.2.15";
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(atoi(port)) };
 	struct sockaddr_in name;
 	socklen_t nlen;
@@ -70,7 +71,10 @@ int main(int argc, char **argv)
 	struct iovec iov[3];
 	struct msghdr msg;
 
-	inet_pton(AF_INET, "10.0.2.15", &sin.sin_addr);
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1) {
+		fprintf(stderr, "rs_api: not an IPv4 address: %s\n", addr);
+		return 2;
+	}
 
 	SHOW("rsocket(AF_UNIX)", rsocket(AF_UNIX, SOCK_STREAM, 0));
 	SHOW("rsocket(SOCK_STREAM, IPPROTO_UDP)", rsocket(AF_INET, SOCK_STREAM, IPPROTO_UDP));
@@ -97,7 +101,7 @@ int main(int argc, char **argv)
 	SHOW("rgetsockopt SO_TYPE", getint(lfd, SOL_SOCKET, SO_TYPE));
 	opts("set", lfd);
 
-	SHOW("rbind 10.0.2.15", rbind(lfd, (struct sockaddr *) &sin, sizeof sin));
+	SHOW("rbind ADDR", rbind(lfd, (struct sockaddr *) &sin, sizeof sin));
 	SHOW("rlisten", rlisten(lfd, 4));
 	SHOW("rlisten again", rlisten(lfd, 4));
 	nlen = sizeof name;
