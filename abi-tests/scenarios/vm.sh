@@ -663,3 +663,18 @@ pair rcopy_64m_siw --timeout 300 --ready 'cm_listening 7427' \
 # nonblocking accept and connect, MSG_PEEK, gather/scatter, half close and
 # shutdown, all in message mode.
 compare rs_api_siw --timeout 120 "$SIW abi-tests/vm-progs/rs_probe rs_api 7481 10.0.9.15"
+# The CM bad-input cases (cm_bad_input, as over rxe0 above) with every id
+# bound to and resolved on siw0: wrong states, UD and multicast calls and
+# options on an iWARP device. Each case in its own process (--fork): the
+# multicast cases' setup fails on iWARP (rdma_join_multicast: ENOSYS, with
+# either library), which ends only that case.
+compare cm_bad_input_siw --timeout 300 "$SIW env CM_BAD_INPUT_SELF=10.0.9.15 abi-tests/vm-progs/run-c-probe cm_bad_input --fork"
+# perftest over iWARP: -R connects the QPs through the RDMA CM (an iWARP QP
+# cannot be connected by hand as over RoCE), then RDMA writes, reads and
+# sends, as the rxe0 runs above.
+pair ib_write_bw_siw --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
+  "$SIW ib_write_bw -d siw0 -R -n 1000" "$SIW ib_write_bw -d siw0 -R -n 1000 10.0.9.15"
+pair ib_read_bw_siw --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
+  "$SIW ib_read_bw -d siw0 -R" "$SIW ib_read_bw -d siw0 -R 10.0.9.15"
+pair ib_send_lat_siw --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
+  "$SIW ib_send_lat -d siw0 -R" "$SIW ib_send_lat -d siw0 -R 10.0.9.15"

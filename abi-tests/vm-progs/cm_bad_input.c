@@ -24,6 +24,8 @@
  *   cm_bad_input          run every case in this process;
  *   cm_bad_input --fork   run each in a child and report a crash or hang
  *                         as such (to check new cases before adding them).
+ * CM_BAD_INPUT_SELF=ADDR runs the same cases on the device holding ADDR
+ * (the iWARP run: 10.0.9.15 on siw0).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -41,7 +43,10 @@
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
 
-#define SELF "10.0.2.15"
+/* The address the cases bind to and resolve: 10.0.2.15 (rxe0), or the
+ * environment's CM_BAD_INPUT_SELF (10.0.9.15 for siw0, abi-tests/vm-progs/siw-up). */
+static const char *self_addr = "10.0.2.15";
+#define SELF self_addr
 #define PORT_LISTEN 7990
 #define MCAST "239.1.1.7"
 
@@ -831,6 +836,8 @@ int main(int argc, char **argv)
 	size_t i, n = sizeof(cases) / sizeof(cases[0]);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("CM_BAD_INPUT_SELF"))
+		self_addr = getenv("CM_BAD_INPUT_SELF");
 	/* With --fork the parent must not touch librdmacm: the kernel refuses
 	 * (EACCES) commands written to an rdma_cm or uverbs file that another
 	 * process (with other credentials) opened, so every child opens its
