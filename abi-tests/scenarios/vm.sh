@@ -678,3 +678,10 @@ pair ib_read_bw_siw --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
   "$SIW ib_read_bw -d siw0 -R" "$SIW ib_read_bw -d siw0 -R 10.0.9.15"
 pair ib_send_lat_siw --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
   "$SIW ib_send_lat -d siw0 -R" "$SIW ib_send_lat -d siw0 -R 10.0.9.15"
+# Message mode needs inline sends of at least the 4-byte message: a socket
+# set to RDMA_INLINE 0 (as rstream's bandwidth tests set it) gets no inline
+# data from siw, and its blocking rconnect must fail with EOPNOTSUPP, as
+# upstream's does, before the peer is contacted (abi-tests/vm-progs/
+# rs_inline0.c). This is why `rstream -S all` cannot run its bandwidth tests
+# over iWARP with either library.
+compare rs_inline0_siw --timeout 120 "$SIW abi-tests/vm-progs/rs_probe rs_inline0 10.0.9.15 7482"
