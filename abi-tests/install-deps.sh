@@ -4,6 +4,9 @@
 #
 #   abi-tests/install-deps.sh          everything (build, ABI tests, VM)
 #   abi-tests/install-deps.sh --vm     only what abi-tests/vm/vm-run needs
+#   abi-tests/install-deps.sh --pkgs PKG...
+#                                      only these (abi-tests/vm/build-image: the
+#                                      kernel headers and source for siw.ko)
 #
 # Needs root (apt-get) only when something is missing.
 set -euo pipefail
@@ -22,8 +25,10 @@ build_pkgs=(libibverbs-dev librdmacm-dev binutils gcc libc6-dev diffutils xz-uti
 
 case "${1:-}" in
   --vm) pkgs=("${vm_pkgs[@]}") ;;
+  --pkgs) [[ $# -ge 2 ]] || { echo "usage: $0 --pkgs PKG..." >&2; exit 2; }
+          pkgs=("${@:2}") ;;
   "") pkgs=("${vm_pkgs[@]}" "${build_pkgs[@]}") ;;
-  *) echo "usage: $0 [--vm]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--vm | --pkgs PKG...]" >&2; exit 2 ;;
 esac
 
 missing=()

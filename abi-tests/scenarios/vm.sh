@@ -331,8 +331,9 @@ pair rstream_sockets --timeout 180 --ready 'tcp_listening 7471' --filter "$RSTRE
   'rstream -b 10.0.2.15 -T s' 'rstream -s 10.0.2.15 -T s'
 # rcopy of a 64 MiB random file; the client checks the copy's SHA-256.
 # rcopy's server never exits: cm-serve stops it after the client is done.
+RCOPY_FILTER='s/\([0-9]* bytes in\) [0-9.]* seconds = [0-9.]* Gb\/sec/\1 <t> seconds = <rate>/'
 pair rcopy_64m --timeout 300 --ready 'cm_listening 7427' \
-  --filter 's/\([0-9]* bytes in\) [0-9.]* seconds = [0-9.]* Gb\/sec/\1 <t> seconds = <rate>/' \
+  --filter "$RCOPY_FILTER" \
   'abi-tests/vm-progs/cm-serve rs_rcopy rcopy' \
   'abi-tests/vm-progs/cm-clients rs_rcopy 1 abi-tests/vm-progs/rs_rcopy_check 10.0.2.15'
 # riostream: riomap on each side, data placed with riowrite straight into
@@ -656,7 +657,7 @@ pair rstream_siw_1m_verify --timeout 180 --ready 'cm_listening 7471' --filter "$
 pair riostream_siw_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   "$SIW riostream -b 10.0.9.15 -T v -S 60000 -C 100 -I 10" "$SIW riostream -s 10.0.9.15 -T v -S 60000 -C 100 -I 10"
 pair rcopy_64m_siw --timeout 300 --ready 'cm_listening 7427' \
-  --filter 's/\([0-9]* bytes in\) [0-9.]* seconds = [0-9.]* Gb\/sec/\1 <t> seconds = <rate>/' \
+  --filter "$RCOPY_FILTER" \
   "abi-tests/vm-progs/cm-serve rs_rcopy_siw $SIW rcopy" \
   "abi-tests/vm-progs/cm-clients rs_rcopy_siw 1 $SIW abi-tests/vm-progs/rs_rcopy_check 10.0.9.15"
 # The rsocket API probe (rs_api, as over rxe0 above) on siw0: options,

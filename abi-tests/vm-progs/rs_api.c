@@ -1,7 +1,8 @@
 /*
  * rs_api: the rsocket API on one connection to ourselves over rxe0
- * (10.0.2.15; or over the device holding ADDR), one line per call: return value and errno. Run once with
- * Debian's librdmacm and once with ours (`compare`); the output must match.
+ * (10.0.2.15), or over the device holding ADDR, one line per call: return
+ * value and errno. Run once with Debian's librdmacm and once with ours
+ * (`compare`); the output must match.
  *
  * Covers: option defaults and set/get (SOL_SOCKET, IPPROTO_TCP, SOL_RDMA,
  * unknown options), rfcntl, nonblocking raccept (EAGAIN) and rconnect

@@ -3,14 +3,15 @@
  * rstream's bandwidth tests do) connects to a listener of this process at
  * ADDR. On iWARP (rsockets' message mode sends each control message as an
  * inline SEND, so it needs at least 4 inline bytes) the device grants what
- * was asked and the connect must fail as upstream's does; on RoCE it
- * proceeds. One line per step: return value and errno, then SO_ERROR.
+ * was asked and the blocking connect must fail as upstream's does, before
+ * the listener is contacted (nothing here accepts: where the connect goes
+ * ahead, it blocks until the scenario's timeout). One line per step: return
+ * value and errno, then SO_ERROR.
  * Usage: rs_inline0 ADDR PORT
  */
 #include <errno.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,6 @@
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct pollfd p;
 	socklen_t len;
 	int lfd, fd, ret, v = 0, err = -1;
 
@@ -40,13 +40,6 @@ int main(int argc, char **argv)
 	errno = 0;
 	ret = rconnect(fd, (struct sockaddr *) &sin, sizeof sin);
 	printf("rconnect: ret %d errno %d (%s)\n", ret, ret ? errno : 0, ret ? strerror(errno) : "-");
-	if (ret == 0) {
-		p.fd = fd;
-		p.events = POLLOUT;
-		p.revents = 0;
-		ret = rpoll(&p, 1, 0);
-		printf("rpoll: ret %d revents %#x\n", ret, p.revents);
-	}
 	len = sizeof err;
 	ret = rgetsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
 	printf("SO_ERROR: ret %d value %d\n", ret, err);
