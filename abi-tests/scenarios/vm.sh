@@ -539,7 +539,8 @@ pair rs_fault_close_by_server --timeout 90 --ready 'cm_listening 7507' \
 # (1024 on rxe over eth0: 1016 bytes of payload after the 8-byte IPv4 ds
 # header) with EMSGSIZE, because a larger UD send broke the QP. These run
 # server and client both on ours (`differs`: the Debian run must still fail
-# as documented); a Debian side cannot run on RoCE.
+# as documented); a Debian side cannot run on RoCE without grh-shim (the
+# mixed pairings are the shimmed pairs in the datagram section above).
 #
 # rs_dgram_xfer: two datagram rsockets in one process, every datagram
 # checked (length, sequence number, every byte against a pattern): 100 of
@@ -590,7 +591,8 @@ pair rstream_ipv6 --timeout 300 --ready 'cm_listening 7471' --filter "$RSTREAM_F
   'abi-tests/vm-progs/ipv6-up rstream -b fd00::15 -T v -S 60000 -C 200' \
   'abi-tests/vm-progs/ipv6-up rstream -s fd00::15 -T v -S 60000 -C 200'
 # Datagram rsockets over IPv6, on ours only (as rs_dgram_xfer above: a
-# Debian side cannot create its UD QP on RoCE). The IPv6 ds header is 24
+# Debian side cannot create its UD QP on RoCE, and grh-shim routes only
+# to the port's IPv4 GID). The IPv6 ds header is 24
 # bytes, so 1000 bytes is the largest payload on a 1024-byte MTU.
 dgram_xfer_expect 1000
 differs rs_dgram_xfer_ipv6 --timeout 300 "${DGRAM_XFER_EXPECT[@]}" \
