@@ -2,8 +2,9 @@
  * dgram_xfer.h: what rs_dgram_xfer.c and rs_dgram_pair.c share: the
  * datagram pattern (a byte function of sequence number, size and offset,
  * with seq and size in the first 8 bytes when they fit), its check, address
- * parsing and comparison, a receive that waits at most 5 s, and a bound
- * datagram rsocket. PROG names the program in error messages.
+ * parsing and comparison, a receive that waits at most 5 s, a bound
+ * datagram rsocket and the list of sizes to test. PROG names the program
+ * in error messages.
  */
 #ifndef DGRAM_XFER_H
 #define DGRAM_XFER_H
@@ -20,6 +21,20 @@
 
 #ifndef PROG
 #error "define PROG before including dgram_xfer.h"
+/* The sizes to test up to LIMIT: 1, 7, 8, 64, 100, 512 and 1000 where below
+ * it, then LIMIT itself, into SIZES (room for 8); returns how many. */
+static inline uint32_t test_sizes(uint32_t limit, uint32_t sizes[8])
+{
+	static const uint32_t base[] = { 1, 7, 8, 64, 100, 512, 1000 };
+	uint32_t s, n = 0;
+
+	for (s = 0; s < sizeof base / sizeof base[0]; s++)
+		if (base[s] < limit)
+			sizes[n++] = base[s];
+	sizes[n++] = limit;
+	return n;
+}
+
 #endif
 
 #define MAXLEN 2040	/* a 2048-byte slot minus the 8-byte IPv4 ds header */
@@ -117,6 +132,20 @@ static inline int sock(const char *addr, int port)
 		exit(2);
 	}
 	return fd;
+}
+
+/* The sizes to test up to LIMIT: 1, 7, 8, 64, 100, 512 and 1000 where below
+ * it, then LIMIT itself, into SIZES (room for 8); returns how many. */
+static inline uint32_t test_sizes(uint32_t limit, uint32_t sizes[8])
+{
+	static const uint32_t base[] = { 1, 7, 8, 64, 100, 512, 1000 };
+	uint32_t s, n = 0;
+
+	for (s = 0; s < sizeof base / sizeof base[0]; s++)
+		if (base[s] < limit)
+			sizes[n++] = base[s];
+	sizes[n++] = limit;
+	return n;
 }
 
 #endif

@@ -89,18 +89,14 @@ static int server(const char *addr, int port)
 
 static int client(const char *addr, int port, int count, uint32_t limit)
 {
-	static const uint32_t base[] = { 1, 7, 8, 64, 100, 512, 1000 };
 	unsigned char buf[MAXLEN + 64], rb[MAXLEN + 64];
 	struct sockaddr_storage srv, from;
 	socklen_t slen = parse(addr, port, &srv);
-	uint32_t sizes[8], nsizes = 0, seq = 0;
+	uint32_t sizes[8], nsizes, seq = 0;
 	int a = sock(addr, port + 1), bad = 0, s, k;
 	long r;
 
-	for (s = 0; s < (int) (sizeof base / sizeof base[0]); s++)
-		if (base[s] < limit)
-			sizes[nsizes++] = base[s];
-	sizes[nsizes++] = limit;
+	nsizes = test_sizes(limit, sizes);
 	for (s = 0; s < (int) nsizes; s++) {
 		uint32_t size = sizes[s];
 		int ok = 0, lost = 0, corrupt = 0, wrong_src = 0;

@@ -30,8 +30,7 @@
 
 int main(int argc, char **argv)
 {
-	static const uint32_t base[] = { 1, 7, 8, 64, 100, 512, 1000 };
-	uint32_t sizes[8], limit, nsizes = 0;
+	uint32_t sizes[8], limit, nsizes;
 	unsigned char buf[MAXLEN + 64], rb[MAXLEN + 64];
 	struct sockaddr_storage bsin, from, asin;
 	socklen_t al = sizeof asin, blen;
@@ -50,10 +49,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "LIMIT must be 8..%d\n", MAXLEN);
 		return 2;
 	}
-	for (s = 0; s < (int) (sizeof base / sizeof base[0]); s++)
-		if (base[s] < limit)
-			sizes[nsizes++] = base[s];
-	sizes[nsizes++] = limit;
+	nsizes = test_sizes(limit, sizes);
 	b = sock(argv[1], atoi(argv[2]));
 	a = sock(argv[1], atoi(argv[2]) + 1);
 	blen = parse(argv[1], atoi(argv[2]), &bsin);
