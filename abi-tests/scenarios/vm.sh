@@ -414,8 +414,9 @@ pair rs_dgram_pair --timeout 300 --ready 'udp_bound 7178' \
 # gave at least the server's QP its own address handle a global route (the
 # client's report, at exit), with ours it changed no request.
 differs grh_shim_counts --timeout 120 \
-  --has 'upstream:^grh_shim: [1-9][0-9]* address handles given a global route$' --has 'upstream:^client exit status: 0$' \
-  --has 'ours:^grh_shim: 0 address handles given a global route$' --has 'ours:^client exit status: 0$' \
+  --has 'upstream:^grh_shim: [1-9][0-9]* address handles given a global route$' --has 'upstream:^grh_shim: the last one to GID ::ffff:10\.0\.2\.15$' \
+  --has 'upstream:^client exit status: 0$' \
+  --has 'ours:^grh_shim: 0 address handles given a global route$' --lacks 'ours:the last one to GID' --has 'ours:^client exit status: 0$' \
   "abi-tests/vm-progs/udp-both 7174 \"$GRH udpong -b 10.0.2.15 -T e\" \"env GRH_SHIM_REPORT=1 $GRH udpong -s 10.0.2.15 -T e -S 100 -C 50\""
 # -T s: udpong over ordinary UDP sockets, linked to (and loading) our
 # librdmacm in all four pairings: nothing of ours may get in the way. A
@@ -590,10 +591,27 @@ differs udpong_ours_async --timeout 200 "${UDPONG_RXE_DEBIAN[@]}" \
 pair rstream_ipv6 --timeout 300 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'abi-tests/vm-progs/ipv6-up rstream -b fd00::15 -T v -S 60000 -C 200' \
   'abi-tests/vm-progs/ipv6-up rstream -s fd00::15 -T v -S 60000 -C 200'
-# Datagram rsockets over IPv6, on ours only (as rs_dgram_xfer above: a
-# Debian side cannot create its UD QP on RoCE, and grh-shim routes only
-# to the port's IPv4 GID). The IPv6 ds header is 24
-# bytes, so 1000 bytes is the largest payload on a 1024-byte MTU.
+# Datagram rsockets over IPv6. The IPv6 ds header is 24 bytes, so 1000
+# bytes is the largest payload on a 1024-byte MTU. Paired with upstream's
+# through grh-shim, which GRH_SHIM_GID=fd00::15 makes route upstream's
+# address handles to the port's fd00::15 GID (by default it picks the IPv4
+# one): every byte and source address checked, as rs_dgram_pair above, in
+# all four pairings; then udpong with echo.
+GRH6="env GRH_SHIM_GID=fd00::15 $GRH"
+pair rs_dgram_pair_ipv6 --timeout 300 --ready 'udp_bound 7179' \
+  "abi-tests/vm-progs/ipv6-up $GRH6 abi-tests/vm-progs/rs_probe rs_dgram_pair server fd00::15 7179" \
+  "abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/rxe-count --min 1400 $GRH6 abi-tests/vm-progs/rs_probe rs_dgram_pair client fd00::15 7179 100 1000"
+pair udpong_echo_ipv6 --timeout 300 --ready 'udp_bound 7174' --filter "$UDPONG_FILTER" \
+  "abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/udp-serve udpong $GRH6 udpong -b fd00::15 -T e" \
+  "abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/udp-client udpong abi-tests/vm-progs/rxe-count --min 500 $GRH6 udpong -s fd00::15 -T e -S 900 -C 300"
+# Where the shim routed upstream's handles: to the IPv6 GID (IPv4-mapped
+# text would read ::ffff:10.0.2.15); with ours it changes nothing.
+differs grh_shim_counts_ipv6 --timeout 120 \
+  --has 'upstream:^grh_shim: [1-9][0-9]* address handles given a global route$' --has 'upstream:^grh_shim: the last one to GID fd00::15$' \
+  --has 'upstream:^client exit status: 0$' \
+  --has 'ours:^grh_shim: 0 address handles given a global route$' --lacks 'ours:the last one to GID' --has 'ours:^client exit status: 0$' \
+  "abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/udp-both 7174 \"$GRH6 udpong -b fd00::15 -T e\" \"env GRH_SHIM_REPORT=1 $GRH6 udpong -s fd00::15 -T e -S 100 -C 50\""
+# Ours alone, many datagrams in flight at once (rs_dgram_xfer).
 dgram_xfer_expect 1000
 differs rs_dgram_xfer_ipv6 --timeout 300 "${DGRAM_XFER_EXPECT[@]}" \
   'abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/rxe-count abi-tests/vm-progs/rs_probe rs_dgram_xfer fd00::15 7190 100 50 1000'
