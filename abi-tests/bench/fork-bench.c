@@ -149,30 +149,52 @@ int main(int argc, char **argv)
 		v[i] = calloc(rounds, sizeof(double));
 	double t0, t1, t2;
 
-	for (int r = 0; r < rounds; r++) {
-		/* the floor: the same syscalls, without the library */
-		shuffle(live, n);
-		t0 = now_ns();
-		for (size_t i = 0; i < k; i++)
-			check(madvise(live[i], ps, MADV_DOFORK), "madvise(MADV_DOFORK)");
-		t1 = now_ns();
-		for (size_t i = 0; i < k; i++)
-			check(madvise(live[i], ps, MADV_DONTFORK), "madvise(MADV_DONTFORK)");
-		t2 = now_ns();
-		v[0][r] = (t1 - t0) / k;
-		v[1][r] = (t2 - t1) / k;
+	/* FORK_BENCH_ORDER: which of the floor and the library's non-nested
+	 * batches comes first in a round: "floor" (the default), "lib", or
+	 * "alternate" (the floor first in even rounds, the library in odd). */
+	const char *order = getenv("FORK_BENCH_ORDER");
+	int lib_first_mask = 0;	/* bit 0: odd rounds, bit 1: even rounds */
 
-		/* non-nested: 1 -> 0 -> 1 */
-		shuffle(live, n);
-		t0 = now_ns();
-		for (size_t i = 0; i < k; i++)
-			check(ibv_dofork_range(live[i], ps), "ibv_dofork_range");
-		t1 = now_ns();
-		for (size_t i = 0; i < k; i++)
-			check(ibv_dontfork_range(live[i], ps), "ibv_dontfork_range");
-		t2 = now_ns();
-		v[2][r] = (t1 - t0) / k;
-		v[3][r] = (t2 - t1) / k;
+	if (order && !strcmp(order, "lib"))
+		lib_first_mask = 3;
+	else if (order && !strcmp(order, "alternate"))
+		lib_first_mask = 1;
+	else if (order && *order && strcmp(order, "floor")) {
+		fprintf(stderr, "FORK_BENCH_ORDER must be floor, lib or alternate\n");
+		return 2;
+	}
+	printf("order %s\n", lib_first_mask == 3 ? "lib" : lib_first_mask ? "alternate" : "floor");
+
+	for (int r = 0; r < rounds; r++) {
+		int lib_first = lib_first_mask & (r % 2 ? 1 : 2);
+
+		for (int pass = 0; pass < 2; pass++) {
+			if ((pass == 0) == !lib_first) {
+				/* the floor: the same syscalls, without the library */
+				shuffle(live, n);
+				t0 = now_ns();
+				for (size_t i = 0; i < k; i++)
+					check(madvise(live[i], ps, MADV_DOFORK), "madvise(MADV_DOFORK)");
+				t1 = now_ns();
+				for (size_t i = 0; i < k; i++)
+					check(madvise(live[i], ps, MADV_DONTFORK), "madvise(MADV_DONTFORK)");
+				t2 = now_ns();
+				v[0][r] = (t1 - t0) / k;
+				v[1][r] = (t2 - t1) / k;
+			} else {
+				/* non-nested: 1 -> 0 -> 1 */
+				shuffle(live, n);
+				t0 = now_ns();
+				for (size_t i = 0; i < k; i++)
+					check(ibv_dofork_range(live[i], ps), "ibv_dofork_range");
+				t1 = now_ns();
+				for (size_t i = 0; i < k; i++)
+					check(ibv_dontfork_range(live[i], ps), "ibv_dontfork_range");
+				t2 = now_ns();
+				v[2][r] = (t1 - t0) / k;
+				v[3][r] = (t2 - t1) / k;
+			}
+		}
 
 		if (huge)
 			continue;

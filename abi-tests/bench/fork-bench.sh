@@ -11,6 +11,10 @@
 #              DIR/fork-raw/ (every run's output)
 # Environment: RDMA_OURS_LIB_DIR (default target/release) holds our
 # libibverbs.so.1; build it first: cargo build --release -p libibverbs-rs.
+# FORK_BENCH_ORDER (floor, lib or alternate; default floor) says which of
+# the floor's batch and the library's non-nested batch comes first in each
+# round of fork-bench.c (alternate: the floor in even rounds, the library in
+# odd ones).
 # As root the script runs itself at nice -15 (BENCH_NICE=0 to disable), so
 # that other work on a busy host preempts the runs less; the report says so.
 #
@@ -70,6 +74,7 @@ if [[ $EUID -eq 0 && ${BENCH_NICE:-1} != 0 ]]; then
 fi
 say "fork-bench: $(date -u +%Y-%m-%dT%H:%MZ), $(uname -r), $(nproc) CPUs, pinned to CPU ${cpu:-none}, $reps repetitions, $nice_note"
 say "ours: $ours/libibverbs.so.1; debian: /lib/x86_64-linux-gnu/libibverbs.so.1"
+say "order in each round: ${FORK_BENCH_ORDER:-floor} first (FORK_BENCH_ORDER)"
 say "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= reps; r++)); do
   if ((r % 2)); then order=(debian ours); else order=(ours debian); fi
