@@ -4,7 +4,8 @@
 //!
 //! VM scenarios are `#[ignore]`d unless RDMA_VM_TESTS=1 when the tests are
 //! built (booting the VM takes a minute or more); scenarios marked
-//! `--pending "issue N"` are ignored unless RDMA_SCENARIOS_PENDING=1.
+//! `--pending "issue N"` are ignored unless RDMA_SCENARIOS_PENDING=1, and
+//! those marked `--long WHY` (too long for CI) unless RDMA_SCENARIOS_LONG=1.
 //!
 //! It also writes `rust_layout.rs` for tests/layout.rs: the Rust ABI mirror
 //! files named by `mirror` lines of abi-tests/layout/layout.list, included as
@@ -68,6 +69,7 @@ fn shell_words(line: &str) -> Vec<String> {
 struct Scenario {
     name: String,
     pending: Option<String>,
+    long: Option<String>,
 }
 
 fn scenarios(list: &str) -> Vec<Scenario> {
@@ -83,9 +85,11 @@ fn scenarios(list: &str) -> Vec<Scenario> {
             .windows(2)
             .find(|w| w[0] == "--pending")
             .map(|w| w[1].clone());
+        let long = words.windows(2).find(|w| w[0] == "--long").map(|w| w[1].clone());
         out.push(Scenario {
             name: words[1].clone(),
             pending,
+            long,
         });
     }
     out
@@ -108,8 +112,10 @@ fn main() {
     layout::generate(&dir, &out);
     println!("cargo:rerun-if-env-changed=RDMA_VM_TESTS");
     println!("cargo:rerun-if-env-changed=RDMA_SCENARIOS_PENDING");
+    println!("cargo:rerun-if-env-changed=RDMA_SCENARIOS_LONG");
     let vm_enabled = std::env::var("RDMA_VM_TESTS").as_deref() == Ok("1");
     let pending_enabled = std::env::var("RDMA_SCENARIOS_PENDING").as_deref() == Ok("1");
+    let long_enabled = std::env::var("RDMA_SCENARIOS_LONG").as_deref() == Ok("1");
 
     for mode in ["host", "vm"] {
         let list = dir.join("scenarios").join(format!("{mode}.sh"));
@@ -120,6 +126,8 @@ fn main() {
         for s in scenarios(&text) {
             let ignore = if let Some(why) = s.pending.as_ref().filter(|_| !pending_enabled) {
                 Some(format!("pending ({why}); RDMA_SCENARIOS_PENDING=1 runs it"))
+            } else if let Some(why) = s.long.as_ref().filter(|_| !long_enabled) {
+                Some(format!("long ({why}); RDMA_SCENARIOS_LONG=1 runs it"))
             } else if mode == "vm" && !vm_enabled {
                 Some("boots the Soft-RoCE VM; RDMA_VM_TESTS=1 runs it".to_string())
             } else {

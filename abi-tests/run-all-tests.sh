@@ -8,7 +8,8 @@
 # target/release/libibverbs.so.1 and librdmacm.so.1 and do not build them
 # themselves), then runs
 # `RDMA_VM_TESTS=1 cargo test --workspace --no-fail-fast`, so its summary lines
-# end the output. RDMA_SCENARIOS_PENDING=1 also runs the pending scenarios.
+# end the output. RDMA_SCENARIOS_PENDING=1 also runs the pending scenarios,
+# RDMA_SCENARIOS_LONG=1 the long ones (too long for CI).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."

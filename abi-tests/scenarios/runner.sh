@@ -10,6 +10,7 @@
 #   SCEN_OUT            results directory (required): SCEN_OUT/<name>/...
 #   RDMA_OURS_LIB_DIR   directory with our libibverbs.so.1 (required)
 #   SCEN_PENDING=1      also run the scenarios marked --pending
+#   SCEN_LONG=1         also run the scenarios marked --long
 #   SCEN_ONLY="a b"     run only these scenarios
 #   SCEN_SHOW=1         print every run's output, not only the differences
 #
@@ -69,6 +70,8 @@
 #       --timeout S    per command (default 60)
 #       --pending WHY  not expected to work yet (e.g. "issue 3"): skipped and
 #                      listed unless SCEN_PENDING=1
+#       --long WHY     works, but takes too long for every run (CI): skipped
+#                      and listed unless SCEN_LONG=1
 set -uo pipefail
 
 : "${SCEN_OUT:?SCEN_OUT must name the results directory}"
@@ -78,7 +81,7 @@ SYS_LIBDIR=/usr/lib/x86_64-linux-gnu
 CLEAN_ENV=(env -i "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
            "HOME=${HOME:-/root}" LC_ALL=C)
 
-n_pass=0; n_fail=0; n_pending=0; all_names=
+n_pass=0; n_fail=0; n_pending=0; n_long=0; all_names=
 summary=()
 
 # ---- helpers usable in --ready ------------------------------------------------
@@ -130,7 +133,7 @@ preflight() {
 # Parse the options shared by every scenario kind into the o_* variables;
 # sets `rest` to the remaining positional arguments.
 parse_opts() {
-  o_filter=; o_timeout=60; o_pending=; o_ready=; o_combos="ours:ours ours:upstream upstream:ours"
+  o_filter=; o_timeout=60; o_pending=; o_long=; o_ready=; o_combos="ours:ours ours:upstream upstream:ours"
   o_ours=(); o_provider=(); o_rc=(); o_has=(); o_lacks=()
   rest=()
   while [[ $# -gt 0 ]]; do
@@ -138,6 +141,7 @@ parse_opts() {
       --filter) o_filter=$2; shift 2 ;;
       --timeout) o_timeout=$2; shift 2 ;;
       --pending) o_pending=$2; shift 2 ;;
+      --long) o_long=$2; shift 2 ;;
       --ready) o_ready=$2; shift 2 ;;
       --combos) o_combos=$2; shift 2 ;;
       --ours) o_ours+=("$2"); shift 2 ;;
@@ -167,6 +171,13 @@ begin() {
     echo "pending ($o_pending): not run (SCEN_PENDING=1 runs it)" > "$dir/report.txt"
     n_pending=$((n_pending + 1))
     summary+=("$(printf '%-8s %s (%s)' PENDING "$name" "$o_pending")")
+    return 1
+  fi
+  if [[ -n $o_long && ${SCEN_LONG:-0} != 1 ]]; then
+    echo LONG > "$dir/status"
+    echo "long ($o_long): not run (SCEN_LONG=1 runs it)" > "$dir/report.txt"
+    n_long=$((n_long + 1))
+    summary+=("$(printf '%-8s %s (%s)' LONG "$name" "$o_long")")
     return 1
   fi
   echo "=== $name" >&2
@@ -453,6 +464,6 @@ done
 
 {
   [[ ${#summary[@]} -eq 0 ]] || printf '%s\n' "${summary[@]}"
-  echo "$n_pass passed, $n_fail failed, $n_pending pending"
+  echo "$n_pass passed, $n_fail failed, $n_pending pending, $n_long long (not run)"
 } | tee "$SCEN_OUT/summary.txt" >&2
 [[ $n_fail -eq 0 ]]

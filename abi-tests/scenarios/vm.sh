@@ -307,6 +307,16 @@ pair rspreload_epoll_oneshot --timeout 300 --ready 'cm_listening 7783' \
 RSTREAM_FILTER='s/ *[0-9]\+\.[0-9]\+s *[0-9.]\+ *[0-9.]\+$/ <time> <rate> <usec>/'
 pair rstream --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
+# -S all: every size from 64 B to 6 MiB, first as latency tests over one
+# connection, then as bandwidth tests over a second one that rstream sets up
+# for throughput (RDMA_INLINE 0, larger queues), in all four pairings; every
+# line of rstream's table (name, bytes, transfers, iterations, total bytes)
+# must match. One run takes about 7 minutes in the VM on a 2-CPU host, so
+# the four would add half an hour to every CI run: --long, run on demand with
+# `abi-tests/run-scenarios --long --only rstream_all vm` (or
+# RDMA_SCENARIOS_LONG=1 for the cargo tests).
+pair rstream_all --long "about 30 minutes for the four pairings" --timeout 1800 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15 -S all' 'rstream -s 10.0.2.15 -S all'
 # Nonblocking calls (-T n: MSG_DONTWAIT, retried on EAGAIN) with every byte
 # verified (-T v), 500 transfers of 60000 bytes (not a multiple of the
 # buffer halves, so transfers wrap around the ring buffers).

@@ -404,6 +404,9 @@ pub mod scenarios {
         if std::env::var("RDMA_SCENARIOS_PENDING").as_deref() == Ok("1") {
             cmd.arg("--pending");
         }
+        if std::env::var("RDMA_SCENARIOS_LONG").as_deref() == Ok("1") {
+            cmd.arg("--long");
+        }
         cmd.arg("--out").arg(out).arg(mode);
         cmd.env("RDMA_OURS_LIB_DIR", ours_dir);
         let output = cmd
@@ -424,7 +427,7 @@ pub mod scenarios {
             std::fs::read_to_string(self.out.join("scenarios").join(name).join(file)).ok()
         }
 
-        /// PASS, FAIL, PENDING, or None when the scenario did not run at all.
+        /// PASS, FAIL, PENDING, LONG, or None when the scenario did not run at all.
         pub fn status(&self, name: &str) -> Option<String> {
             self.file(name, "status").map(|s| s.trim().to_string())
         }
@@ -451,6 +454,11 @@ pub mod scenarios {
                 Some("PENDING") => panic!(
                     "scenario {name} is marked pending and was not run; \
                      set RDMA_SCENARIOS_PENDING=1 to run it\n{}",
+                    self.report(name)
+                ),
+                Some("LONG") => panic!(
+                    "scenario {name} is marked long and was not run; \
+                     set RDMA_SCENARIOS_LONG=1 to run it\n{}",
                     self.report(name)
                 ),
                 other => panic!(
