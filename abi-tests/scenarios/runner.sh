@@ -156,6 +156,16 @@ parse_opts() {
   done
 }
 
+# skip NAME STATUS WHY: records a scenario not run because it is marked
+# --pending (STATUS PENDING, run with SCEN_PENDING=1) or --long (LONG,
+# SCEN_LONG=1).
+skip() {
+  local name=$1 st=$2 why=$3 lower=${2,,}
+  echo "$st" > "$dir/status"
+  echo "$lower ($why): not run (SCEN_$st=1 runs it)" > "$dir/report.txt"
+  summary+=("$(printf '%-8s %s (%s)' "$st" "$name" "$why")")
+}
+
 # begin NAME: common start of a scenario; sets dir. Returns 1 when the
 # scenario is skipped (not selected, or pending).
 begin() {
@@ -167,18 +177,10 @@ begin() {
   rm -rf "$dir"; mkdir -p "$dir"
   : > "$dir/report.txt"
   if [[ -n $o_pending && ${SCEN_PENDING:-0} != 1 ]]; then
-    echo PENDING > "$dir/status"
-    echo "pending ($o_pending): not run (SCEN_PENDING=1 runs it)" > "$dir/report.txt"
-    n_pending=$((n_pending + 1))
-    summary+=("$(printf '%-8s %s (%s)' PENDING "$name" "$o_pending")")
-    return 1
+    skip "$name" PENDING "$o_pending"; n_pending=$((n_pending + 1)); return 1
   fi
   if [[ -n $o_long && ${SCEN_LONG:-0} != 1 ]]; then
-    echo LONG > "$dir/status"
-    echo "long ($o_long): not run (SCEN_LONG=1 runs it)" > "$dir/report.txt"
-    n_long=$((n_long + 1))
-    summary+=("$(printf '%-8s %s (%s)' LONG "$name" "$o_long")")
-    return 1
+    skip "$name" LONG "$o_long"; n_long=$((n_long + 1)); return 1
   fi
   echo "=== $name" >&2
   return 0

@@ -21,20 +21,6 @@
 
 #ifndef PROG
 #error "define PROG before including dgram_xfer.h"
-/* The sizes to test up to LIMIT: 1, 7, 8, 64, 100, 512 and 1000 where below
- * it, then LIMIT itself, into SIZES (room for 8); returns how many. */
-static inline uint32_t test_sizes(uint32_t limit, uint32_t sizes[8])
-{
-	static const uint32_t base[] = { 1, 7, 8, 64, 100, 512, 1000 };
-	uint32_t s, n = 0;
-
-	for (s = 0; s < sizeof base / sizeof base[0]; s++)
-		if (base[s] < limit)
-			sizes[n++] = base[s];
-	sizes[n++] = limit;
-	return n;
-}
-
 #endif
 
 #define MAXLEN 2040	/* a 2048-byte slot minus the 8-byte IPv4 ds header */
