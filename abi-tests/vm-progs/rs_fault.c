@@ -209,19 +209,11 @@ static int recv_n(int fd, size_t n, size_t chunk)
 	return 0;
 }
 
-/* Read until rrecv returns 0 or fails, rpoll(POLLIN) before every call so
- * that a hang-up seen only by the CM event cannot leave us blocked. Prints
- * the revents of the last rpoll and the final rrecv. */
-static short drain_to_eof_quiet(int fd, int use_poll, int quiet_rev);
-
-static void drain_to_eof(int fd, int use_poll)
-{
-	drain_to_eof_quiet(fd, use_poll, 0);
-}
-
-/* drain_to_eof, returning the last rpoll's revents; with quiet_rev it
- * leaves printing them to the caller. */
-static short drain_to_eof_quiet(int fd, int use_poll, int quiet_rev)
+/* Read until rrecv returns 0 or fails; with use_poll, rpoll(POLLIN) before
+ * every call so that a hang-up seen only by the CM event cannot leave us
+ * blocked. Prints the final rrecv; returns the revents of the last rpoll
+ * (0 without use_poll). */
+static short drain_to_eof(int fd, int use_poll)
 {
 	static uint8_t b[CHUNK];
 	short rev = 0;
@@ -236,16 +228,23 @@ static short drain_to_eof_quiet(int fd, int use_poll, int quiet_rev)
 		check(b, r);
 	}
 	int e = errno;
-	if (use_poll && !quiet_rev)
-		say("rpoll POLLIN before the last rrecv revents %s", revname(rev));
 	show("rrecv at the end", r, e);
 	return rev;
 }
 
-/* Prints SO_ERROR's value unless quiet_value; returns it (-12345: unset). */
+/* SO_ERROR's value before rgetsockopt writes it. */
+#define SO_UNSET (-12345)
+
+static const char *soname(int v)
+{
+	return v == SO_UNSET ? "unset" : ename(v);
+}
+
+/* Prints SO_ERROR's value unless quiet_value; returns it (SO_UNSET if
+ * rgetsockopt left it alone). */
 static int sockerr_quiet(int fd, const char *what, int quiet_value)
 {
-	int v = -12345;
+	int v = SO_UNSET;
 	socklen_t len = sizeof v;
 	errno = 0;
 	int r = rgetsockopt(fd, SOL_SOCKET, SO_ERROR, &v, &len);
@@ -253,7 +252,7 @@ static int sockerr_quiet(int fd, const char *what, int quiet_value)
 		say("rgetsockopt SO_ERROR %s ret %d errno %s", what, r, r ? ename(errno) : "-");
 	else
 		say("rgetsockopt SO_ERROR %s ret %d errno %s value %s", what, r,
-		    r ? ename(errno) : "-", v == -12345 ? "unset" : ename(v));
+		    r ? ename(errno) : "-", soname(v));
 	return v;
 }
 
@@ -378,7 +377,7 @@ static int kill_sender_server(void)
 	verdict("first MiB");
 	try_send(fd, 1, 0, "rsend ack");
 	/* The sender is killed while it keeps sending: read what comes. */
-	short before = drain_to_eof_quiet(fd, 1, 1);
+	short before = drain_to_eof(fd, 1);
 	verdict_anycount("everything received");
 	short after = poll1(fd, POLLIN | POLLOUT, 0, NULL);
 	try_recv(fd, 0, "rrecv again");
@@ -412,7 +411,7 @@ static int kill_sender_server(void)
 		say("the end seen INCONSISTENTLY:");
 		say("rpoll POLLIN before the last rrecv revents %s", revname(before));
 		say("rpoll POLLIN|POLLOUT after EOF revents %s", revname(after));
-		say("SO_ERROR after EOF value %s", soerr == -12345 ? "unset" : ename(soerr));
+		say("SO_ERROR after EOF value %s", soname(soerr));
 	}
 	show("rclose", rclose(fd), errno);
 	show("rclose listener", rclose(lfd), errno);
