@@ -105,6 +105,18 @@ pair ib_write_lat --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_write_lat -d rxe0 -x 1' 'ib_write_lat -d rxe0 -x 1 10.0.2.15'
 pair ib_read_lat --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_read_lat -d rxe0 -x 1' 'ib_read_lat -d rxe0 -x 1 10.0.2.15'
+# -R: the QPs are connected through the RDMA CM instead of perftest's TCP
+# exchange, so librdmacm's route (RoCE v2 GID, GRH) and its QP transitions
+# set up the data path. -c UD: the UD QPs get their address handles from the
+# CM's UD event parameters (ah_attr converted from the kernel's).
+pair ib_send_bw_rdma_cm --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_send_bw -d rxe0 -R' 'ib_send_bw -d rxe0 -R 10.0.2.15'
+pair ib_send_bw_ud_rdma_cm --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_send_bw -d rxe0 -c UD -R' 'ib_send_bw -d rxe0 -c UD -R 10.0.2.15'
+pair ib_write_lat_rdma_cm --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_write_lat -d rxe0 -R' 'ib_write_lat -d rxe0 -R 10.0.2.15'
+pair ib_read_bw_rdma_cm --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_read_bw -d rxe0 -R' 'ib_read_bw -d rxe0 -R 10.0.2.15'
 
 # ---- librdmacm: the example programs (issue 4) -------------------------------------
 # Each pair: Debian's librdmacm and libibverbs on both sides (the reference),
