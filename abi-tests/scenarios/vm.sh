@@ -142,6 +142,13 @@ pair ucmatose --ready 'cm_listening 7471' \
   'ucmatose' 'ucmatose -s 10.0.2.15'
 pair ucmatose_c10 --timeout 120 --ready 'cm_listening 7471' \
   'ucmatose -c 10' 'ucmatose -s 10.0.2.15 -c 10'
+# -m: each connected id is moved to a new event channel (rdma_migrate_id)
+# before the disconnect events arrive on it. -t / -a: rdma_set_option TOS
+# and ACK_TIMEOUT on every id before it connects.
+pair ucmatose_migrate --timeout 120 --ready 'cm_listening 7471' \
+  'ucmatose -m -c 4' 'ucmatose -s 10.0.2.15 -m -c 4'
+pair ucmatose_tos_ack_timeout --timeout 120 --ready 'cm_listening 7471' \
+  'ucmatose -t 32 -a 16' 'ucmatose -s 10.0.2.15 -t 32 -a 16'
 # udaddy: UDP port space, UD QPs, address handles from the CM's UD params.
 pair udaddy --ready 'cm_listening 7174' \
   'udaddy' 'udaddy -s 10.0.2.15'
@@ -151,6 +158,15 @@ pair udaddy --ready 'cm_listening 7174' \
 # receiver's UDP id has resolved the group address.
 pair mckey --ready "rdma resource show cm_id 2>/dev/null | grep -q 'ps UDP .*comm mckey .*dst-addr 239\.1\.1\.1:'" \
   'mckey -m 239.1.1.1 -b 10.0.2.15' 'mckey -m 239.1.1.1 -b 10.0.2.15 -s'
+# udaddy in the IPoIB port space (-p 0x2) instead of UDP: on a RoCE device
+# the kernel fails the address resolution (RDMA_CM_EVENT_ADDR_ERROR, status
+# -22) with either library, before any server is reached; the client exits
+# with -22 as a status byte (234).
+compare udaddy_ipoib_ps_client --timeout 60 'udaddy -s 10.0.2.15 -p 0x2'
+# mckey -o: the sender joins as a send-only full member
+# (rdma_join_multicast_ex with RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER).
+pair mckey_sendonly --ready "rdma resource show cm_id 2>/dev/null | grep -q 'ps UDP .*comm mckey .*dst-addr 239\.1\.1\.2:'" \
+  'mckey -m 239.1.1.2 -b 10.0.2.15' 'mckey -m 239.1.1.2 -b 10.0.2.15 -s -o'
 # rdma_server / rdma_client: rdma_create_ep, rdma_get_request, the
 # rdma_verbs.h inline helpers (post_recv/send, get_recv/send_comp).
 pair rdma_server --ready 'cm_listening 7471' \
