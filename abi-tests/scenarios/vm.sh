@@ -69,6 +69,12 @@ pair ibv_rc_pingpong_new_send_check --ready 'tcp_listening 18515' --filter "$PIN
 # on both sides: "The device isn't completion timestamp capable", exit 1.
 compare ibv_rc_pingpong_t_server 'ibv_rc_pingpong -d rxe0 -g 1 -t'
 compare ibv_rc_pingpong_t_client 'ibv_rc_pingpong -d rxe0 -g 1 -t 10.0.2.15'
+# The other optional features rxe0 lacks on this kernel, each checked with
+# ibv_query_device_ex before anything is set up: on-demand paging (-o),
+# implicit ODP (-O) and device memory (-j).
+compare ibv_rc_pingpong_odp_client 'ibv_rc_pingpong -d rxe0 -g 1 -o 10.0.2.15'
+compare ibv_rc_pingpong_iodp_client 'ibv_rc_pingpong -d rxe0 -g 1 -O 10.0.2.15'
+compare ibv_rc_pingpong_dm_client 'ibv_rc_pingpong -d rxe0 -g 1 -j 10.0.2.15'
 pair ibv_uc_pingpong --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_uc_pingpong -d rxe0 -g 1' 'ibv_uc_pingpong -d rxe0 -g 1 10.0.2.15'
 pair ibv_ud_pingpong --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
