@@ -1412,6 +1412,8 @@ mod tests {
 
     #[test]
     fn async_events_carry_the_1_0_wrappers_and_are_acked_with_the_real_objects() {
+        // SAFETY: all-zero is a valid ibv_cq, ibv_qp and ibv_srq (pointers,
+        // integers and pthread objects that are never used here).
         let mut cq: ibv_cq = unsafe { std::mem::zeroed() };
         let mut qp: ibv_qp = unsafe { std::mem::zeroed() };
         let mut srq: ibv_srq = unsafe { std::mem::zeroed() };

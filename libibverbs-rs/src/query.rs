@@ -396,6 +396,7 @@ unsafe fn query_gid_table_fb(context: *mut ibv_context, entries: *mut ibv_gid_en
         return ret;
     }
     *num = 0;
+    // SAFETY: all-zero is a valid ibv_gid_entry (integers and a byte array).
     let mut spare: ibv_gid_entry = unsafe { std::mem::zeroed() };
     let mut out = entries.cast::<u8>();
     let mask = VERBS_QUERY_GID_ATTR_GID | VERBS_QUERY_GID_ATTR_TYPE | VERBS_QUERY_GID_ATTR_NDEV_IFINDEX;

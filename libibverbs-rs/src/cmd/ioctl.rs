@@ -117,6 +117,8 @@ pub unsafe fn execute(ctx: *mut ibv_context, cmd: *mut ibv_command_buffer) -> c_
         set_errno(e);
         return e;
     }
+    // SAFETY: cmd is valid (caller); the borrow taken above ended before
+    // prepare_attrs, which needed the chain to itself.
     let c = unsafe { &mut *cmd };
     c.hdr.length = (size_of::<ib_uverbs_ioctl_hdr>()
         + size_of::<ib_uverbs_attr>() * c.hdr.num_attrs as usize) as u16;
