@@ -640,6 +640,22 @@ differs udpong_ours_async --timeout 200 "${UDPONG_RXE_DEBIAN[@]}" \
 pair rstream_ipv6 --timeout 300 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'abi-tests/vm-progs/ipv6-up rstream -b fd00::15 -T v -S 60000 -C 200' \
   'abi-tests/vm-progs/ipv6-up rstream -s fd00::15 -T v -S 60000 -C 200'
+# The connection manager's tools over IPv6: address and route resolution to
+# the fd00::15 RoCE v2 GID, RC connections (rping, ucmatose through
+# rdma_getaddrinfo, rdma_server/rdma_client) and UD ones (udaddy: address
+# handles with an IPv6 GRH from the CM's UD parameters).
+pair rping_ipv6 --timeout 120 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+  'abi-tests/vm-progs/ipv6-up rping -s -a fd00::15 -C 10 -v' \
+  'abi-tests/vm-progs/ipv6-up rping -c -a fd00::15 -C 10 -v'
+pair ucmatose_ipv6 --timeout 120 --ready 'cm_listening 7471' \
+  'abi-tests/vm-progs/ipv6-up ucmatose -b fd00::15 -c 4' \
+  'abi-tests/vm-progs/ipv6-up ucmatose -s fd00::15 -c 4'
+pair udaddy_ipv6 --timeout 120 --ready 'cm_listening 7174' \
+  'abi-tests/vm-progs/ipv6-up udaddy -b fd00::15' \
+  'abi-tests/vm-progs/ipv6-up udaddy -s fd00::15'
+pair rdma_server_ipv6 --timeout 120 --ready 'cm_listening 7471' \
+  'abi-tests/vm-progs/ipv6-up rdma_server -s fd00::15' \
+  'abi-tests/vm-progs/ipv6-up rdma_client -s fd00::15'
 # Datagram rsockets over IPv6. The IPv6 ds header is 24 bytes, so 1000
 # bytes is the largest payload on a 1024-byte MTU. Paired with upstream's
 # through grh-shim, which GRH_SHIM_GID=fd00::15 makes route upstream's
