@@ -656,6 +656,10 @@ pair udaddy_ipv6 --timeout 120 --ready 'cm_listening 7174' \
 pair rdma_server_ipv6 --timeout 120 --ready 'cm_listening 7471' \
   'abi-tests/vm-progs/ipv6-up rdma_server -s fd00::15' \
   'abi-tests/vm-progs/ipv6-up rdma_client -s fd00::15'
+# mckey joining an IPv6 multicast group: this kernel's rxe refuses the join
+# (rdma_join_multicast fails with ENOTSUPP, 524, "Unknown error 524"), and
+# the leave that follows with EADDRNOTAVAIL, with either library.
+compare mckey_ipv6_join_refused --timeout 60 'abi-tests/vm-progs/ipv6-up mckey -m ff0e::101 -b fd00::15 -s'
 # Datagram rsockets over IPv6. The IPv6 ds header is 24 bytes, so 1000
 # bytes is the largest payload on a 1024-byte MTU. Paired with upstream's
 # through grh-shim, which GRH_SHIM_GID=fd00::15 makes route upstream's
