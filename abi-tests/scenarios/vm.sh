@@ -79,6 +79,12 @@ pair ibv_uc_pingpong --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_uc_pingpong -d rxe0 -g 1' 'ibv_uc_pingpong -d rxe0 -g 1 10.0.2.15'
 pair ibv_ud_pingpong --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_ud_pingpong -d rxe0 -g 1' 'ibv_ud_pingpong -d rxe0 -g 1 10.0.2.15'
+# -g 0: the port's link-local GID (fe80::, from eth0's MAC) instead of the
+# IPv4-mapped one: the destination MAC comes from the GID itself.
+pair ibv_rc_pingpong_gid0 --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_rc_pingpong -d rxe0 -g 0 -n 200' 'ibv_rc_pingpong -d rxe0 -g 0 -n 200 10.0.2.15'
+pair ibv_ud_pingpong_gid0 --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_ud_pingpong -d rxe0 -g 0 -n 200' 'ibv_ud_pingpong -d rxe0 -g 0 -n 200 10.0.2.15'
 pair ibv_srq_pingpong_q4 --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_srq_pingpong -d rxe0 -g 1 -q 4' 'ibv_srq_pingpong -d rxe0 -g 1 -q 4 10.0.2.15'
 # rxe has no XRC: ibv_open_xrcd fails with EOPNOTSUPP and upstream prints
