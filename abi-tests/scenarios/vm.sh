@@ -167,7 +167,10 @@ pair udaddy --ready 'cm_listening 7174' \
 # mckey: both join 239.1.1.1 (RoCE: mlid 0x0, dgid ::ffff:239.1.1.1); the
 # receiver (the "server") posts its receives before it joins, the sender
 # waits 3 s after its own join before it sends 10 messages. Ready once the
-# receiver's UDP id has resolved the group address.
+# receiver's UDP id has resolved the group address. Each pairing takes about
+# 55 s, with either library: after the leave, the sender's next verbs ioctl
+# but one (by mckey's order of calls, its QP's destroy) blocks for about 50 s
+# in the kernel (strace -T in the VM, Debian's libraries, 2026-11-27).
 pair mckey --ready "rdma resource show cm_id 2>/dev/null | grep -q 'ps UDP .*comm mckey .*dst-addr 239\.1\.1\.1:'" \
   'mckey -m 239.1.1.1 -b 10.0.2.15' 'mckey -m 239.1.1.1 -b 10.0.2.15 -s'
 # udaddy in the IPoIB port space (-p 0x2) instead of UDP: on a RoCE device
