@@ -148,6 +148,14 @@ pair rping_persistent --timeout 120 --ready 'cm_listening 7174' \
   --filter '/^client DISCONNECT EVENT/d' \
   'abi-tests/vm-progs/cm-serve rping_p rping -s -P -a 10.0.2.15 -C 10 -v' \
   'abi-tests/vm-progs/cm-clients rping_p 2 rping -c -a 10.0.2.15 -C 10 -v'
+# -q: both sides create their QP themselves with ibv_create_qp (the id has
+# no QP of librdmacm's) and move it through INIT, RTR and RTS with the
+# attributes rdma_init_qp_attr gives: the server before rdma_accept, the
+# client on RDMA_CM_EVENT_CONNECT_RESPONSE, then rdma_establish; each moves
+# it to ERR by hand before rdma_disconnect. -V checks every ping's data,
+# -S 1000 sizes it; the client binds its source address first (-I).
+pair rping_own_qp --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+  'rping -s -q -V -S 1000 -a 10.0.2.15 -C 10' 'rping -c -q -V -S 1000 -I 10.0.2.15 -a 10.0.2.15 -C 10'
 # ucmatose: RC connections through rdma_getaddrinfo, data both ways, then
 # disconnect; once with one connection, once with ten at the same time.
 pair ucmatose --ready 'cm_listening 7471' \
@@ -179,9 +187,11 @@ pair mckey --ready "rdma resource show cm_id 2>/dev/null | grep -q 'ps UDP .*com
 # with -22 as a status byte (234).
 compare udaddy_ipoib_ps_client --timeout 60 'udaddy -s 10.0.2.15 -p 0x2'
 # mckey -o: the sender joins as a send-only full member
-# (rdma_join_multicast_ex with RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER).
+# (rdma_join_multicast_ex with RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER), the
+# receiver as a full member. -C 0: join, wait, leave, no messages. The data
+# path is mckey's above; with messages each pairing would take 55 s more.
 pair mckey_sendonly --ready "rdma resource show cm_id 2>/dev/null | grep -q 'ps UDP .*comm mckey .*dst-addr 239\.1\.1\.2:'" \
-  'mckey -m 239.1.1.2 -b 10.0.2.15' 'mckey -m 239.1.1.2 -b 10.0.2.15 -s -o'
+  'mckey -m 239.1.1.2 -b 10.0.2.15 -C 0' 'mckey -m 239.1.1.2 -b 10.0.2.15 -s -o -C 0'
 # rdma_server / rdma_client: rdma_create_ep, rdma_get_request, the
 # rdma_verbs.h inline helpers (post_recv/send, get_recv/send_comp).
 pair rdma_server --ready 'cm_listening 7471' \
@@ -655,6 +665,10 @@ pair rstream_ipv6 --timeout 300 --ready 'cm_listening 7471' --filter "$RSTREAM_F
 # handles with an IPv6 GRH from the CM's UD parameters).
 pair rping_ipv6 --timeout 120 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   'abi-tests/vm-progs/ipv6-up rping -s -a fd00::15 -C 10 -v' \
+  'abi-tests/vm-progs/ipv6-up rping -c -a fd00::15 -C 10 -v'
+# The server bound to the IPv6 wildcard (::0, rping's own hint for it).
+pair rping_ipv6_any --timeout 120 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+  'abi-tests/vm-progs/ipv6-up rping -s -a ::0 -C 10 -v' \
   'abi-tests/vm-progs/ipv6-up rping -c -a fd00::15 -C 10 -v'
 pair ucmatose_ipv6 --timeout 120 --ready 'cm_listening 7471' \
   'abi-tests/vm-progs/ipv6-up ucmatose -b fd00::15 -c 4' \
