@@ -663,26 +663,27 @@ pair rstream_ipv6 --timeout 300 --ready 'cm_listening 7471' --filter "$RSTREAM_F
 # the fd00::15 RoCE v2 GID, RC connections (rping, ucmatose through
 # rdma_getaddrinfo, rdma_server/rdma_client) and UD ones (udaddy: address
 # handles with an IPv6 GRH from the CM's UD parameters).
+V6UP=abi-tests/vm-progs/ipv6-up
 pair rping_ipv6 --timeout 120 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
-  'abi-tests/vm-progs/ipv6-up rping -s -a fd00::15 -C 10 -v' \
-  'abi-tests/vm-progs/ipv6-up rping -c -a fd00::15 -C 10 -v'
+  "$V6UP rping -s -a fd00::15 -C 10 -v" \
+  "$V6UP rping -c -a fd00::15 -C 10 -v"
 # The server bound to the IPv6 wildcard (::0, rping's own hint for it).
 pair rping_ipv6_any --timeout 120 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
-  'abi-tests/vm-progs/ipv6-up rping -s -a ::0 -C 10 -v' \
-  'abi-tests/vm-progs/ipv6-up rping -c -a fd00::15 -C 10 -v'
+  "$V6UP rping -s -a ::0 -C 10 -v" \
+  "$V6UP rping -c -a fd00::15 -C 10 -v"
 pair ucmatose_ipv6 --timeout 120 --ready 'cm_listening 7471' \
-  'abi-tests/vm-progs/ipv6-up ucmatose -b fd00::15 -c 4' \
-  'abi-tests/vm-progs/ipv6-up ucmatose -s fd00::15 -c 4'
+  "$V6UP ucmatose -b fd00::15 -c 4" \
+  "$V6UP ucmatose -s fd00::15 -c 4"
 pair udaddy_ipv6 --timeout 120 --ready 'cm_listening 7174' \
-  'abi-tests/vm-progs/ipv6-up udaddy -b fd00::15' \
-  'abi-tests/vm-progs/ipv6-up udaddy -s fd00::15'
+  "$V6UP udaddy -b fd00::15" \
+  "$V6UP udaddy -s fd00::15"
 pair rdma_server_ipv6 --timeout 120 --ready 'cm_listening 7471' \
-  'abi-tests/vm-progs/ipv6-up rdma_server -s fd00::15' \
-  'abi-tests/vm-progs/ipv6-up rdma_client -s fd00::15'
+  "$V6UP rdma_server -s fd00::15" \
+  "$V6UP rdma_client -s fd00::15"
 # mckey joining an IPv6 multicast group: this kernel's rxe refuses the join
-# (rdma_join_multicast fails with ENOTSUPP, 524, "Unknown error 524"), and
+# (rdma_join_multicast_ex fails with ENOTSUPP, 524, "Unknown error 524"), and
 # the leave that follows with EADDRNOTAVAIL, with either library.
-compare mckey_ipv6_join_refused --timeout 60 'abi-tests/vm-progs/ipv6-up mckey -m ff0e::101 -b fd00::15 -s'
+compare mckey_ipv6_join_refused --timeout 60 "$V6UP mckey -m ff0e::101 -b fd00::15 -s"
 # Datagram rsockets over IPv6. The IPv6 ds header is 24 bytes, so 1000
 # bytes is the largest payload on a 1024-byte MTU. Paired with upstream's
 # through grh-shim, which GRH_SHIM_GID=fd00::15 makes route upstream's
