@@ -129,9 +129,11 @@ pair ib_send_bw_rdma_cm --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER"
 # listener), and its retry path then crashes (139) or hangs. Seen in CI
 # (c3ecfa5) and in VM loops, 2026-11-27: server ours / client Debian's 7
 # of 94 runs, Debian's on both sides 0 of 93 (the RC -R scenarios: 0 of 40
-# each); under strace both servers lose it. The syscalls in that window are the same with either library; the
-# time is not: under TCG our first rdma_getaddrinfo took 0.7-1.8 ms against
-# upstream's 0.25-0.38 ms (LD_PRELOAD timer, 8 server runs each).
+# each); under strace both servers lose it. The syscalls in that window
+# are the same with either library; the time is not: inside perftest's
+# server, rdma_getaddrinfo took 0.7-1.8 ms with ours against 0.25-0.38 ms
+# (LD_PRELOAD timer, 8 server runs each), though on its own the same call
+# costs the same with both (docs/benchmarks.md, session 18).
 pair ib_send_bw_ud_rdma_cm --pending "perftest's race between the server's UDP listen and the client's connect (see above)" --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_send_bw -d rxe0 -c UD -R' 'ib_send_bw -d rxe0 -c UD -R 10.0.2.15'
 pair ib_write_lat_rdma_cm --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
