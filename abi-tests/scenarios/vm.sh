@@ -133,8 +133,9 @@ pair ib_send_bw_rdma_cm --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER"
 # are the same with either library; the time is not: inside perftest's
 # server, rdma_getaddrinfo took 0.7-1.8 ms with ours against 0.25-0.38 ms
 # (LD_PRELOAD timer, 8 server runs each); a probe reproduces it as the
-# first call's cost in a process, 1.2-1.3 ms against 0.3-0.5 ms under TCG
-# (docs/benchmarks.md, session 18).
+# first call's cost in a process, 1.2-1.3 ms against 0.3-0.5 ms under TCG,
+# but 3 us against 2 us of guest time under icount: qemu translating our
+# first-run code (docs/benchmarks.md, session 18).
 pair ib_send_bw_ud_rdma_cm --pending "perftest's race between the server's UDP listen and the client's connect (see above)" --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_send_bw -d rxe0 -c UD -R' 'ib_send_bw -d rxe0 -c UD -R 10.0.2.15'
 pair ib_write_lat_rdma_cm --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
