@@ -90,6 +90,8 @@ tcp_listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
 # A UDP socket bound to PORT (a datagram rsocket's server binds a real one).
 udp_bound() { ss -Hlun "sport = :$1" 2>/dev/null | grep -q .; }
 cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*src-addr [^ ]*:$1\b"; }
+# mckey's UDP id has resolved the multicast GROUP (an IPv4 address).
+mckey_resolved() { rdma resource show cm_id 2>/dev/null | grep -q "ps UDP .*comm mckey .*dst-addr ${1//./\\.}:"; }
 
 # ---- internals ------------------------------------------------------------------
 

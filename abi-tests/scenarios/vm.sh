@@ -192,7 +192,7 @@ pair udaddy --ready 'cm_listening 7174' \
 # 55 s, with either library: after the leave, the sender's next verbs ioctl
 # but one (by mckey's order of calls, its QP's destroy) blocks for about 50 s
 # in the kernel (strace -T in the VM, Debian's libraries, 2026-11-27).
-pair mckey --ready "rdma resource show cm_id 2>/dev/null | grep -q 'ps UDP .*comm mckey .*dst-addr 239\.1\.1\.1:'" \
+pair mckey --ready 'mckey_resolved 239.1.1.1' \
   'mckey -m 239.1.1.1 -b 10.0.2.15' 'mckey -m 239.1.1.1 -b 10.0.2.15 -s'
 # udaddy in the IPoIB port space (-p 0x2) instead of UDP: on a RoCE device
 # the kernel fails the address resolution (RDMA_CM_EVENT_ADDR_ERROR, status
@@ -203,7 +203,7 @@ compare udaddy_ipoib_ps_client --timeout 60 'udaddy -s 10.0.2.15 -p 0x2'
 # (rdma_join_multicast_ex with RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER), the
 # receiver as a full member. -C 0: join, wait, leave, no messages. The data
 # path is mckey's above; with messages each pairing would take 55 s more.
-pair mckey_sendonly --ready "rdma resource show cm_id 2>/dev/null | grep -q 'ps UDP .*comm mckey .*dst-addr 239\.1\.1\.2:'" \
+pair mckey_sendonly --ready 'mckey_resolved 239.1.1.2' \
   'mckey -m 239.1.1.2 -b 10.0.2.15 -C 0' 'mckey -m 239.1.1.2 -b 10.0.2.15 -s -o -C 0'
 # rdma_server / rdma_client: rdma_create_ep, rdma_get_request, the
 # rdma_verbs.h inline helpers (post_recv/send, get_recv/send_comp).
@@ -669,14 +669,14 @@ differs udpong_ours_async --timeout 200 "${UDPONG_RXE_DEBIAN[@]}" \
 # RoCE v2 GID on rxe0), so these come last: the address stays for the rest of
 # the boot. A stream rsocket over IPv6 in all four pairings, every byte
 # verified (-T v).
+V6UP=abi-tests/vm-progs/ipv6-up
 pair rstream_ipv6 --timeout 300 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
-  'abi-tests/vm-progs/ipv6-up rstream -b fd00::15 -T v -S 60000 -C 200' \
-  'abi-tests/vm-progs/ipv6-up rstream -s fd00::15 -T v -S 60000 -C 200'
+  "$V6UP rstream -b fd00::15 -T v -S 60000 -C 200" \
+  "$V6UP rstream -s fd00::15 -T v -S 60000 -C 200"
 # The connection manager's tools over IPv6: address and route resolution to
 # the fd00::15 RoCE v2 GID, RC connections (rping, ucmatose through
 # rdma_getaddrinfo, rdma_server/rdma_client) and UD ones (udaddy: address
 # handles with an IPv6 GRH from the CM's UD parameters).
-V6UP=abi-tests/vm-progs/ipv6-up
 pair rping_ipv6 --timeout 120 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   "$V6UP rping -s -a fd00::15 -C 10 -v" \
   "$V6UP rping -c -a fd00::15 -C 10 -v"
@@ -705,25 +705,25 @@ compare mckey_ipv6_join_refused --timeout 60 "$V6UP mckey -m ff0e::101 -b fd00::
 # all four pairings; then udpong with echo.
 GRH6="env GRH_SHIM_GID=fd00::15 $GRH"
 pair rs_dgram_pair_ipv6 --timeout 300 --ready 'udp_bound 7179' \
-  "abi-tests/vm-progs/ipv6-up $GRH6 abi-tests/vm-progs/rs_probe rs_dgram_pair server fd00::15 7179" \
-  "abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/rxe-count --min 1400 $GRH6 abi-tests/vm-progs/rs_probe rs_dgram_pair client fd00::15 7179 100 1000"
+  "$V6UP $GRH6 abi-tests/vm-progs/rs_probe rs_dgram_pair server fd00::15 7179" \
+  "$V6UP abi-tests/vm-progs/rxe-count --min 1400 $GRH6 abi-tests/vm-progs/rs_probe rs_dgram_pair client fd00::15 7179 100 1000"
 pair udpong_echo_ipv6 --timeout 300 --ready 'udp_bound 7174' --filter "$UDPONG_FILTER" \
-  "abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/udp-serve udpong $GRH6 udpong -b fd00::15 -T e" \
-  "abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/udp-client udpong abi-tests/vm-progs/rxe-count --min 500 $GRH6 udpong -s fd00::15 -T e -S 900 -C 300"
+  "$V6UP abi-tests/vm-progs/udp-serve udpong $GRH6 udpong -b fd00::15 -T e" \
+  "$V6UP abi-tests/vm-progs/udp-client udpong abi-tests/vm-progs/rxe-count --min 500 $GRH6 udpong -s fd00::15 -T e -S 900 -C 300"
 # Where the shim routed upstream's handles: to the IPv6 GID (IPv4-mapped
 # text would read ::ffff:10.0.2.15); with ours it changes nothing.
 differs grh_shim_counts_ipv6 --timeout 120 \
   --has 'upstream:^grh_shim: [1-9][0-9]* address handles given a global route$' --has 'upstream:^grh_shim: the last one to GID fd00::15$' \
   --has 'upstream:^client exit status: 0$' \
   --has 'ours:^grh_shim: 0 address handles given a global route$' --lacks 'ours:the last one to GID' --has 'ours:^client exit status: 0$' \
-  "abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/udp-both 7174 \"$GRH6 udpong -b fd00::15 -T e\" \"env GRH_SHIM_REPORT=1 $GRH6 udpong -s fd00::15 -T e -S 100 -C 50\""
+  "$V6UP abi-tests/vm-progs/udp-both 7174 \"$GRH6 udpong -b fd00::15 -T e\" \"env GRH_SHIM_REPORT=1 $GRH6 udpong -s fd00::15 -T e -S 100 -C 50\""
 # Ours alone, many datagrams in flight at once (rs_dgram_xfer).
 dgram_xfer_expect 1000
 differs rs_dgram_xfer_ipv6 --timeout 300 "${DGRAM_XFER_EXPECT[@]}" \
-  'abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/rxe-count abi-tests/vm-progs/rs_probe rs_dgram_xfer fd00::15 7190 100 50 1000'
+  "$V6UP abi-tests/vm-progs/rxe-count abi-tests/vm-progs/rs_probe rs_dgram_xfer fd00::15 7190 100 50 1000"
 differs udpong_ours_ipv6 --timeout 200 "${UDPONG_RXE_DEBIAN[@]}" \
   --has 'ours:^client exit status: 0$' --has 'ours:^custom +900 +600 +527k ' --has 'ours:^client login from fd00::15$' --lacks 'ours:rconnect|rsend|rrecv' \
-  'abi-tests/vm-progs/ipv6-up abi-tests/vm-progs/udp-both 7174 "udpong -b fd00::15 -T e" "udpong -s fd00::15 -T e -S 900 -C 300"'
+  "$V6UP abi-tests/vm-progs/udp-both 7174 \"udpong -b fd00::15 -T e\" \"udpong -s fd00::15 -T e -S 900 -C 300\""
 
 # ---- UCX, the transport under Open MPI and others ----
 # Debian's UCX 1.13 (ucx-utils, libucx0) dlopen()s its ib and rdmacm modules,
