@@ -13,7 +13,15 @@
  *     YIELDS <heading> <count>
  *     CSW <heading> <voluntary> <involuntary> <minor faults>
  * the second being the process's context switches and page faults in the
- * step, from getrusage at the headings (the last step's run to the exit).
+ * step, from getrusage at the headings (the last step's run to the exit),
+ * and one more line per step:
+ *     CPU <heading> <main> <others> <server> <interval>
+ * in ns: the CPU time of cmtime's main thread, of the client's other
+ * threads (its event thread), of the server process when CM_SERVER_PID
+ * names it, and the interval between the two headings (CLOCK_MONOTONIC).
+ * Under icount each is guest instructions, so the interval less the three
+ * is the rest of the guest (kernel workers, softirqs, idle jumps). The
+ * clocks are read with three syscalls at each heading, outside every step.
  *
  * Experiment: with CM_BURN_STEP=<heading> (e.g. "resolving route") and
  * CM_BURN_NS=<n>, the main thread busy-waits n ns of CLOCK_MONOTONIC in the
@@ -53,6 +61,35 @@ static int nsteps;
 static const char *heading[MAX_STEPS];
 static long at[MAX_STEPS];
 static struct rusage ru_at[MAX_STEPS + 1];
+/* main thread, whole client process, server process, monotonic */
+static long long cpu_at[MAX_STEPS + 1][4];
+
+static long long ns_of(clockid_t c)
+{
+	struct timespec t;
+
+	if (clock_gettime(c, &t))
+		return -1;
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void cpu_snapshot(long long *v)
+{
+	static clockid_t server;
+	static int looked;
+
+	if (!looked) {
+		const char *pid = getenv("CM_SERVER_PID");
+
+		looked = 1;
+		if (!pid || clock_getcpuclockid(atoi(pid), &server))
+			server = (clockid_t)-1;
+	}
+	v[0] = ns_of(CLOCK_THREAD_CPUTIME_ID);
+	v[1] = ns_of(CLOCK_PROCESS_CPUTIME_ID);
+	v[2] = server == (clockid_t)-1 ? -1 : ns_of(server);
+	v[3] = ns_of(CLOCK_MONOTONIC);
+}
 
 int puts(const char *s)
 {
@@ -82,6 +119,7 @@ int puts(const char *s)
 	if (nsteps < MAX_STEPS) {
 		heading[nsteps] = s;
 		getrusage(RUSAGE_SELF, &ru_at[nsteps]);
+		cpu_snapshot(cpu_at[nsteps]);
 		at[nsteps++] = __atomic_load_n(&yields, __ATOMIC_RELAXED);
 	}
 	return real(s);
@@ -92,7 +130,14 @@ __attribute__((destructor)) static void report(void)
 	long end = __atomic_load_n(&yields, __ATOMIC_RELAXED);
 
 	getrusage(RUSAGE_SELF, &ru_at[nsteps]);
+	cpu_snapshot(cpu_at[nsteps]);
 	for (int i = 0; i < nsteps; i++) {
+		long long *a = cpu_at[i], *b = cpu_at[i + 1];
+		long long main_ns = b[0] - a[0], proc_ns = b[1] - a[1];
+
+		fprintf(stderr, "CPU %s %lld %lld %lld %lld\n", heading[i], main_ns,
+			proc_ns - main_ns, a[2] < 0 || b[2] < 0 ? -1 : b[2] - a[2],
+			b[3] - a[3]);
 		fprintf(stderr, "YIELDS %s %ld\n", heading[i],
 			(i + 1 < nsteps ? at[i + 1] : end) - at[i]);
 		fprintf(stderr, "CSW %s %ld %ld %ld\n", heading[i],

@@ -91,12 +91,17 @@ if [[ ${1:-} = --in-vm ]]; then
     [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
     cmtime_server "$p.server.out" "$p.server.err" \
       "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c 0 cmtime
-    [[ -n ${BENCH_YIELDS:-} ]] && envv+=("LD_PRELOAD=$BENCH_YIELDS")
+    # The server's own pid (timeout forks it) for cm-yields' CPU figures.
+    [[ -n ${BENCH_YIELDS:-} ]] && envv+=("LD_PRELOAD=$BENCH_YIELDS" "CM_SERVER_PID=$(pgrep -P "$cmtime_spid" -x cmtime || true)")
     [[ -n ${BENCH_CLIENT_ENV:-} ]] && IFS='|' read -r -a cenv <<< "$BENCH_CLIENT_ENV" && envv+=("${cenv[@]}")
     rc=0
     "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c "$ccpu" cmtime -s 10.0.2.15 -c "$conns" \
       > "$p.client.out" 2> "$p.client.err" < /dev/null || rc=$?
     echo "$rc" > "$p.client.rc"
+    # The server's context switches over the whole run, all its threads
+    # (it works only in the connect and disconnect steps).
+    [[ -z ${BENCH_YIELDS:-} ]] || awk '/^voluntary_ctxt_switches/ { v += $2 } /^nonvoluntary_ctxt_switches/ { n += $2 }
+        END { print "SERVER_CSW", v, n }' /proc/"$(pgrep -P "$cmtime_spid" -x cmtime)"/task/*/status >> "$p.client.err" 2>/dev/null || true
     cmtime_server_stop
   }
 
@@ -129,6 +134,16 @@ if [[ ${1:-} = --in-vm ]]; then
       # "YIELDS resolving route 37" -> "resolving_route ours 3 37"
       [[ -z ${BENCH_YIELDS:-} ]] || awk -v lib="$lib" -v r="$r" '$1 == "YIELDS" && $2 != "step" { n = $NF; $1 = ""; $NF = ""
           sub(/^ +/, ""); sub(/ +$/, ""); gsub(/ /, "_"); print $0, lib, r, n }' "$p.client.err" >> "$raw/yields.tsv"
+      [[ -z ${BENCH_YIELDS:-} ]] || awk -v lib="$lib" -v r="$r" '$1 == "SERVER_CSW" {
+          print "voluntary", lib, r, $2; print "involuntary", lib, r, $3 }' "$p.client.err" >> "$raw/server-csw.tsv"
+      # "CPU resolving route M E S I" -> "resolving_route.main ours 3 M/1e6" and
+      # .event, .server, .rest (I - M - E - S), in ms
+      [[ -z ${BENCH_YIELDS:-} ]] || awk -v lib="$lib" -v r="$r" '$1 == "CPU" && $2 != "step" && $(NF-1) >= 0 {
+          i = $NF; s = $(NF-1); e = $(NF-2); m = $(NF-3); $1 = ""; NF -= 4
+          sub(/^ +/, ""); sub(/ +$/, ""); gsub(/ /, "_")
+          printf "%s.main %s %s %.3f\n%s.event %s %s %.3f\n%s.server %s %s %.3f\n%s.rest %s %s %.3f\n",
+            $0, lib, r, m / 1e6, $0, lib, r, e / 1e6, $0, lib, r, s / 1e6, $0, lib, r, (i - m - e - s) / 1e6 }' \
+          "$p.client.err" >> "$raw/cpu.tsv"
       say "$(printf '%-4s %-9s %s' "$r" "$lib" "$(tr '\t\n' '= ' <<< "$f")")"
     done
   done
@@ -143,6 +158,17 @@ if [[ ${1:-} = --in-vm ]]; then
     say ""
     say "sched_yield calls of cmtime's main thread per step:"
     awk -f "$here/ab-summary.awk" -v width=20 "$raw/yields.tsv" | tee -a "$report"
+    if [[ -s $raw/server-csw.tsv ]]; then
+      say ""
+      say "context switches of the cmtime server over the whole run:"
+      awk -f "$here/ab-summary.awk" -v width=20 "$raw/server-csw.tsv" | tee -a "$report"
+    fi
+    if [[ -s $raw/cpu.tsv ]]; then
+      say ""
+      say "CPU time per step (ms) between the headings: cmtime's main thread, the client's"
+      say "other threads (event thread), the server process, and the rest of the guest:"
+      awk -f "$here/ab-summary.awk" -v width=28 "$raw/cpu.tsv" | tee -a "$report"
+    fi
   fi
   say ""
   say "units: ms for the whole step over all connections (cmtime \"total ms\"; lower is better);"
