@@ -31,7 +31,7 @@ use std::sync::OnceLock;
 use parking_lot::Mutex;
 
 use crate::abi::verbs::{ibv_path_data, ibv_path_record};
-use crate::addrinfo::{bytes_at, sa_family, AddrInfo, Hints, SibBuilder, RAI_ROUTEONLY};
+use crate::addrinfo::{bytes_at, sa_family, AddrInfo, Chain, Hints, SibBuilder, RAI_ROUTEONLY};
 use crate::abi::cma::*;
 
 /// Where ibacm publishes its TCP port (Debian: RUNDIR is /run).
@@ -463,9 +463,9 @@ pub fn resolve_on(conn: &Mutex<OwnedFd>, chain: &mut Vec<AddrInfo>, hints: &Hint
 
 /// The ibacm step of rdma_getaddrinfo (upstream's `ucma_ib_resolve`): a no-op
 /// when ibacm is not reachable.
-pub fn ib_resolve(chain: &mut Vec<AddrInfo>, hints: &Hints) {
+pub fn ib_resolve(chain: &mut Chain, hints: &Hints) {
     if let Some(conn) = ib_init() {
-        resolve_on(conn, chain, hints, crate::cma::af_ib_support());
+        resolve_on(conn, chain.as_vec(), hints, crate::cma::af_ib_support());
     }
 }
 
@@ -565,7 +565,7 @@ mod tests {
 
     fn resolved(node: &str, service: &str, h: Option<&Hints>) -> Vec<AddrInfo> {
         let (n, s) = (CString::new(node).unwrap(), CString::new(service).unwrap());
-        getaddrinfo_with(Some(&n), Some(&s), h, &mut |_, _| {}).unwrap()
+        getaddrinfo_with(Some(&n), Some(&s), h, &mut |_, _| {}).unwrap().into_vec()
     }
 
     #[test]
@@ -770,7 +770,7 @@ mod tests {
         h.dst_len = 28;
         h.src = Some(sin([10, 0, 0, 5], 5000));
         h.src_len = 16;
-        let mut chain = getaddrinfo_with(None, None, Some(&h), &mut |_, _| {}).unwrap();
+        let mut chain = getaddrinfo_with(None, None, Some(&h), &mut |_, _| {}).unwrap().into_vec();
         with_fake_ibacm(&mut chain, &h, true, reply(0, &[path_entry(0)]));
         let ib = &chain[0];
         assert_eq!(hex(ib.src.as_ref().unwrap()), "1b008001001234565050505050505050505050505050505000000000013f1388ffffffffffffffff0000000000000000");

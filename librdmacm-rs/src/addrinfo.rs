@@ -63,6 +63,54 @@ pub struct AddrInfo {
     pub connect: Option<Vec<u8>>,
 }
 
+/// A result chain. Nearly every call has one result, held without a heap
+/// allocation of its own; only ibacm (`acm`) turns it into a list, when it
+/// adds the AF_IB result in front.
+#[derive(Debug)]
+pub enum Chain {
+    One(AddrInfo),
+    Many(Vec<AddrInfo>),
+}
+
+impl Chain {
+    /// The chain as a list, converting a single result in place.
+    pub fn as_vec(&mut self) -> &mut Vec<AddrInfo> {
+        if let Chain::One(rai) = self {
+            *self = Chain::Many(vec![core::mem::take(rai)]);
+        }
+        match self {
+            Chain::Many(v) => v,
+            Chain::One(_) => unreachable!("converted above"),
+        }
+    }
+
+    pub fn into_vec(self) -> Vec<AddrInfo> {
+        match self {
+            Chain::One(rai) => vec![rai],
+            Chain::Many(v) => v,
+        }
+    }
+}
+
+impl core::ops::Deref for Chain {
+    type Target = [AddrInfo];
+    fn deref(&self) -> &[AddrInfo] {
+        match self {
+            Chain::One(rai) => core::slice::from_ref(rai),
+            Chain::Many(v) => v,
+        }
+    }
+}
+
+impl core::ops::DerefMut for Chain {
+    fn deref_mut(&mut self) -> &mut [AddrInfo] {
+        match self {
+            Chain::One(rai) => core::slice::from_mut(rai),
+            Chain::Many(v) => v,
+        }
+    }
+}
+
 impl AddrInfo {
     /// `ai_src_len`.
     pub fn src_len(&self) -> usize {
@@ -317,8 +365,9 @@ pub fn sys_getaddrinfo(
     }
 }
 
-/// Builds the RDMA result from the first socket result.
-pub fn from_socket_result(h: &Hints, ai: &SysAi) -> AddrInfo {
+/// Builds the RDMA result from the first socket result, whose address and
+/// name it takes over.
+pub fn from_socket_result(h: &Hints, ai: SysAi) -> AddrInfo {
     let qp_type = if h.qp_type != 0 {
         h.qp_type
     } else {
@@ -341,15 +390,15 @@ pub fn from_socket_result(h: &Hints, ai: &SysAi) -> AddrInfo {
     let (family, addr) = if to_ib {
         (AF_IB, in6_to_ib(port_space, &ai.addr))
     } else {
-        (ai.family, ai.addr.clone())
+        (ai.family, ai.addr)
     };
     let mut rai = AddrInfo { family, qp_type, port_space, ..Default::default() };
     if ai.flags & libc::AI_PASSIVE != 0 {
         rai.flags = RAI_PASSIVE;
-        rai.src_canonname = ai.canonname.clone();
+        rai.src_canonname = ai.canonname;
         rai.src = Some(addr);
     } else {
-        rai.dst_canonname = ai.canonname.clone();
+        rai.dst_canonname = ai.canonname;
         rai.dst = Some(addr);
     }
     rai
@@ -371,8 +420,8 @@ pub fn getaddrinfo_with(
     node: Option<&CStr>,
     service: Option<&CStr>,
     hints: Option<&Hints>,
-    ib_resolve: &mut dyn FnMut(&mut Vec<AddrInfo>, &Hints),
-) -> Result<Vec<AddrInfo>, c_int> {
+    ib_resolve: &mut dyn FnMut(&mut Chain, &Hints),
+) -> Result<Chain, c_int> {
     if node.is_none() && service.is_none() && hints.is_none() {
         set_errno(libc::EINVAL);
         return Err(-1);
@@ -384,7 +433,7 @@ pub fn getaddrinfo_with(
         // defaults); given hints are translated even when all zero.
         let sock_hints = hints.map(socket_hints);
         let ai = sys_getaddrinfo(node, service, sock_hints.as_ref())?;
-        from_socket_result(h, &ai)
+        from_socket_result(h, ai)
     } else {
         let mut rai = AddrInfo {
             flags: h.flags,
@@ -403,7 +452,7 @@ pub fn getaddrinfo_with(
         rai.src = Some(h.src.clone().ok_or_else(null_hint)?);
     }
 
-    let mut chain = vec![rai];
+    let mut chain = Chain::One(rai);
     if chain[0].flags & RAI_PASSIVE == 0 {
         ib_resolve(&mut chain, h);
     }
@@ -601,7 +650,7 @@ pub(crate) mod tests {
         let (node, service) = (node.map(c), service.map(c));
         let mut calls = 0;
         let r = getaddrinfo_with(node.as_deref(), service.as_deref(), h, &mut |_, _| calls += 1);
-        (r, calls)
+        (r.map(Chain::into_vec), calls)
     }
 
     fn sin(addr: [u8; 4], port: u16) -> Vec<u8> {
