@@ -26,6 +26,13 @@
  * (the N calls), "first_event" (step start to the first ADDR_RESOLVED, whose
  * processing opens the device), "all_events" (the step) and "first_faults"
  * (minor page faults of the event thread while it took the first event).
+ *
+ * With --gai it times what perftest's UD server does after its first CM id:
+ * a passive AF_INET UDP rdma_getaddrinfo(NULL, "18515"), three times; it
+ * prints "gai1", "gai2" and "gai3". glibc's own getaddrinfo runs once
+ * before ("libc_warmup"), so that its first-call set-up is not in gai1.
+ * Under TCG, gai1 is mostly QEMU translating the code the call runs for the
+ * first time in the process (docs/benchmarks.md, session 18).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -36,6 +43,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <rdma/rdma_cma.h>
 
 static double now_us(void)
@@ -193,11 +201,46 @@ static int resolve_step(int n, int spin, struct sockaddr_in *dst)
 	return 0;
 }
 
+/* perftest's UD server: passive UDP rdma_getaddrinfo after a CM id exists. */
+static int gai_first(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *id;
+	struct addrinfo h0 = { .ai_flags = AI_PASSIVE, .ai_family = AF_INET }, *r0;
+	double t0, warm, g[3];
+
+	if (!ch)
+		die("rdma_create_event_channel");
+	if (rdma_create_id(ch, &id, NULL, RDMA_PS_UDP))
+		die("rdma_create_id");
+	t0 = now_us();
+	if (getaddrinfo(NULL, "18516", &h0, &r0) == 0)
+		freeaddrinfo(r0);
+	warm = now_us() - t0;
+	for (int i = 0; i < 3; i++) {
+		struct rdma_addrinfo hints = { .ai_flags = RAI_PASSIVE, .ai_family = AF_INET,
+					       .ai_qp_type = IBV_QPT_UD, .ai_port_space = RDMA_PS_UDP };
+		struct rdma_addrinfo *res;
+
+		t0 = now_us();
+		if (rdma_getaddrinfo(NULL, "18515", &hints, &res))
+			die("rdma_getaddrinfo");
+		g[i] = now_us() - t0;
+		rdma_freeaddrinfo(res);
+	}
+	printf("libc_warmup %.0f gai1 %.0f gai2 %.0f gai3 %.0f\n", warm, g[0], g[1], g[2]);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET };
 	double t0, t1, a[3], b[3];
 
+	if (argc == 2 && !strcmp(argv[1], "--gai"))
+		return gai_first();
 	if (argc == 3 && !strcmp(argv[1], "--loop") && atoi(argv[2]) > 0)
 		return create_loop(atoi(argv[2]));
 	if (argc == 5 && !strcmp(argv[1], "--resolve") && atoi(argv[2]) > 0 &&
@@ -205,7 +248,7 @@ int main(int argc, char **argv)
 	    inet_pton(AF_INET, argv[4], &dst.sin_addr) == 1)
 		return resolve_step(atoi(argv[2]), !strcmp(argv[3], "spin"), &dst);
 	if (argc != 2 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
-		fprintf(stderr, "usage: %s DST_ADDR | --loop N | --resolve N spin|join DST_ADDR\n", argv[0]);
+		fprintf(stderr, "usage: %s DST_ADDR | --loop N | --resolve N spin|join DST_ADDR | --gai\n", argv[0]);
 		return 2;
 	}
 	t0 = now_us();

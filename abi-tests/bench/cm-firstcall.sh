@@ -4,7 +4,7 @@
 # librdmacm and with ours, alternating, in ONE boot of the Soft-RoCE VM.
 # Prints every run and, per figure, the medians and the ratio ours / Debian's.
 #
-#   abi-tests/bench/cm-firstcall.sh [--reps N] [--loop N | --resolve N spin|join] [--no-aslr] [--out DIR]
+#   abi-tests/bench/cm-firstcall.sh [--reps N] [--loop N | --resolve N spin|join | --gai] [--no-aslr] [--out DIR]
 #
 #   --reps N   processes per library (default 10)
 #   --loop N   time cmtime's create_id step instead: N rdma_create_id calls
@@ -13,6 +13,9 @@
 #              time cmtime's resolve_addr step instead: N ids, an event
 #              thread, N rdma_resolve_addr, then a wait for the N events
 #              spinning in sched_yield (as cmtime) or in pthread_join
+#   --gai      time a passive UDP rdma_getaddrinfo three times in a fresh
+#              process (what perftest's UD server does), after one glibc
+#              getaddrinfo
 #   --no-aslr  run every process under `setarch -R` (no address space
 #              randomisation), so that QEMU's translated code for the
 #              libraries can be reused by the next process of that library
@@ -50,15 +53,16 @@ if [[ ${1:-} = --in-vm ]]; then
 fi
 
 . "$here/vm-bench-host.sh"
-reps=10 loop=0 resolve=0 mode= wrap= out=$repo/target/bench-cmfirst
+reps=10 loop=0 resolve=0 gai=0 mode= wrap= out=$repo/target/bench-cmfirst
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --reps) reps=$2; shift 2 ;;
     --loop) loop=$2; shift 2 ;;
     --resolve) resolve=$2; mode=$3; shift 3 ;;
+    --gai) gai=1; shift ;;
     --no-aslr) wrap="setarch $(uname -m) -R"; shift ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sed -n '7,7p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
@@ -70,6 +74,7 @@ bench_positive cm-firstcall --reps "$reps"
 bargs=10.0.2.15
 [[ $loop = 0 ]] || bargs="--loop $loop"
 [[ $resolve = 0 ]] || bargs="--resolve $resolve $mode 10.0.2.15"
+[[ $gai = 0 ]] || { [[ $loop = 0 && $resolve = 0 ]] || { echo "cm-firstcall: --gai excludes --loop and --resolve" >&2; exit 2; }; bargs=--gai; }
 bench_libs cm-firstcall libibverbs.so.1 librdmacm.so.1
 mkdir -p "$out"
 exe=$(cd "$out" && pwd)/cm-firstcall
