@@ -117,6 +117,26 @@ pair ib_write_lat --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_write_lat -d rxe0 -x 1' 'ib_write_lat -d rxe0 -x 1 10.0.2.15'
 pair ib_read_lat --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_read_lat -d rxe0 -x 1' 'ib_read_lat -d rxe0 -x 1 10.0.2.15'
+# Other data-path shapes, each in all four pairings:
+# - four QPs, each with its own MR (-q 4 --mr_per_qp);
+# - completion events instead of polling (-e: a completion channel,
+#   ibv_req_notify_cq and ibv_get_cq_event for every wait);
+# - a shared receive queue (--use-srq: ibv_create_srq, ibv_post_srq_recv);
+# - UC sends, UD send latency, and atomic latency.
+# (On rxe perftest 4.5 posts with ibv_post_send, not the ibv_wr_* API, and
+# uses no inline data, with either library: its header says so.)
+pair ib_write_bw_q4_mr_per_qp --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_write_bw -d rxe0 -x 1 -n 500 -q 4 --mr_per_qp' 'ib_write_bw -d rxe0 -x 1 -n 500 -q 4 --mr_per_qp 10.0.2.15'
+pair ib_send_bw_events --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_send_bw -d rxe0 -x 1 -n 500 -e' 'ib_send_bw -d rxe0 -x 1 -n 500 -e 10.0.2.15'
+pair ib_send_bw_srq --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_send_bw -d rxe0 -x 1 -n 500 --use-srq' 'ib_send_bw -d rxe0 -x 1 -n 500 --use-srq 10.0.2.15'
+pair ib_send_bw_uc --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_send_bw -d rxe0 -x 1 -n 500 -c UC' 'ib_send_bw -d rxe0 -x 1 -n 500 -c UC 10.0.2.15'
+pair ib_send_lat_ud --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_send_lat -d rxe0 -x 1 -n 500 -c UD' 'ib_send_lat -d rxe0 -x 1 -n 500 -c UD 10.0.2.15'
+pair ib_atomic_lat --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_atomic_lat -d rxe0 -x 1 -n 500' 'ib_atomic_lat -d rxe0 -x 1 -n 500 10.0.2.15'
 # -R: the QPs are connected through the RDMA CM instead of perftest's TCP
 # exchange, so librdmacm's route (RoCE v2 GID, GRH) and its QP transitions
 # set up the data path. -c UD: the UD QPs get their address handles from the
