@@ -91,8 +91,13 @@ if [[ ${1:-} = --in-vm ]]; then
     [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
     cmtime_server "$p.server.out" "$p.server.err" \
       "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c 0 cmtime
-    # The server's own pid (timeout forks it) for cm-yields' CPU figures.
-    [[ -n ${BENCH_YIELDS:-} ]] && envv+=("LD_PRELOAD=$BENCH_YIELDS" "CM_SERVER_PID=$(pgrep -P "$cmtime_spid" -x cmtime || true)")
+    # The server's own pid (timeout forks it), for cm-yields' CPU figures
+    # and the server's context switches below.
+    local spid=
+    if [[ -n ${BENCH_YIELDS:-} ]]; then
+      spid=$(pgrep -P "$cmtime_spid" -x cmtime || true)
+      envv+=("LD_PRELOAD=$BENCH_YIELDS" "CM_SERVER_PID=$spid")
+    fi
     [[ -n ${BENCH_CLIENT_ENV:-} ]] && IFS='|' read -r -a cenv <<< "$BENCH_CLIENT_ENV" && envv+=("${cenv[@]}")
     rc=0
     "${envv[@]}" timeout 600 ${wrap[@]+"${wrap[@]}"} taskset -c "$ccpu" cmtime -s 10.0.2.15 -c "$conns" \
@@ -101,7 +106,7 @@ if [[ ${1:-} = --in-vm ]]; then
     # The server's context switches over the whole run, all its threads
     # (it works only in the connect and disconnect steps).
     [[ -z ${BENCH_YIELDS:-} ]] || awk '/^voluntary_ctxt_switches/ { v += $2 } /^nonvoluntary_ctxt_switches/ { n += $2 }
-        END { print "SERVER_CSW", v, n }' /proc/"$(pgrep -P "$cmtime_spid" -x cmtime)"/task/*/status >> "$p.client.err" 2>/dev/null || true
+        END { print "SERVER_CSW", v, n }' /proc/"$spid"/task/*/status >> "$p.client.err" 2>/dev/null || true
     cmtime_server_stop
   }
 
