@@ -84,7 +84,9 @@ impl Chain {
         }
     }
 
-    pub fn into_vec(self) -> Vec<AddrInfo> {
+    /// The chain as a list (for tests, which index and extend it).
+    #[cfg(test)]
+    pub(crate) fn into_vec(self) -> Vec<AddrInfo> {
         match self {
             Chain::One(rai) => vec![rai],
             Chain::Many(v) => v,
