@@ -14,17 +14,19 @@
 //! -1 without any madvise, and the next dontfork only brings it back to 0.
 //!
 //! # Data structure
-//! [`ranges::RangeCounts`]: the maximal runs of equal non-zero count, kept
-//! canonical (no zero runs, no touching runs of equal count) in sorted
-//! blocks of 32 with a flat index; see that module for why. Upstream keeps a
-//! red-black tree of nodes that may or may not be merged; the counts per
-//! page, and so the madvise calls, are the same. The calls that change one
-//! run (a fresh registration, a nested one, the dofork undoing either) are
-//! found with one lookup (usually through a hint, else a search) and done
-//! in place, with at most one madvise over the whole range, as upstream's
-//! loop would do it. One mutex guards the
-//! table ([`lock`]: a futex mutex without atomic operations while the process
-//! has one thread, as glibc's pthread mutex, which upstream uses).
+//! [`pages::PageCounts`]: two bits per page (count 0, count 1, or another
+//! count kept beside them), in chunks of 64 pages that are entries of a
+//! small hash table, so that the state of a process's registrations, which
+//! sit side by side, takes a few kilobytes and survives the cache pollution
+//! of the madvise each non-nested call makes; see that module for why.
+//! Upstream keeps a red-black tree of nodes that may or may not be merged;
+//! the counts per page, and so the madvise calls, are the same. A call whose
+//! pages all need the madvise (a fresh registration, the dofork undoing it)
+//! or none of them (a nested one) is done with one pass over its bits, with
+//! at most one madvise over the whole range, as upstream's loop would do it.
+//! One mutex guards the table ([`lock`]: a futex mutex without atomic
+//! operations while the process has one thread, as glibc's pthread mutex,
+//! which upstream uses).
 //!
 //! # Semantics kept from upstream
 //! - Nothing happens until `ibv_fork_init()`: dontfork/dofork return 0, but
@@ -77,8 +79,8 @@ use crate::abi::verbs::{ibv_fork_status, IBV_FORK_DISABLED, IBV_FORK_ENABLED, IB
 use crate::ffi::{errno, set_errno};
 
 pub mod lock;
+pub mod pages;
 pub mod pagesize;
-pub mod ranges;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -86,11 +88,11 @@ pub(crate) use pagesize::backing_page_size;
 use lock::RawLock;
 use lock_api::RawMutex as _;
 use parking_lot::Mutex;
-use ranges::{Change, RangeCounts};
+use pages::{Change, PageCounts};
 
 /// The counts; meaningful once [`PAGE_SIZE`] is non-zero. See [`lock`] for
 /// why this is not a parking_lot mutex.
-static COUNTS: lock::Mutex<RangeCounts> = lock::Mutex::const_new(RawLock::INIT, RangeCounts::new());
+static COUNTS: lock::Mutex<PageCounts> = lock::Mutex::const_new(RawLock::INIT, PageCounts::new());
 /// sysconf(_SC_PAGESIZE), set by a successful ibv_fork_init(); 0 before.
 /// Upstream's `mm_root != NULL` test is `PAGE_SIZE != 0` here.
 static PAGE_SIZE: AtomicUsize = AtomicUsize::new(0);
@@ -231,11 +233,11 @@ impl Advice {
 
 /// Applies one dontfork/dofork to `counts` and the kernel: see the module docs.
 #[inline]
-fn advise_range(counts: &mut RangeCounts, start: usize, last: usize, advice: Advice, ps: usize) -> c_int {
+fn advise_range(counts: &mut PageCounts, start: usize, last: usize, advice: Advice, ps: usize) -> c_int {
     let (inc, from) = advice.step();
     // The common cases (a fresh registration over untracked pages, a nested
-    // one, the dofork undoing either) change one run, found by one lookup,
-    // and need at most one madvise, over the whole range. The counts change
+    // one, the dofork undoing either) need the madvise on all of the range
+    // or on none of it, and are done in one pass over its bits. The counts change
     // first: the madvise then comes last, so the kernel's cache pollution
     // does not fall between the lookup and the change.
     match counts.change(start, last, inc, from) {
@@ -243,8 +245,8 @@ fn advise_range(counts: &mut RangeCounts, start: usize, last: usize, advice: Adv
         Change::Advise => {
             if do_madvise(start, last, advice, ps) != 0 {
                 // Only MADV_DONTFORK gets here; undo what it may have done,
-                // and take the count back (counts are canonical: adding
-                // -inc restores exactly the runs there were).
+                // and take the counts back (every page of the range went
+                // from 0 to 1, so adding -inc takes each back to 0).
                 let err = errno();
                 do_madvise(start, last, Advice::DoFork, ps);
                 counts.add(start, last, -inc);

@@ -1,6 +1,6 @@
 //! Tests of fork safety (see the docs of `crate::fork`).
 //!
-//! - The range engine ([`advise_range`] on a private [`RangeCounts`]) is
+//! - The range engine ([`advise_range`] on a private [`PageCounts`]) is
 //!   driven with random dontfork/dofork sequences over a real mapping and
 //!   checked after every step against a per-page count model, both the counts
 //!   and the kernel's VM_DONTCOPY flag ("dc" in /proc/self/smaps VmFlags).
@@ -122,7 +122,7 @@ fn smaps_dontcopy() -> Vec<(usize, usize, bool)> {
 /// Asserts that counts and kernel flags of every page agree with `model`
 /// (None in `holes` marks unmapped pages). A page is VM_DONTCOPY exactly when
 /// its count is at least 1.
-fn check_state(region: &Region, counts: &RangeCounts, model: &[i32], holes: &[usize], what: &str) {
+fn check_state(region: &Region, counts: &PageCounts, model: &[i32], holes: &[usize], what: &str) {
     counts.assert_canonical();
     let dc = region.dontcopy();
     for i in 0..region.pages {
@@ -182,7 +182,7 @@ fn random_sequences_match_model_and_kernel() {
         let balanced = seed % 2 == 0;
         let region = Region::new(PAGES);
         let ps = region.ps;
-        let mut counts = RangeCounts::new();
+        let mut counts = PageCounts::new();
         let mut model = vec![0i32; PAGES];
         let mut live: Vec<(usize, usize, usize, usize)> = Vec::new();
         let mut rng = XorShift::new(seed);
@@ -222,6 +222,7 @@ fn random_sequences_match_model_and_kernel() {
         }
         check_state(&region, &counts, &[0; PAGES], &[], "drained");
         assert_eq!(counts.run_count(), 0);
+        assert_eq!(counts.chunk_count(), 0);
     }
     eprintln!(
         "random sequences: {} steps, {} with some count below 0, {} changing kernel flags, highest count {}",
@@ -238,75 +239,6 @@ const CHILD_ENV: &str = "IBVERBS_FORK_TEST_CHILD";
 /// True inside a process started by [`run_in_child`]. The `child_*` tests
 /// return at once otherwise (e.g. under a plain `cargo test -- --ignored`),
 /// as they would disturb the other tests' process.
-#[test]
-fn tombstones_match_model_and_kernel() {
-    // Single-page registrations undone and redone (tombstones left and
-    // reused), registrations of other sizes over tombstones (general
-    // changes that sweep them), unbalanced doforks of tombstones, and a
-    // drain long enough to trigger sweeps: the counts and the "dc" flags
-    // follow the per-page model throughout.
-    const PAGES: usize = 600;
-    let region = Region::new(PAGES);
-    let ps = region.ps;
-    let mut counts = RangeCounts::new();
-    let mut model = vec![0i32; PAGES];
-    let mut rng = XorShift::new(3);
-    let op = |counts: &mut RangeCounts, model: &mut [i32], first: usize, n: usize, advice: Advice| {
-        let (s, l) = (region.page(first), region.page(first + n) - 1);
-        assert_eq!(advise_range(counts, s, l, advice, ps), 0);
-        let inc = if advice == Advice::DontFork { 1 } else { -1 };
-        model[first..first + n].iter_mut().for_each(|c| *c += inc);
-    };
-    let odd: Vec<usize> = (1..PAGES).step_by(2).collect();
-    for &i in &odd {
-        op(&mut counts, &mut model, i, 1, Advice::DontFork);
-    }
-    check_state(&region, &counts, &model, &[], "registered");
-    let (mut most_dead, mut swept) = (0, 0);
-    for step in 0..1500 {
-        let i = odd[rng.below(odd.len() as u64) as usize];
-        let before = counts.tombstone_count();
-        match rng.below(10) {
-            // Undo or redo a registration of exactly one page.
-            0..=6 => {
-                let advice = if model[i] >= 1 { Advice::DoFork } else { Advice::DontFork };
-                op(&mut counts, &mut model, i, 1, advice);
-            }
-            // A registration of other bounds over it, and its undo.
-            7 | 8 => {
-                let n = (1 + rng.below(3) as usize).min(PAGES - (i - 1));
-                op(&mut counts, &mut model, i - 1, n, Advice::DontFork);
-                check_state(&region, &counts, &model, &[], &format!("step {step}: over {i}"));
-                op(&mut counts, &mut model, i - 1, n, Advice::DoFork);
-            }
-            // An unbalanced dofork and its undo.
-            _ => {
-                op(&mut counts, &mut model, i, 1, Advice::DoFork);
-                op(&mut counts, &mut model, i, 1, Advice::DontFork);
-            }
-        }
-        most_dead = most_dead.max(counts.tombstone_count());
-        // A sweep: many tombstones gone at once (a general change covers at
-        // most a few).
-        swept += (before > 60 && counts.tombstone_count() == 0) as usize;
-        if step % 10 == 0 {
-            check_state(&region, &counts, &model, &[], &format!("step {step}"));
-        }
-    }
-    check_state(&region, &counts, &model, &[], "after the walk");
-    for (i, c) in model.clone().into_iter().enumerate() {
-        let advice = if c > 0 { Advice::DoFork } else { Advice::DontFork };
-        for _ in 0..c.abs() {
-            op(&mut counts, &mut model, i, 1, advice);
-        }
-        most_dead = most_dead.max(counts.tombstone_count());
-    }
-    check_state(&region, &counts, &model, &[], "drained");
-    assert_eq!(counts.run_count(), 0);
-    // Tombstones did pile up, and sweeps cleared them.
-    assert!(most_dead > 50 && swept > 0, "at most {most_dead} tombstones, {swept} sweeps");
-}
-
 fn in_child() -> bool {
     std::env::var_os(CHILD_ENV).is_some()
 }
@@ -348,10 +280,10 @@ fn child_failed_dontfork_rolls_back() {
     }
     let region = Region::new(16);
     let ps = region.ps;
-    let mut counts = RangeCounts::new();
+    let mut counts = PageCounts::new();
     let mut model = vec![0i32; 16];
     let range = |a: usize, b: usize| (region.page(a), region.page(b + 1) - 1);
-    let apply = |counts: &mut RangeCounts, (s, l): (usize, usize), advice| advise_range(counts, s, l, advice, ps);
+    let apply = |counts: &mut PageCounts, (s, l): (usize, usize), advice| advise_range(counts, s, l, advice, ps);
 
     // Pages 2-4 at 1, page 3 at 2, page 12 at -1; page 10 becomes a hole.
     assert_eq!(apply(&mut counts, range(2, 4), Advice::DontFork), 0);
@@ -407,7 +339,7 @@ fn child_failed_dontfork_rolls_back() {
     // MADV_DOFORK failing on a range (a page unmapped after it was counted)
     // does not fail the call: the mapped pages are cleared page by page.
     let other = Region::new(4);
-    let mut counts = RangeCounts::new();
+    let mut counts = PageCounts::new();
     let all = (other.page(0), other.page(4) - 1);
     assert_eq!(advise_range(&mut counts, all.0, all.1, Advice::DontFork, ps), 0);
     other.unmap_page(1);
@@ -440,7 +372,7 @@ fn child_random_sequences_with_holes() {
                 region.unmap_page(h);
             }
         }
-        let mut counts = RangeCounts::new();
+        let mut counts = PageCounts::new();
         let mut model = vec![0i32; PAGES];
         for step in 0..150 {
             let (first, n, base, size, advice) = random_op(&mut rng, &region, 12);
@@ -482,10 +414,10 @@ fn child_max_map_count() {
     const PAGES: usize = 16;
     let region = Region::new(PAGES);
     let ps = region.ps;
-    let mut counts = RangeCounts::new();
+    let mut counts = PageCounts::new();
     let mut model = vec![0i32; PAGES];
     let range = |a: usize, b: usize| (region.page(a), region.page(b + 1) - 1);
-    let apply = |counts: &mut RangeCounts, (s, l): (usize, usize), advice| advise_range(counts, s, l, advice, ps);
+    let apply = |counts: &mut PageCounts, (s, l): (usize, usize), advice| advise_range(counts, s, l, advice, ps);
     assert_eq!(apply(&mut counts, range(2, 4), Advice::DontFork), 0);
     model[2..=4].fill(1);
     check_state(&region, &counts, &model, &[], "prepared");
