@@ -7,19 +7,19 @@
  *                                 here once the N ranges are registered,
  *                                 then ibv_fork_init() again to take it)
  *   fork-bench sparse N [ROUNDS]  as plain, but the ranges 4 MiB apart
- *                                 instead of 8 KiB: no two in the same 2 MiB
- *                                 (our library's worst layout: one bitmap
- *                                 chunk per range)
+ *                                 instead of 8 KiB, so no two share one of
+ *                                 our library's 64-page (256 KiB) bitmap
+ *                                 chunks: its worst layout
  *
  * Built once, linked with -libverbs; the library it measures is whichever
  * libibverbs.so.1 the dynamic linker picks (LD_LIBRARY_PATH). fork-bench.sh
  * runs it against Debian's library and ours and computes the ratios.
  *
  * Layout: 2N+1 pages of one anonymous mapping (never touched, so no memory
- * is used; sparse mode: 1024 N + 1 pages, every 1024th registered); the odd
- * pages 1, 3, ..., 2N-1 are registered (count 1), in random
- * order, so there are N separate ranges and about 2N+1 kernel VMAs, as N
- * separate single-page registrations give. Measured, in rounds that
+ * is used), whose odd pages 1, 3, ..., 2N-1 are registered (count 1) in
+ * random order, so there are N separate ranges and about 2N+1 kernel VMAs,
+ * as N separate single-page registrations give. Sparse mode: 1024 N + 1
+ * pages, of which pages 1, 1025, 2049, ... are registered. Measured, in rounds that
  * alternate so drift hits all alike, each as a batch between two clock reads
  * (no timer inside the batch):
  *   floor_dofork / floor_dontfork: madvise(MADV_DOFORK) on K random live
