@@ -237,9 +237,9 @@ fn advise_range(counts: &mut PageCounts, start: usize, last: usize, advice: Advi
     let (inc, from) = advice.step();
     // The common cases (a fresh registration over untracked pages, a nested
     // one, the dofork undoing either) need the madvise on all of the range
-    // or on none of it, and are done in one pass over its bits. The counts change
-    // first: the madvise then comes last, so the kernel's cache pollution
-    // does not fall between the lookup and the change.
+    // or on none of it, and are done in one pass over its bits. The counts
+    // change first: the madvise then comes last, so the kernel's cache
+    // pollution does not fall between the lookup and the change.
     match counts.change(start, last, inc, from) {
         Change::Done => return 0,
         Change::Advise => {

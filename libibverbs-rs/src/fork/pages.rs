@@ -21,8 +21,8 @@
 //! cost one entry each (32 bytes, up to twice that with the table's slack),
 //! about what a per-range structure costs, and one cache line per call.
 //!
-//! A range of N pages costs N / 64 table operations and entries, half a
-//! byte to a byte per page with the table's slack: 1 GiB takes 4,096
+//! A range of N pages costs N / 64 table operations and entries, 0.5 to
+//! 1.3 bytes per page with the table's slack: 1 GiB takes 4,096
 //! entries. That is small next to pinning the same pages for an MR, but
 //! more than upstream's red-black tree, which spends one node per range
 //! (see docs/architecture.md, "Fork safety").
