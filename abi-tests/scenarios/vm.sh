@@ -265,6 +265,13 @@ compare cm_resync --timeout 120 'abi-tests/vm-progs/run-c-probe cm_resync'
 # errno); see the top of abi-tests/vm-progs/cm_bad_input.c and
 # docs/bad-input.md.
 compare cm_bad_input 'abi-tests/vm-progs/run-c-probe cm_bad_input'
+# pthread_cancel of threads blocked in ibv_get_cq_event, ibv_get_async_event,
+# rdma_get_cm_event, a synchronous rdma_resolve_addr, raccept and rpoll (see
+# the top of cm_cancel.c): each thread ends cancelled and the libraries work
+# on, as with Debian's. (Ours aborted the process at the third case until
+# the waits became cancellation points outside the panic guard: see
+# ffi::cancellable in libibverbs-rs/src/ffi.rs.)
+compare cm_cancel --timeout 120 'abi-tests/vm-progs/run-c-probe cm_cancel'
 # The inputs on which Debian's librdmacm crashes: each case must crash it (in a
 # child process) and must get a clear error (EINVAL) from ours.
 compare cm_bad_input_crashes 'abi-tests/vm-progs/run-c-probe cm_bad_input_crashes'

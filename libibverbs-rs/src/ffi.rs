@@ -54,6 +54,79 @@ fn report_panic(name: &'static str) {
     set_errno(libc::EIO);
 }
 
+/// Blocking calls that POSIX thread cancellation may end.
+///
+/// glibc ends a cancelled thread that waits in one of its cancellation
+/// points (read, write, poll, ...) by unwinding the thread's stack (a
+/// "forced unwind"). Upstream's C frames let that through, so an application
+/// can stop a thread blocked in, say, rdma_get_cm_event with pthread_cancel
+/// (rping cancels its CQ thread that way). In Rust the unwind must not meet
+/// a frame that could not unwind (an `extern "C"` function, or a call
+/// declared as one: the process aborts) or a `catch_unwind` (which aborts on
+/// any unwind that is not a Rust panic), and it should meet no pending
+/// destructor either. So:
+/// - inside our code, which runs under [`guard`], the system calls that
+///   may block are made so that they are not cancellation points (the
+///   rdma_cm command channel writes with `syscall(SYS_write)`, see
+///   librdmacm's ucma.rs);
+/// - the waits an application may cancel, such as the write that fetches
+///   the next CM event, are made through these declarations (which allow an
+///   unwind) directly in the exported function, outside its guarded parts,
+///   with nothing live that has a destructor. Those exports are
+///   `extern "C-unwind"`, so the unwind continues into the caller.
+pub mod cancellable {
+    use core::ffi::{c_int, c_void};
+
+    extern "C-unwind" {
+        /// libc's `write`, which may unwind the thread when it is cancelled.
+        #[link_name = "write"]
+        pub fn write_cancellable(fd: c_int, buf: *const c_void, count: usize) -> isize;
+        /// libc's `read`, likewise.
+        #[link_name = "read"]
+        pub fn read_cancellable(fd: c_int, buf: *mut c_void, count: usize) -> isize;
+        /// libc's `poll`, likewise.
+        #[link_name = "poll"]
+        pub fn poll_cancellable(fds: *mut libc::pollfd, nfds: libc::nfds_t, timeout: c_int) -> c_int;
+    }
+}
+
+extern "C" {
+    // POSIX; not in the libc crate. Not a cancellation point itself.
+    fn pthread_setcancelstate(state: core::ffi::c_int, oldstate: *mut core::ffi::c_int) -> core::ffi::c_int;
+}
+
+/// glibc's PTHREAD_CANCEL_DISABLE (PTHREAD_CANCEL_ENABLE is 0).
+const PTHREAD_CANCEL_DISABLE: core::ffi::c_int = 1;
+
+/// Holds thread cancellation off while alive: for waits deep inside our
+/// code, under `guard`, where a cancellation must not unwind (see
+/// [`cancellable`]). A cancel requested meanwhile takes effect at the
+/// thread's next cancellation point after the wait.
+pub struct NoCancel(core::ffi::c_int);
+
+impl NoCancel {
+    pub fn new() -> NoCancel {
+        let mut old = 0;
+        // SAFETY: sets the calling thread's own state; old is a local.
+        unsafe { pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &mut old) };
+        NoCancel(old)
+    }
+}
+
+impl Default for NoCancel {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for NoCancel {
+    fn drop(&mut self) {
+        let mut old = 0;
+        // SAFETY: restores the state saved in new().
+        unsafe { pthread_setcancelstate(self.0, &mut old) };
+    }
+}
+
 /// Saves errno across a block, as upstream does around logging.
 pub struct ErrnoGuard(i32);
 impl ErrnoGuard {

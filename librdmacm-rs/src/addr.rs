@@ -423,23 +423,27 @@ crate::export! {
     }
 }
 
-crate::export! {
+crate::export_sync! {
     /// Resolves a destination address (and binds to a source).
     fn rdma_resolve_addr(id: *mut rdma_cm_id, src_addr: *mut sockaddr, dst_addr: *mut sockaddr,
-                         timeout_ms: c_int) -> c_int, on_panic = -1;
+                         timeout_ms: c_int) -> c_int;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        if id.is_null() {
+            return Err(libc::EINVAL);
+        }
         // SAFETY: the caller's addresses (null ones are handled inside).
-        ret_int(unsafe { resolve_addr(Id::from_cm(id), src_addr, dst_addr, timeout_ms) })
+        unsafe { resolve_addr(Id::from_cm(id), src_addr, dst_addr, timeout_ms) }
     }
 }
 
-crate::export! {
+crate::export_sync! {
     /// Resolves the route to the resolved destination.
-    fn rdma_resolve_route(id: *mut rdma_cm_id, timeout_ms: c_int) -> c_int, on_panic = -1;
+    fn rdma_resolve_route(id: *mut rdma_cm_id, timeout_ms: c_int) -> c_int;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
-        ret_int(resolve_route(Id::from_cm(id), timeout_ms))
+        if id.is_null() {
+            return Err(libc::EINVAL);
+        }
+        resolve_route(Id::from_cm(id), timeout_ms)
     }
 }
 

@@ -132,15 +132,32 @@ pub fn listen(id: Id, backlog: c_int) -> Res<()> {
 }
 
 /// `rdma_get_request`: the next connection request of a synchronous
-/// listening id, with a QP created when the endpoint asked for one.
+/// listening id, with a QP created when the endpoint asked for one. (The
+/// export waits in its own frame, see [`get_request_begin`].)
 pub fn get_request(listen: Id) -> Res<Id> {
+    let w = get_request_begin(listen)?;
+    // SAFETY: fresh from get_request_begin.
+    let event = unsafe { crate::id::get_cm_event_with(w) }?;
+    // SAFETY: the event just returned.
+    unsafe { get_request_finish(listen, event) }
+}
+
+/// The checks of rdma_get_request before its wait, and the wait's start.
+pub fn get_request_begin(listen: Id) -> Res<crate::id::EventWait> {
     if !listen.sync() {
         return Err(libc::EINVAL);
     }
     crate::id::ack_held_event(listen);
     // SAFETY: a synchronous id's private channel lives as long as the id.
-    let event = unsafe { crate::id::get_cm_event(listen.channel()) }?;
-    // SAFETY: just returned by get_cm_event.
+    Ok(unsafe { crate::id::EventWait::new(listen.channel()) })
+}
+
+/// rdma_get_request after its wait returned `event`.
+///
+/// # Safety
+/// `event` is the live event the wait on `listen`'s channel returned.
+pub unsafe fn get_request_finish(listen: Id, event: *mut rdma_cm_event) -> Res<Id> {
+    // SAFETY: just returned by the wait.
     let ev = unsafe { &*event };
     let r = (|| {
         if ev.event == RDMA_CM_EVENT_REJECTED {
@@ -254,12 +271,14 @@ fn param<'a>(p: *mut rdma_conn_param) -> Option<&'a rdma_conn_param> {
 // Exports
 // ---------------------------------------------------------------------------
 
-crate::export! {
+crate::export_sync! {
     /// Starts a connection to the resolved destination.
-    fn rdma_connect(id: *mut rdma_cm_id, conn_param: *mut rdma_conn_param) -> c_int, on_panic = -1;
+    fn rdma_connect(id: *mut rdma_cm_id, conn_param: *mut rdma_conn_param) -> c_int;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
-        ret_int(connect(Id::from_cm(id), param(conn_param)))
+        if id.is_null() {
+            return Err(libc::EINVAL);
+        }
+        connect(Id::from_cm(id), param(conn_param))
     }
 }
 
@@ -272,28 +291,50 @@ crate::export! {
     }
 }
 
-crate::export! {
-    /// Waits for the next connection request of a synchronous listener.
-    fn rdma_get_request(listen: *mut rdma_cm_id, id: *mut *mut rdma_cm_id) -> c_int, on_panic = -1;
-    {
-        crate::ensure!(!listen.is_null() && !id.is_null(), libc::EINVAL, -1);
-        match get_request(Id::from_cm(listen)) {
-            Ok(n) => {
-                // SAFETY: id is a non-null out-pointer.
-                unsafe { *id = n.cm() };
-                0
-            }
-            Err(e) => ret_int(Err(e)),
+/// Waits for the next connection request of a synchronous listener.
+///
+/// Not written with `export!`: its wait is a cancellation point, as
+/// upstream's (see `ffi::cancellable` and rdma_get_cm_event).
+///
+/// # Safety
+/// As rdma_get_request(3): `listen` is a live id.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn rdma_get_request(listen: *mut rdma_cm_id, id: *mut *mut rdma_cm_id) -> c_int {
+    const NAME: &str = "rdma_get_request";
+    let begin = crate::ffi::guard(NAME, Err(libc::EIO), || {
+        if listen.is_null() || id.is_null() {
+            return Err(libc::EINVAL);
         }
+        get_request_begin(Id::from_cm(listen))
+    });
+    let w = match begin {
+        Ok(w) => w,
+        Err(e) => return ret_int(Err(e)),
+    };
+    // SAFETY: w is fresh; this frame holds nothing with a destructor.
+    let event = match unsafe { crate::id::wait_event_cancellable(NAME, w) } {
+        Ok(ev) => ev,
+        Err(e) => return ret_int(Err(e)),
+    };
+    // SAFETY: the event the wait returned.
+    match crate::ffi::guard(NAME, Err(libc::EIO), || unsafe { get_request_finish(Id::from_cm(listen), event) }) {
+        Ok(n) => {
+            // SAFETY: id is a non-null out-pointer (checked above).
+            unsafe { *id = n.cm() };
+            0
+        }
+        Err(e) => ret_int(Err(e)),
     }
 }
 
-crate::export! {
+crate::export_sync! {
     /// Accepts a connection request.
-    fn rdma_accept(id: *mut rdma_cm_id, conn_param: *mut rdma_conn_param) -> c_int, on_panic = -1;
+    fn rdma_accept(id: *mut rdma_cm_id, conn_param: *mut rdma_conn_param) -> c_int;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
-        ret_int(accept(Id::from_cm(id), param(conn_param)))
+        if id.is_null() {
+            return Err(libc::EINVAL);
+        }
+        accept(Id::from_cm(id), param(conn_param))
     }
 }
 
@@ -324,11 +365,13 @@ crate::export! {
     }
 }
 
-crate::export! {
+crate::export_sync! {
     /// Disconnects (after flushing the QP).
-    fn rdma_disconnect(id: *mut rdma_cm_id) -> c_int, on_panic = -1;
+    fn rdma_disconnect(id: *mut rdma_cm_id) -> c_int;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
-        ret_int(disconnect(Id::from_cm(id)))
+        if id.is_null() {
+            return Err(libc::EINVAL);
+        }
+        disconnect(Id::from_cm(id))
     }
 }

@@ -544,16 +544,30 @@ pub fn ack_held_event(id: Id) {
 }
 
 /// `ucma_complete`: for synchronous ids, waits for the id's next event and
-/// turns a failure status into an errno.
+/// turns a failure status into an errno. Inside [`deferring`] the first
+/// call leaves the wait to the export (see [`export_sync!`]).
 pub fn complete(id: Id) -> Res<()> {
     if !id.sync() {
         return Ok(());
     }
     ack_held_event(id);
+    if DEFER.with(|d| d.replace(false)) {
+        DEFERRED.with(|p| p.set(id.0));
+        return Ok(());
+    }
     // SAFETY: a synchronous id's private channel lives as long as the id.
     let event = unsafe { get_cm_event(id.channel()) }?;
+    // SAFETY: the event just returned.
+    unsafe { complete_finish(id, event) }
+}
+
+/// The end of [`complete`] once the id's event came.
+///
+/// # Safety
+/// `event` is the live event the wait on `id`'s channel returned.
+pub unsafe fn complete_finish(id: Id, event: *mut rdma_cm_event) -> Res<()> {
     id.set_event(event);
-    // SAFETY: just returned by get_cm_event; the event is not the id.
+    // SAFETY: just returned by the wait; the event is not the id.
     let ev = unsafe { &*event };
     if ev.status != 0 {
         return Err(if ev.event == RDMA_CM_EVENT_REJECTED {
@@ -565,6 +579,73 @@ pub fn complete(id: Id) -> Res<()> {
         });
     }
     Ok(())
+}
+
+thread_local! {
+    /// Set by [`deferring`]: the next [`complete`] of a synchronous id
+    /// leaves its wait to the export.
+    static DEFER: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+    /// The id whose wait [`complete`] left.
+    static DEFERRED: core::cell::Cell<*mut IdPriv> = const { core::cell::Cell::new(null_mut()) };
+}
+
+/// Runs an export's operation (`op`), whose last step is [`complete`],
+/// with that step's wait left out: the id and the wait begun when there is
+/// one to make (a synchronous id), for the export to make it where a
+/// cancellation may unwind (see [`export_sync!`]).
+pub fn deferring(op: impl FnOnce() -> Res<()>) -> Res<Option<(Id, EventWait)>> {
+    DEFER.with(|d| d.set(true));
+    DEFERRED.with(|p| p.set(null_mut()));
+    let r = op();
+    DEFER.with(|d| d.set(false));
+    let id = DEFERRED.with(|p| p.replace(null_mut()));
+    r?;
+    if id.is_null() {
+        return Ok(None);
+    }
+    let id = Id(id);
+    // SAFETY: a synchronous id's private channel lives as long as the id.
+    Ok(Some((id, unsafe { EventWait::new(id.channel()) })))
+}
+
+/// An export whose operation ends, for a synchronous id (one made without
+/// an event channel), in a wait for the id's event (upstream's
+/// `ucma_complete`). The body, returning `Res<()>`, runs under the guard
+/// through [`deferring`]; the wait runs in the export's own frame, a
+/// cancellation point as upstream's (see `ffi::cancellable`); the event is
+/// taken in under the guard again.
+#[macro_export]
+macro_rules! export_sync {
+    (
+        $(#[$meta:meta])*
+        fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) -> c_int;
+        $body:block
+    ) => {
+        $(#[$meta])*
+        ///
+        /// # Safety
+        /// As the librdmacm function of the same name.
+        #[no_mangle]
+        pub unsafe extern "C-unwind" fn $name($($arg: $ty),*) -> c_int {
+            const NAME: &str = stringify!($name);
+            let begun = $crate::ffi::guard(NAME, Err(libc::EIO), move || {
+                $crate::id::deferring(move || -> $crate::id::Res<()> { $body })
+            });
+            let (id, w) = match begun {
+                Ok(Some(v)) => v,
+                Ok(None) => return 0,
+                Err(e) => return $crate::id::ret_int(Err(e)),
+            };
+            // SAFETY: w is fresh; this frame holds nothing with a destructor.
+            match unsafe { $crate::id::wait_event_cancellable(NAME, w) } {
+                Ok(ev) => $crate::id::ret_int($crate::ffi::guard(NAME, Err(libc::EIO), move || {
+                    // SAFETY: the event the wait returned.
+                    unsafe { $crate::id::complete_finish(id, ev) }
+                })),
+                Err(e) => $crate::id::ret_int(Err(e)),
+            }
+        }
+    };
 }
 
 /// 0, or -1 with errno set: how upstream stores a failed step in `status`.
@@ -732,21 +813,47 @@ unsafe fn reset_event(p: *mut CmaEvent) {
     }
 }
 
-/// `rdma_get_cm_event`.
-///
-/// # Safety
-/// `channel` is a live event channel.
-pub unsafe fn get_cm_event(channel: *mut rdma_event_channel) -> Res<*mut rdma_cm_event> {
-    // SAFETY: channel is live (the contract).
-    let fd = unsafe { (*channel).fd };
-    let mut evt = new_event();
-    loop {
+/// One GET_EVENT round trip, in steps, so that an exported call can make
+/// the (blocking) write itself where a thread cancellation may unwind (see
+/// `ffi::cancellable`): [`EventWait::new`] once, then per round
+/// [`EventWait::command`], the write, and [`EventWait::finish`]. Nothing in
+/// it has a destructor: a cancelled wait leaves the event allocated, as
+/// upstream's does.
+#[derive(Clone, Copy)]
+pub struct EventWait {
+    /// The channel's fd.
+    pub fd: c_int,
+    evt: *mut CmaEvent,
+}
+
+/// What a round of [`EventWait`] came to.
+#[derive(Clone, Copy)]
+pub enum Round {
+    /// The event, or the error (the event freed).
+    Done(Res<*mut rdma_cm_event>),
+    /// The kernel's event was one to skip: write again.
+    Again,
+}
+
+impl EventWait {
+    /// # Safety
+    /// `channel` is a live event channel.
+    pub unsafe fn new(channel: *mut rdma_event_channel) -> EventWait {
+        EventWait {
+            // SAFETY: channel is live (the contract).
+            fd: unsafe { (*channel).fd },
+            evt: Box::into_raw(new_event()),
+        }
+    }
+
+    /// Readies `resp` and returns the command that asks the kernel to fill
+    /// it.
+    pub fn command(resp: &mut MaybeUninit<rdma_ucm_event_resp>) -> ucma_cmd<rdma_ucm_get_event> {
         // Not zeroed as a whole (upstream does not zero it either): the
         // kernel copies out its own zero-initialised response, as much of it
         // as it has, and every kernel with this ABI has everything up to
         // `reserved`. Only `reserved` and `ece`, which kernels before 5.9
         // lack, are zeroed here.
-        let mut resp = MaybeUninit::<rdma_ucm_event_resp>::uninit();
         let rp = resp.as_mut_ptr();
         // SAFETY: rp points to the (writable) response buffer.
         unsafe {
@@ -754,16 +861,81 @@ pub unsafe fn get_cm_event(channel: *mut rdma_event_channel) -> Res<*mut rdma_cm
             addr_of_mut!((*rp).ece).write_bytes(0, 1);
         }
         let body = rdma_ucm_get_event { response: rp as u64 };
-        write_cmd_resp(fd, RDMA_USER_CM_CMD_GET_EVENT, body, &mut resp)?;
-        // SAFETY: the command succeeded, so the kernel wrote the fields up to
-        // `reserved` (see above) and the rest was zeroed here.
+        crate::ucma::encode(RDMA_USER_CM_CMD_GET_EVENT, body, core::mem::size_of::<rdma_ucm_event_resp>())
+    }
+
+    /// After the write of [`EventWait::command`] (`written`, its result).
+    ///
+    /// # Safety
+    /// `resp` is the buffer given to `command`, which a successful write
+    /// filled; `self` is not used again after a `Done`.
+    pub unsafe fn finish(self, written: Res<()>, resp: &MaybeUninit<rdma_ucm_event_resp>) -> Round {
+        if let Err(e) = written {
+            // SAFETY: allocated by new() and not handed out.
+            drop(unsafe { Box::from_raw(self.evt) });
+            return Round::Done(Err(e));
+        }
+        // SAFETY: the command succeeded, so the kernel wrote the fields up
+        // to `reserved` (see command()) and the rest was zeroed there.
         let resp = unsafe { resp.assume_init_ref() };
-        if translate_event(&mut evt, resp) {
-            return Ok(&mut Box::leak(evt).event);
+        // SAFETY: evt is our live, unshared event.
+        if translate_event(unsafe { &mut *self.evt }, resp) {
+            // SAFETY: as above; handed out now.
+            return Round::Done(Ok(unsafe { addr_of_mut!((*self.evt).event) }));
         }
         // A skipped event may have filled some fields: start clean.
         // SAFETY: evt is a live CmaEvent.
-        unsafe { reset_event(&mut *evt) };
+        unsafe { reset_event(self.evt) };
+        Round::Again
+    }
+}
+
+/// `rdma_get_cm_event` inside the library (synchronous ids): its write is
+/// not a cancellation point (see `ucma::write_raw`).
+///
+/// # Safety
+/// `channel` is a live event channel.
+pub unsafe fn get_cm_event(channel: *mut rdma_event_channel) -> Res<*mut rdma_cm_event> {
+    // SAFETY: the contract.
+    unsafe { get_cm_event_with(EventWait::new(channel)) }
+}
+
+/// [`get_cm_event`] on a wait already begun.
+///
+/// # Safety
+/// `w` comes from [`EventWait::new`] and is not used afterwards.
+pub unsafe fn get_cm_event_with(w: EventWait) -> Res<*mut rdma_cm_event> {
+    loop {
+        let mut resp = MaybeUninit::uninit();
+        let cmd = EventWait::command(&mut resp);
+        let written = crate::ucma::write_raw(w.fd, &cmd);
+        // SAFETY: resp is the buffer of this round's command.
+        if let Round::Done(r) = unsafe { w.finish(written, &resp) } {
+            return r;
+        }
+    }
+}
+
+/// Waits on `w` where a thread cancellation may end the wait, as upstream's
+/// rdma_get_cm_event: the GET_EVENT write is a cancellation point (see
+/// `ffi::cancellable`). For exported calls only, outside their guarded parts:
+/// the caller's frame must hold nothing with a destructor. Rounds that only
+/// skip an event run under `guard`.
+///
+/// # Safety
+/// `w` comes from [`EventWait::new`] and is not used afterwards.
+#[inline(always)]
+pub unsafe fn wait_event_cancellable(name: &'static str, w: EventWait) -> Res<*mut rdma_cm_event> {
+    loop {
+        let mut resp = MaybeUninit::uninit();
+        let cmd = EventWait::command(&mut resp);
+        // SAFETY: a plain struct of that size; resp outlives the write.
+        let written = unsafe { crate::ucma::write_raw_cancellable(w.fd, &cmd) };
+        // SAFETY: resp is the buffer of this round's command.
+        let round = crate::ffi::guard(name, Round::Done(Err(libc::EIO)), || unsafe { w.finish(written, &resp) });
+        if let Round::Done(r) = round {
+            return r;
+        }
     }
 }
 
@@ -949,23 +1121,37 @@ crate::export! {
     }
 }
 
-crate::export! {
-    /// Waits for (or, on a non-blocking channel, fetches) the next event.
-    fn rdma_get_cm_event(channel: *mut rdma_event_channel, event: *mut *mut rdma_cm_event) -> c_int, on_panic = -1;
-    {
-        if let Err(e) = crate::cma::ucma_init() {
-            return ret_int(Err(e));
+/// Waits for (or, on a non-blocking channel, fetches) the next event.
+///
+/// Not written with `export!`: its wait is a cancellation point, as
+/// upstream's, so it runs outside the guarded parts (see
+/// `ffi::cancellable`), and the function may unwind (`C-unwind`).
+///
+/// # Safety
+/// As rdma_get_cm_event(3): `channel` is a live event channel.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn rdma_get_cm_event(channel: *mut rdma_event_channel, event: *mut *mut rdma_cm_event) -> c_int {
+    const NAME: &str = "rdma_get_cm_event";
+    let begin = crate::ffi::guard(NAME, Err(libc::EIO), || {
+        crate::cma::ucma_init()?;
+        if event.is_null() || channel.is_null() {
+            return Err(libc::EINVAL);
         }
-        crate::ensure!(!event.is_null() && !channel.is_null(), libc::EINVAL, -1);
         // SAFETY: checked non-NULL; the caller's live channel.
-        match unsafe { get_cm_event(channel) } {
-            Ok(ev) => {
-                // SAFETY: event is a valid out-pointer (checked non-null).
-                unsafe { *event = ev };
-                0
-            }
-            Err(e) => ret_int(Err(e)),
+        Ok(unsafe { EventWait::new(channel) })
+    });
+    let w = match begin {
+        Ok(w) => w,
+        Err(e) => return ret_int(Err(e)),
+    };
+    // SAFETY: w is fresh; this frame holds nothing with a destructor.
+    match unsafe { wait_event_cancellable(NAME, w) } {
+        Ok(ev) => {
+            // SAFETY: event is a valid out-pointer (checked non-null).
+            unsafe { *event = ev };
+            0
         }
+        Err(e) => ret_int(Err(e)),
     }
 }
 

@@ -173,24 +173,28 @@ pub fn process_join(evt: &mut CmaEvent) -> c_int {
     ret_int(if ret != 0 { Err(ret) } else { Ok(()) })
 }
 
-crate::export! {
+crate::export_sync! {
     /// Joins a multicast group as a full member.
-    fn rdma_join_multicast(id: *mut rdma_cm_id, addr: *mut sockaddr, context: *mut c_void) -> c_int, on_panic = -1;
+    fn rdma_join_multicast(id: *mut rdma_cm_id, addr: *mut sockaddr, context: *mut c_void) -> c_int;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        if id.is_null() {
+            return Err(libc::EINVAL);
+        }
         // SAFETY: the caller's address (null is rejected inside).
-        ret_int(unsafe { join(Id::from_cm(id), addr, context) })
+        unsafe { join(Id::from_cm(id), addr, context) }
     }
 }
 
-crate::export! {
+crate::export_sync! {
     /// Joins a multicast group with explicit join flags.
     fn rdma_join_multicast_ex(id: *mut rdma_cm_id, mc_join_attr: *mut rdma_cm_join_mc_attr_ex,
-                              context: *mut c_void) -> c_int, on_panic = -1;
+                              context: *mut c_void) -> c_int;
     {
-        crate::ensure!(!id.is_null() && !mc_join_attr.is_null(), libc::EINVAL, -1);
+        if id.is_null() || mc_join_attr.is_null() {
+            return Err(libc::EINVAL);
+        }
         // SAFETY: non-null attributes from the caller.
-        ret_int(unsafe { join_ex(Id::from_cm(id), &*mc_join_attr, context) })
+        unsafe { join_ex(Id::from_cm(id), &*mc_join_attr, context) }
     }
 }
 

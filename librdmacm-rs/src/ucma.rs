@@ -140,11 +140,42 @@ pub fn encode<T: Copy>(op: u32, body: T, out: usize) -> ucma_cmd<T> {
 
 /// Writes an encoded command; Err(ENODATA) on a short write, write's errno
 /// on failure.
+///
+/// The write is made with `syscall(SYS_write)`, which is not a thread
+/// cancellation point: a cancellation must not unwind through our guarded
+/// frames (see `ffi::cancellable`). A cancel requested meanwhile takes
+/// effect at the thread's next cancellation point; the waits applications
+/// cancel in practice (rdma_get_cm_event, rdma_get_request) write their
+/// GET_EVENT command as a cancellation point instead.
 pub fn write_raw<T: Copy>(fd: c_int, cmd: &ucma_cmd<T>) -> Result<(), c_int> {
     let len = core::mem::size_of::<ucma_cmd<T>>();
     // SAFETY: cmd is a plain #[repr(C)] struct of `len` bytes; the kernel
     // writes only to response buffers the caller keeps alive across the call.
-    let ret = unsafe { libc::write(fd, (cmd as *const ucma_cmd<T>).cast::<c_void>(), len) };
+    let ret = unsafe {
+        libc::syscall(libc::SYS_write, fd, (cmd as *const ucma_cmd<T>).cast::<c_void>(), len)
+    } as isize;
+    write_result(ret, len)
+}
+
+/// Writes an encoded command with a write() that is a thread cancellation
+/// point, for the waits an application may cancel (see `ffi::cancellable`).
+///
+/// # Safety
+/// Only outside `guard`, in a frame holding nothing with a destructor
+/// (a cancellation unwinds through it); otherwise as [`write_raw`].
+#[inline(always)]
+pub unsafe fn write_raw_cancellable<T: Copy>(fd: c_int, cmd: &ucma_cmd<T>) -> Result<(), c_int> {
+    let len = core::mem::size_of::<ucma_cmd<T>>();
+    // SAFETY: as in write_raw; the caller's contract covers the unwind.
+    let ret = unsafe {
+        crate::ffi::cancellable::write_cancellable(fd, (cmd as *const ucma_cmd<T>).cast::<c_void>(), len)
+    };
+    write_result(ret, len)
+}
+
+/// What a command write's return value means: Ok when all `len` bytes were
+/// taken, ENODATA for a short write, errno for a failure.
+pub fn write_result(ret: isize, len: usize) -> Result<(), c_int> {
     if ret == len as isize {
         Ok(())
     } else if ret >= 0 {

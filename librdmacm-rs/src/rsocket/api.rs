@@ -293,24 +293,50 @@ crate::export! {
     }
 }
 
-crate::export! {
-    fn raccept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
-    {
+/// Accepts a connection: waits on the listener's accept queue for a
+/// connected socket.
+///
+/// Not written with `export!`: the wait is a cancellation point, as
+/// upstream's read of its accept queue, so it runs outside the guarded
+/// parts (see `ffi::cancellable`).
+///
+/// # Safety
+/// As accept(2): `addr` and `addrlen` are NULL or the caller's buffers.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int {
+    const NAME: &str = "raccept";
+    let queue = crate::ffi::guard(NAME, Err(libc::EIO), || {
         // Datagram sockets: see dgram.rs.
         if dgram::lookup(socket).is_some() {
-            return err(libc::EOPNOTSUPP);
+            return Err(libc::EOPNOTSUPP);
         }
-        let rs = match lookup(socket) { Ok(r) => r, Err(e) => return err(e) };
+        let rs = lookup(socket)?;
         let q = {
             let c = rs.st.lock();
             if c.state != RS_LISTENING {
-                return err(libc::EBADF);
+                return Err(libc::EBADF);
             }
             c.accept_queue[0]
         };
-        let mut fd: c_int = -1;
-        // SAFETY: reading an int into a local from our socketpair.
-        let n = unsafe { libc::read(q, (&mut fd as *mut c_int).cast(), 4) };
+        // The listener stays alive (its queue open) through the wait, held
+        // by a raw reference: a cancelled wait leaks it rather than leave
+        // a destructor in the unwound frame.
+        Ok((q, Arc::into_raw(rs)))
+    });
+    let (q, listener) = match queue {
+        Ok(v) => v,
+        Err(e) => return err(e),
+    };
+    let mut fd: c_int = -1;
+    // The wait, a cancellation point: this frame holds nothing with a
+    // destructor here.
+    // SAFETY: reading an int into a local from our socketpair.
+    let n = unsafe { crate::ffi::cancellable::read_cancellable(q, (&mut fd as *mut c_int).cast(), 4) };
+    crate::ffi::guard(NAME, -1, || {
+        let e = errno();
+        // SAFETY: from Arc::into_raw above, released once.
+        drop(unsafe { Arc::from_raw(listener) });
+        set_errno(e);
         if n != 4 {
             return n as c_int;
         }
@@ -323,7 +349,7 @@ crate::export! {
         let _ = svc::CONNECT.add(&nrs);
         set_errno(e);
         fd
-    }
+    })
 }
 
 crate::export! {
@@ -678,35 +704,86 @@ crate::export! {
     }
 }
 
-crate::export! {
-    /// poll(2) over rsockets and ordinary descriptors; see `poll`.
-    fn rpoll(fds: *mut pollfd, nfds: nfds_t, timeout: c_int) -> c_int, on_panic = -1;
-    {
-        if fds.is_null() && nfds != 0 {
-            return err(libc::EFAULT);
-        }
-        let s: &mut [pollfd] = if nfds == 0 {
-            &mut []
-        } else {
-            // SAFETY: the caller's array of nfds entries.
-            unsafe { core::slice::from_raw_parts_mut(fds, nfds as usize) }
-        };
-        match poll::rpoll(s, timeout) {
-            Ok(n) => n,
-            Err(e) => err(e),
+/// rpoll's sleeps, in the exported function's own frame: each poll(2) is
+/// a cancellation point, as upstream's (see `ffi::cancellable`); the steps
+/// between them run guarded. `fds` gives the caller's set for each step.
+///
+/// # Safety
+/// Only from an export, outside its guarded parts, holding nothing with a
+/// destructor; `fds` returns the same live set each time.
+#[inline(always)]
+unsafe fn rpoll_sleeping(name: &'static str, mut step: poll::PollStep, fds: impl Fn() -> *mut [pollfd]) -> Res<c_int> {
+    loop {
+        match step {
+            poll::PollStep::Done(r) => return r,
+            poll::PollStep::Sleep(w, ms) => {
+                let (set, n) = w.set();
+                // The sleep, a cancellation point.
+                // SAFETY: the sleep's own set of n entries.
+                let r = unsafe { crate::ffi::cancellable::poll_cancellable(set, n, ms) };
+                let e = errno();
+                step = crate::ffi::guard(name, poll::PollStep::Done(Err(libc::EIO)), || {
+                    // SAFETY: the caller's live set (the contract).
+                    poll::rpoll_after(w, unsafe { &mut *fds() }, r, e)
+                });
+            }
         }
     }
 }
 
-crate::export! {
-    /// select(2) over rsockets and ordinary descriptors, through rpoll.
-    fn rselect(nfds: c_int, readfds: *mut libc::fd_set, writefds: *mut libc::fd_set, exceptfds: *mut libc::fd_set, timeout: *mut libc::timeval) -> c_int, on_panic = -1;
-    {
+/// poll(2) over rsockets and ordinary descriptors; see `poll`.
+///
+/// Not written with `export!`: its sleeps are cancellation points, as
+/// upstream's (see [`rpoll_sleeping`]).
+///
+/// # Safety
+/// As poll(2): `fds` holds `nfds` entries.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn rpoll(fds: *mut pollfd, nfds: nfds_t, timeout: c_int) -> c_int {
+    const NAME: &str = "rpoll";
+    if fds.is_null() && nfds != 0 {
+        return err(libc::EFAULT);
+    }
+    // The caller's array (an empty slice for none).
+    let set = move || -> *mut [pollfd] {
+        let base = if nfds == 0 { core::ptr::NonNull::dangling().as_ptr() } else { fds };
+        core::ptr::slice_from_raw_parts_mut(base, nfds as usize)
+    };
+    let step = crate::ffi::guard(NAME, poll::PollStep::Done(Err(libc::EIO)), || {
+        // SAFETY: the caller's array of nfds entries.
+        poll::rpoll_begin(unsafe { &mut *set() }, timeout)
+    });
+    // SAFETY: an export's frame, nothing with a destructor live.
+    match unsafe { rpoll_sleeping(NAME, step, set) } {
+        Ok(n) => n,
+        Err(e) => err(e),
+    }
+}
+
+/// select(2) over rsockets and ordinary descriptors, through rpoll.
+///
+/// Not written with `export!`, like [`rpoll`].
+///
+/// # Safety
+/// As select(2): the sets are NULL or valid, `timeout` NULL or valid.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn rselect(nfds: c_int, readfds: *mut libc::fd_set, writefds: *mut libc::fd_set, exceptfds: *mut libc::fd_set, timeout: *mut libc::timeval) -> c_int {
+    const NAME: &str = "rselect";
+    let begun = crate::ffi::guard(NAME, None, || {
         // SAFETY: the caller's sets and timeout (null allowed).
-        match unsafe { poll::rselect(nfds, readfds, writefds, exceptfds, timeout) } {
-            Ok(n) => n,
-            Err(e) => err(e),
-        }
+        let sel = unsafe { poll::rselect_begin(nfds, readfds, writefds, exceptfds, timeout) };
+        // SAFETY: the set just built.
+        let step = poll::rpoll_begin(unsafe { sel.fds() }, sel.timeout);
+        Some((sel, step))
+    });
+    let Some((sel, step)) = begun else { return err(libc::EIO) };
+    // SAFETY: an export's frame, nothing with a destructor live; the set
+    // stays allocated until rselect_finish.
+    let r = unsafe { rpoll_sleeping(NAME, step, move || sel.fds() as *mut [pollfd]) };
+    // SAFETY: the caller's sets, as given to rselect_begin.
+    match crate::ffi::guard(NAME, Err(libc::EIO), || unsafe { poll::rselect_finish(sel, r, readfds, writefds, exceptfds) }) {
+        Ok(n) => n,
+        Err(e) => err(e),
     }
 }
 

@@ -256,11 +256,14 @@ pub fn listen(rs: &Arc<Rsocket>, backlog: c_int) -> Res<()> {
 /// (or still accepting), is queued for raccept. Failures reject the
 /// request.
 pub fn accept_one(l: &Rsocket) {
-    let mut new_id = null_mut();
-    // SAFETY: the listener's id; out pointer is a local.
-    if unsafe { crate::conn::rdma_get_request(l.cm_id, &mut new_id) } != 0 {
-        return;
-    }
+    // The library's own wait (not a cancellation point), not the export's.
+    let new_id = match crate::conn::get_request(Id::from_cm(l.cm_id)) {
+        Ok(id) => id.cm(),
+        Err(e) => {
+            crate::ffi::set_errno(e);
+            return;
+        }
+    };
     let conn = Conn::new(Some(&l.st.lock()));
     let nrs = Rsocket::new(libc::SOCK_STREAM, new_id, conn);
     let reject = |nrs: Arc<Rsocket>| {

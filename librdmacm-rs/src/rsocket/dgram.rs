@@ -695,6 +695,8 @@ impl Dsock {
             return Ok(());
         }
         let mut ev = libc::epoll_event { events: 0, u64: 0 };
+        // Not cancellable under our guard (see ffi::cancellable).
+        let no_cancel = crate::ffi::NoCancel::new();
         // SAFETY: our epoll set; one local event.
         let n = unsafe { libc::epoll_wait(self.epfd, &mut ev, 1, -1) };
         if n < 0 {
@@ -710,6 +712,7 @@ impl Dsock {
         let mut ctx = null_mut();
         // SAFETY: the QP's live channel; out pointers are locals.
         let r = unsafe { v::ibv_get_cq_event(q.channel(), &mut cq, &mut ctx) };
+        drop(no_cancel);
         if r == 0 {
             // SAFETY: the event just taken from this CQ.
             unsafe { v::ibv_ack_cq_events(q.cq(), 1) };

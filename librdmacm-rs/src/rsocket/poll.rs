@@ -45,16 +45,18 @@ fn signal_fd() -> Res<c_int> {
     }
 }
 
+// The eventfd is read and written with syscall(): not cancellation points
+// (see `ffi::cancellable`).
 fn read_signal(fd: c_int) -> bool {
     let mut c = 0u64;
     // SAFETY: reading 8 bytes into a local from our eventfd.
-    unsafe { libc::read(fd, (&mut c as *mut u64).cast(), 8) == 8 }
+    unsafe { libc::syscall(libc::SYS_read, fd, (&mut c as *mut u64).cast::<libc::c_void>(), 8usize) == 8 }
 }
 
 fn write_signal(fd: c_int) -> bool {
     let c = 1u64;
     // SAFETY: writing 8 bytes from a local to our eventfd.
-    unsafe { libc::write(fd, (&c as *const u64).cast(), 8) == 8 }
+    unsafe { libc::syscall(libc::SYS_write, fd, (&c as *const u64).cast::<libc::c_void>(), 8usize) == 8 }
 }
 
 /// Wakes every thread sleeping in rpoll (an rsocket's state changed).
@@ -121,8 +123,8 @@ pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
         drop(c);
         if state == RS_LISTENING {
             let mut p = libc::pollfd { fd: accept_fd, events, revents: 0 };
-            // SAFETY: one local pollfd.
-            unsafe { libc::poll(&mut p, 1, 0) };
+            // SAFETY: one local pollfd (syscall(): not a cancellation point).
+            unsafe { libc::syscall(libc::SYS_poll, &mut p as *mut libc::pollfd, 1 as libc::nfds_t, 0) };
             return p.revents;
         }
         if state & RS_OPENING != 0 {
@@ -157,8 +159,9 @@ fn check(fds: &mut [libc::pollfd]) -> c_int {
         match index::lookup(f.fd) {
             Some(rs) => f.revents = poll_rs(&rs, f.events, true, t_poll_all),
             None => {
-                // SAFETY: one entry of the caller's array.
-                unsafe { libc::poll(f, 1, 0) };
+                // SAFETY: one entry of the caller's array (syscall(): not
+                // a cancellation point).
+                unsafe { libc::syscall(libc::SYS_poll, f as *mut libc::pollfd, 1 as libc::nfds_t, 0) };
             }
         }
         if f.revents != 0 {
@@ -233,14 +236,82 @@ fn events(rfds: &[libc::pollfd], fds: &mut [libc::pollfd]) -> c_int {
     cnt
 }
 
-/// `rpoll`.
-pub fn rpoll(fds: &mut [libc::pollfd], timeout: c_int) -> Res<c_int> {
+/// A sleeping rpoll between its steps (see [`rpoll_begin`]): its poll(2)
+/// set (the rsockets' descriptors, the caller's other fds, the wake-up
+/// eventfd last), held as a raw allocation so that the frame that sleeps
+/// holds nothing with a destructor, and when it started.
+#[derive(Clone, Copy)]
+pub struct PollSleep {
+    rfds: *mut libc::pollfd,
+    /// Entries of the caller's set (rfds has one more).
+    nfds: usize,
+    sig: c_int,
+    start: u64,
+    timeout: c_int,
+}
+
+impl PollSleep {
+    /// The poll(2) set to sleep on and its length.
+    pub fn set(&self) -> (*mut libc::pollfd, libc::nfds_t) {
+        (self.rfds, (self.nfds + 1) as libc::nfds_t)
+    }
+
+    fn rfds(&mut self) -> &mut [libc::pollfd] {
+        // SAFETY: allocated by rpoll_begin with nfds + 1 entries, owned
+        // by this sleep until free().
+        unsafe { core::slice::from_raw_parts_mut(self.rfds, self.nfds + 1) }
+    }
+
+    fn free(self) {
+        // SAFETY: from Box::into_raw in rpoll_begin, freed once.
+        drop(unsafe { Box::from_raw(core::ptr::slice_from_raw_parts_mut(self.rfds, self.nfds + 1)) });
+    }
+}
+
+/// Where an rpoll stands.
+#[derive(Clone, Copy)]
+pub enum PollStep {
+    /// Finished with this result.
+    Done(Res<c_int>),
+    /// To sleep in poll(2) on the set for this many ms, then
+    /// [`rpoll_after`].
+    Sleep(PollSleep, c_int),
+}
+
+thread_local! {
+    /// Set while this thread sleeps in rpoll's poll(2), so that a thread
+    /// cancelled there still leaves the gate (see `SleepMark`).
+    static SLEEPING: SleepMark = const { SleepMark(core::cell::Cell::new(false)) };
+}
+
+/// A cancelled thread runs its thread-local destructors: one cancelled in
+/// rpoll's sleep leaves the gate on its way out, so that the other
+/// sleepers' wake-ups still work (upstream leaves its count raised).
+struct SleepMark(core::cell::Cell<bool>);
+
+impl Drop for SleepMark {
+    fn drop(&mut self) {
+        if self.0.replace(false) {
+            if let Some(&fd) = SIGNAL_FD.get() {
+                exit(fd);
+            }
+        }
+    }
+}
+
+fn mark_sleeping(on: bool) {
+    let _ = SLEEPING.try_with(|m| m.0.set(on));
+}
+
+/// `rpoll` up to its first sleep: the checks without sleeping (spinning
+/// for polling_time µs), then the poll(2) set.
+pub fn rpoll_begin(fds: &mut [libc::pollfd], timeout: c_int) -> PollStep {
     let cfg = config::get();
     let mut start = 0u64;
     loop {
         let n = check(fds);
         if n != 0 || timeout == 0 {
-            return Ok(n);
+            return PollStep::Done(Ok(n));
         }
         let now = time_us();
         if start == 0 {
@@ -250,60 +321,124 @@ pub fn rpoll(fds: &mut [libc::pollfd], timeout: c_int) -> Res<c_int> {
             break;
         }
     }
-    let sig = signal_fd()?;
-    let mut rfds = vec![libc::pollfd { fd: -1, events: 0, revents: 0 }; fds.len() + 1];
+    let sig = match signal_fd() {
+        Ok(fd) => fd,
+        Err(e) => return PollStep::Done(Err(e)),
+    };
     let nfds = fds.len();
+    let mut rfds = vec![libc::pollfd { fd: -1, events: 0, revents: 0 }; nfds + 1].into_boxed_slice();
     rfds[nfds] = libc::pollfd { fd: sig, events: libc::POLLIN, revents: 0 };
+    let rfds = Box::into_raw(rfds).cast::<libc::pollfd>();
+    rpoll_next(PollSleep { rfds, nfds, sig, start, timeout }, fds)
+}
+
+/// The next round: done when an rsocket is ready or the time is up,
+/// otherwise the next sleep.
+fn rpoll_next(mut w: PollSleep, fds: &mut [libc::pollfd]) -> PollStep {
+    let cfg = config::get();
+    let nfds = w.nfds;
     loop {
-        if arm(&mut rfds[..nfds], fds) {
+        if arm(&mut w.rfds()[..nfds], fds) {
             // As upstream: the one rsocket found ready (the others were
             // all idle at the last check).
-            return Ok(1);
+            w.free();
+            return PollStep::Done(Ok(1));
         }
         if !enter() {
             continue;
         }
-        let sleep = if timeout >= 0 {
-            let left = timeout as i64 - ((time_us() - start) / 1000) as i64;
+        let sleep = if w.timeout >= 0 {
+            let left = w.timeout as i64 - ((time_us() - w.start) / 1000) as i64;
             if left <= 0 {
                 let mut g = GATE.lock();
                 g.count -= 1;
                 if g.count == 0 {
-                    read_signal(sig);
+                    read_signal(w.sig);
                     g.suspended = false;
                 }
-                return Ok(0);
+                drop(g);
+                w.free();
+                return PollStep::Done(Ok(0));
             }
             (left as c_int).min(cfg.wake_up_interval)
         } else {
             cfg.wake_up_interval
         };
-        // SAFETY: a local pollfd array of nfds + 1 entries.
-        let r = unsafe { libc::poll(rfds.as_mut_ptr(), (nfds + 1) as libc::nfds_t, sleep) };
-        if r < 0 {
-            let e = crate::ffi::errno();
-            exit(sig);
-            return Err(e);
-        }
-        let n = events(&rfds[..nfds], fds);
-        stop(sig);
-        if n != 0 {
-            return Ok(n);
+        mark_sleeping(true);
+        return PollStep::Sleep(w, sleep);
+    }
+}
+
+/// After the sleep of [`PollStep::Sleep`]: `r` and `err` are poll(2)'s
+/// return value and errno.
+pub fn rpoll_after(mut w: PollSleep, fds: &mut [libc::pollfd], r: c_int, err: c_int) -> PollStep {
+    mark_sleeping(false);
+    if r < 0 {
+        exit(w.sig);
+        w.free();
+        return PollStep::Done(Err(err));
+    }
+    let nfds = w.nfds;
+    let n = events(&w.rfds()[..nfds], fds);
+    stop(w.sig);
+    if n != 0 {
+        w.free();
+        return PollStep::Done(Ok(n));
+    }
+    rpoll_next(w, fds)
+}
+
+/// `rpoll`, sleeping here (not a cancellation point: for the library's own
+/// use; the export sleeps in its own frame, see api.rs).
+pub fn rpoll(fds: &mut [libc::pollfd], timeout: c_int) -> Res<c_int> {
+    let mut step = rpoll_begin(fds, timeout);
+    loop {
+        match step {
+            PollStep::Done(r) => return r,
+            PollStep::Sleep(w, ms) => {
+                let (set, n) = w.set();
+                // SAFETY: the sleep's own set of n entries.
+                let r = unsafe { libc::syscall(libc::SYS_poll, set, n, ms) } as c_int;
+                let e = crate::ffi::errno();
+                step = rpoll_after(w, fds, r, e);
+            }
         }
     }
 }
 
-/// `rselect`, through rpoll.
+/// rselect's poll set, from the caller's fd sets: a raw allocation (see
+/// [`PollSleep`]), and rpoll's timeout.
+#[derive(Clone, Copy)]
+pub struct SelectSet {
+    fds: *mut libc::pollfd,
+    len: usize,
+    /// rpoll's timeout (ms, -1 for none).
+    pub timeout: c_int,
+}
+
+impl SelectSet {
+    /// The entries.
+    ///
+    /// # Safety
+    /// Not after [`rselect_finish`].
+    pub unsafe fn fds<'a>(self) -> &'a mut [libc::pollfd] {
+        // SAFETY: allocated by rselect_begin with len entries (the
+        // contract: still owned).
+        unsafe { core::slice::from_raw_parts_mut(self.fds, self.len) }
+    }
+}
+
+/// `rselect`'s conversion of the fd sets into an rpoll set.
 ///
 /// # Safety
 /// The fd_set pointers are null or valid; `nfds` <= FD_SETSIZE.
-pub unsafe fn rselect(
+pub unsafe fn rselect_begin(
     nfds: c_int,
     readfds: *mut libc::fd_set,
     writefds: *mut libc::fd_set,
     exceptfds: *mut libc::fd_set,
     timeout: *const libc::timeval,
-) -> Res<c_int> {
+) -> SelectSet {
     let mut fds: Vec<libc::pollfd> = Vec::new();
     for fd in 0..nfds.clamp(0, libc::FD_SETSIZE as c_int) {
         let mut p = libc::pollfd { fd: 0, events: 0, revents: 0 };
@@ -333,7 +468,24 @@ pub unsafe fn rselect(
         let t = unsafe { &*timeout };
         (t.tv_sec * 1000 + t.tv_usec / 1000) as c_int
     };
-    let r = rpoll(&mut fds, to);
+    let len = fds.len();
+    SelectSet { fds: Box::into_raw(fds.into_boxed_slice()).cast(), len, timeout: to }
+}
+
+/// `rselect`'s answer from rpoll's result `r`: the fd sets rewritten, the
+/// count of bits set; frees the set.
+///
+/// # Safety
+/// As [`rselect_begin`], with the same sets; `set` is not used afterwards.
+pub unsafe fn rselect_finish(
+    set: SelectSet,
+    r: Res<c_int>,
+    readfds: *mut libc::fd_set,
+    writefds: *mut libc::fd_set,
+    exceptfds: *mut libc::fd_set,
+) -> Res<c_int> {
+    // SAFETY: from Box::into_raw in rselect_begin, freed once (here).
+    let fds = unsafe { Box::from_raw(core::ptr::slice_from_raw_parts_mut(set.fds, set.len)) };
     // SAFETY: valid sets per the contract.
     unsafe {
         for s in [readfds, writefds, exceptfds] {
@@ -347,7 +499,7 @@ pub unsafe fn rselect(
         return Ok(n);
     }
     let mut cnt = 0;
-    for p in &fds {
+    for p in fds.iter() {
         // SAFETY: valid sets per the contract; fds come from the sets.
         unsafe {
             if !readfds.is_null() && p.revents & (libc::POLLIN | libc::POLLHUP) != 0 {
@@ -365,6 +517,25 @@ pub unsafe fn rselect(
         }
     }
     Ok(cnt)
+}
+
+/// `rselect`, through rpoll, for the library's own use (see [`rpoll`]).
+///
+/// # Safety
+/// As [`rselect_begin`].
+pub unsafe fn rselect(
+    nfds: c_int,
+    readfds: *mut libc::fd_set,
+    writefds: *mut libc::fd_set,
+    exceptfds: *mut libc::fd_set,
+    timeout: *const libc::timeval,
+) -> Res<c_int> {
+    // SAFETY: forwarded.
+    unsafe {
+        let set = rselect_begin(nfds, readfds, writefds, exceptfds, timeout);
+        let r = rpoll(set.fds(), set.timeout);
+        rselect_finish(set, r, readfds, writefds, exceptfds)
+    }
 }
 
 #[cfg(test)]

@@ -1252,15 +1252,19 @@ impl Rsocket {
         if only_if_ready {
             // SAFETY: the channel is live.
             let mut p = libc::pollfd { fd: unsafe { (*ch).fd }, events: libc::POLLIN, revents: 0 };
-            // SAFETY: one local pollfd.
-            if unsafe { libc::poll(&mut p, 1, 0) } <= 0 {
+            // SAFETY: one local pollfd (syscall(): not a cancellation point).
+            if unsafe { libc::syscall(libc::SYS_poll, &mut p as *mut libc::pollfd, 1 as libc::nfds_t, 0) } <= 0 {
                 return Err(libc::EAGAIN);
             }
         }
         let mut ecq = null_mut();
         let mut ctx = null_mut();
+        // The wait runs under our guard: not cancellable (see
+        // ffi::cancellable); a cancel takes effect after the call returns.
+        let no_cancel = crate::ffi::NoCancel::new();
         // SAFETY: live channel; out pointers are locals.
         let r = unsafe { v::ibv_get_cq_event(ch, &mut ecq, &mut ctx) };
+        drop(no_cancel);
         let mut c = self.st.lock();
         if r == 0 {
             c.unack_cqe += 1;
