@@ -391,6 +391,13 @@ pair rspreload_epoll_et --timeout 300 --ready 'cm_listening 7782' \
 pair rspreload_epoll_oneshot --timeout 300 --ready 'cm_listening 7783' \
   'abi-tests/vm-progs/rspreload-run --preload ours --cm ours epoll_xfer server 7783 oneshot 16' \
   'abi-tests/vm-progs/rspreload-run --preload ours --cm ours epoll_xfer client 10.0.2.15 7783 oneshot 16'
+# An ordinary program under the preload whose threads block in read, recv,
+# accept (an rsocket listener: raccept), poll (a pipe; the listener: rpoll),
+# select and epoll_wait, and are cancelled (see the top of
+# preload_cancel.c): each ends cancelled and the program goes on, as under
+# Debian's preload. Ours aborted at accept until the preload made these
+# calls outside its panic guard.
+compare rspreload_cancel --timeout 120 'abi-tests/vm-progs/rspreload-run --cm ours preload_cancel 10.0.2.15 7484'
 
 # ---- rsockets (issue 7) ----
 # rstream over rsockets: Debian's rstream (rdmacm-utils) on both ends, with

@@ -45,6 +45,45 @@ macro_rules! pass {
     }};
 }
 
+/// What an [`export_io!`] export does after its guarded part.
+enum Then<T> {
+    /// Return this.
+    Done(T),
+    /// Call the C library's function with this descriptor in place of the
+    /// caller's, the other arguments unchanged.
+    Real(c_int),
+}
+
+/// An export whose ordinary-descriptor path ends in a C library call that
+/// is a cancellation point (read, accept, poll, close, ...). The body runs
+/// under the panic guard and decides; the C library call itself is made
+/// after it, in the export's own frame, where nothing has a destructor: a
+/// thread cancelled while blocked there unwinds into its caller as it would
+/// without the preload, instead of meeting the guard (which aborts the
+/// process on any unwind that is not a Rust panic; see `ffi::cancellable`).
+macro_rules! export_io {
+    (
+        $(#[$meta:meta])*
+        fn $name:ident ( $sock:ident : c_int $(, $arg:ident : $ty:ty)* $(,)? ) -> $ret:ty, on_panic = $fail:expr;
+        $body:block
+    ) => {
+        $(#[$meta])*
+        ///
+        /// # Safety
+        /// As the C library's function of the same name.
+        #[no_mangle]
+        pub unsafe extern "C-unwind" fn $name($sock: c_int $(, $arg: $ty)*) -> $ret {
+            match crate::ffi::guard(stringify!($name), Then::Done($fail), move || -> Then<$ret> { $body }) {
+                Then::Done(r) => r,
+                // SAFETY: the caller's arguments go unchanged to the C
+                // library's function, the descriptor replaced by the one
+                // that does the work.
+                Then::Real(fd) => unsafe { (real::$name())(fd $(, $arg)*) },
+            }
+        }
+    };
+}
+
 /// Takes a number for a new socket: a descriptor of /dev/null, recorded in
 /// the index. -1 with errno on failure (ENOMEM beyond the index's range).
 fn fd_open() -> c_int {
@@ -406,36 +445,66 @@ crate::export! {
     }
 }
 
-crate::export! {
-    /// accept(2): an accepted rsocket gets a number of its own; in fork-support
-    /// mode an accepted TCP connection is recorded to switch later.
-    fn accept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
-    {
+/// How accept goes on after its guarded first part.
+enum AcceptPlan {
+    Done(c_int),
+    /// The C library's accept on this descriptor.
+    Real(c_int),
+    /// raccept on the rsocket `fd` for the new number `index`.
+    Rsocket { fd: c_int, index: c_int },
+}
+
+/// accept(2): an accepted rsocket gets a number of its own; in fork-support
+/// mode an accepted TCP connection is recorded to switch later. The waits
+/// (the C library's accept, raccept) run outside the guard, as in
+/// [`export_io!`].
+///
+/// # Safety
+/// As accept(2).
+#[no_mangle]
+pub unsafe extern "C-unwind" fn accept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int {
+    let plan = crate::ffi::guard("accept", AcceptPlan::Done(-1), move || {
         let e = TABLE.get(socket);
         let (ty, fd) = fd_get(socket);
         let fork_listen = matches!(e, Some(Entry { state: ForkState::Listen, .. }));
         if ty != FdType::Rsocket && !fork_listen {
-            return pass!(real::accept()(fd, addr, addrlen));
+            return AcceptPlan::Real(fd);
         }
         let index = fd_open();
         if index < 0 {
-            return index;
+            return AcceptPlan::Done(index);
         }
-        let (nfd, nty, nstate) = if ty == FdType::Rsocket {
-            (pass!(raccept(fd, addr, addrlen)), FdType::Rsocket, ForkState::Ready)
-        } else {
-            (pass!(real::accept()(fd, addr, addrlen)), FdType::Normal, ForkState::Passive)
-        };
-        if nfd < 0 {
-            fd_discard(index);
-            return nfd;
+        if ty == FdType::Rsocket {
+            return AcceptPlan::Rsocket { fd, index };
         }
-        TABLE.store(index, nfd, nty, nstate);
-        index
+        let nfd = pass!(real::accept()(fd, addr, addrlen));
+        AcceptPlan::Done(accepted(index, nfd, FdType::Normal, ForkState::Passive))
+    });
+    match plan {
+        AcceptPlan::Done(r) => r,
+        // SAFETY: the caller's arguments, the descriptor replaced by the
+        // one that does the work.
+        AcceptPlan::Real(fd) => unsafe { (real::accept())(fd, addr, addrlen) },
+        AcceptPlan::Rsocket { fd, index } => {
+            // SAFETY: as above.
+            let nfd = unsafe { raccept(fd, addr, addrlen) };
+            crate::ffi::guard("accept", -1, move || accepted(index, nfd, FdType::Rsocket, ForkState::Ready))
+        }
     }
 }
 
-crate::export! {
+/// Records an accepted descriptor under the number taken for it (or gives
+/// the number back when the accept failed).
+fn accepted(index: c_int, nfd: c_int, ty: FdType, state: ForkState) -> c_int {
+    if nfd < 0 {
+        fd_discard(index);
+        return nfd;
+    }
+    TABLE.store(index, nfd, ty, state);
+    index
+}
+
+export_io! {
     /// connect(2). An rsocket whose connect fails (other than "in progress")
     /// becomes a kernel TCP socket that connects instead.
     fn connect(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int, on_panic = -1;
@@ -444,11 +513,11 @@ crate::export! {
             (FdType::Rsocket, fd) => {
                 let ret = pass!(rconnect(fd, addr, addrlen));
                 if ret == 0 || errno() == libc::EINPROGRESS {
-                    return ret;
+                    return Then::Done(ret);
                 }
                 let dfd = rsocket_to_normal(socket);
                 if dfd < 0 {
-                    return dfd;
+                    return Then::Done(dfd);
                 }
                 // SAFETY: the rsocket this index no longer uses.
                 unsafe { rclose(fd) };
@@ -460,177 +529,194 @@ crate::export! {
             fd = TABLE.getd(socket);
             TABLE.store(socket, fd, FdType::Normal, ForkState::Active);
         }
-        pass!(real::connect()(fd, addr, addrlen))
+        Then::Real(fd)
     }
 }
 
-crate::export! {
+export_io! {
     fn recv(socket: c_int, buf: *mut c_void, len: size_t, flags: c_int) -> ssize_t, on_panic = -1;
     {
         match fd_fork_get(socket) {
-            (FdType::Rsocket, fd) => pass!(rrecv(fd, buf, len, flags)),
-            (FdType::Normal, fd) => pass!(real::recv()(fd, buf, len, flags)),
+            (FdType::Rsocket, fd) => Then::Done(pass!(rrecv(fd, buf, len, flags))),
+            (FdType::Normal, fd) => Then::Real(fd),
         }
     }
 }
 
-crate::export! {
+export_io! {
     fn recvfrom(socket: c_int, buf: *mut c_void, len: size_t, flags: c_int, src_addr: *mut sockaddr,
                 addrlen: *mut socklen_t) -> ssize_t, on_panic = -1;
     {
         match fd_fork_get(socket) {
-            (FdType::Rsocket, fd) => pass!(rrecvfrom(fd, buf, len, flags, src_addr, addrlen)),
-            (FdType::Normal, fd) => pass!(real::recvfrom()(fd, buf, len, flags, src_addr, addrlen)),
+            (FdType::Rsocket, fd) => Then::Done(pass!(rrecvfrom(fd, buf, len, flags, src_addr, addrlen))),
+            (FdType::Normal, fd) => Then::Real(fd),
         }
     }
 }
 
-crate::export! {
+export_io! {
     fn recvmsg(socket: c_int, msg: *mut msghdr, flags: c_int) -> ssize_t, on_panic = -1;
     {
         match fd_fork_get(socket) {
-            (FdType::Rsocket, fd) => pass!(rrecvmsg(fd, msg, flags)),
-            (FdType::Normal, fd) => pass!(real::recvmsg()(fd, msg, flags)),
+            (FdType::Rsocket, fd) => Then::Done(pass!(rrecvmsg(fd, msg, flags))),
+            (FdType::Normal, fd) => Then::Real(fd),
         }
     }
 }
 
-crate::export! {
+export_io! {
     fn read(socket: c_int, buf: *mut c_void, count: size_t) -> ssize_t, on_panic = -1;
     {
         match fd_fork_get(socket) {
-            (FdType::Rsocket, fd) => pass!(rread(fd, buf, count)),
-            (FdType::Normal, fd) => pass!(real::read()(fd, buf, count)),
+            (FdType::Rsocket, fd) => Then::Done(pass!(rread(fd, buf, count))),
+            (FdType::Normal, fd) => Then::Real(fd),
         }
     }
 }
 
-crate::export! {
+export_io! {
     fn readv(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t, on_panic = -1;
     {
         match fd_fork_get(socket) {
-            (FdType::Rsocket, fd) => pass!(rreadv(fd, iov, iovcnt)),
-            (FdType::Normal, fd) => pass!(real::readv()(fd, iov, iovcnt)),
+            (FdType::Rsocket, fd) => Then::Done(pass!(rreadv(fd, iov, iovcnt))),
+            (FdType::Normal, fd) => Then::Real(fd),
         }
     }
 }
 
-crate::export! {
+export_io! {
     fn send(socket: c_int, buf: *const c_void, len: size_t, flags: c_int) -> ssize_t, on_panic = -1;
     {
         match fd_fork_get(socket) {
-            (FdType::Rsocket, fd) => pass!(rsend(fd, buf, len, flags)),
-            (FdType::Normal, fd) => pass!(real::send()(fd, buf, len, flags)),
+            (FdType::Rsocket, fd) => Then::Done(pass!(rsend(fd, buf, len, flags))),
+            (FdType::Normal, fd) => Then::Real(fd),
         }
     }
 }
 
-crate::export! {
+export_io! {
     fn sendto(socket: c_int, buf: *const c_void, len: size_t, flags: c_int, dest_addr: *const sockaddr,
               addrlen: socklen_t) -> ssize_t, on_panic = -1;
     {
         match fd_fork_get(socket) {
-            (FdType::Rsocket, fd) => pass!(rsendto(fd, buf, len, flags, dest_addr, addrlen)),
-            (FdType::Normal, fd) => pass!(real::sendto()(fd, buf, len, flags, dest_addr, addrlen)),
+            (FdType::Rsocket, fd) => Then::Done(pass!(rsendto(fd, buf, len, flags, dest_addr, addrlen))),
+            (FdType::Normal, fd) => Then::Real(fd),
         }
     }
 }
 
-crate::export! {
+export_io! {
     fn sendmsg(socket: c_int, msg: *const msghdr, flags: c_int) -> ssize_t, on_panic = -1;
     {
         match fd_fork_get(socket) {
-            (FdType::Rsocket, fd) => pass!(rsendmsg(fd, msg, flags)),
-            (FdType::Normal, fd) => pass!(real::sendmsg()(fd, msg, flags)),
+            (FdType::Rsocket, fd) => Then::Done(pass!(rsendmsg(fd, msg, flags))),
+            (FdType::Normal, fd) => Then::Real(fd),
         }
     }
 }
 
-crate::export! {
+export_io! {
     fn write(socket: c_int, buf: *const c_void, count: size_t) -> ssize_t, on_panic = -1;
     {
         match fd_fork_get(socket) {
-            (FdType::Rsocket, fd) => pass!(rwrite(fd, buf, count)),
-            (FdType::Normal, fd) => pass!(real::write()(fd, buf, count)),
+            (FdType::Rsocket, fd) => Then::Done(pass!(rwrite(fd, buf, count))),
+            (FdType::Normal, fd) => Then::Real(fd),
         }
     }
 }
 
-crate::export! {
+export_io! {
     fn writev(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t, on_panic = -1;
     {
         match fd_fork_get(socket) {
-            (FdType::Rsocket, fd) => pass!(rwritev(fd, iov, iovcnt)),
-            (FdType::Normal, fd) => pass!(real::writev()(fd, iov, iovcnt)),
+            (FdType::Rsocket, fd) => Then::Done(pass!(rwritev(fd, iov, iovcnt))),
+            (FdType::Normal, fd) => Then::Real(fd),
         }
     }
 }
 
-/// A pollfd array for the translated descriptors: on the stack for the
-/// usual few, on the heap beyond.
-struct PollBuf {
-    small: [pollfd; 16],
-    big: Vec<pollfd>,
-    n: usize,
-}
-
-impl PollBuf {
-    fn new(n: usize) -> PollBuf {
-        let zero = pollfd { fd: -1, events: 0, revents: 0 };
-        let big = if n > 16 { vec![zero; n] } else { Vec::new() };
-        PollBuf { small: [zero; 16], big, n }
-    }
-    fn as_mut(&mut self) -> &mut [pollfd] {
-        if self.n > 16 {
-            &mut self.big[..]
+/// poll(2): rpoll when any descriptor is an rsocket, else the C library's
+/// poll, in both cases on the descriptors that do the work. The wait runs
+/// outside the guard (as in [`export_io!`]), on the caller's set when none
+/// of its descriptors is ours, else on a translated copy (on this frame's
+/// stack for up to 16 entries, a raw heap allocation beyond: nothing with a
+/// destructor).
+///
+/// # Safety
+/// As poll(2).
+#[no_mangle]
+pub unsafe extern "C-unwind" fn poll(fds: *mut pollfd, nfds: nfds_t, timeout: c_int) -> c_int {
+    let zero = pollfd { fd: -1, events: 0, revents: 0 };
+    let mut small = [zero; 16];
+    let small_ptr = small.as_mut_ptr();
+    let plan = crate::ffi::guard("poll", None, move || Some(poll_translate(fds, nfds, small_ptr)));
+    let Some(plan) = plan else { return -1 };
+    let Some((work, rsock)) = plan else {
+        // SAFETY: the caller's arguments, unchanged.
+        return unsafe { (real::poll())(fds, nfds, timeout) };
+    };
+    // SAFETY: the translated set of nfds entries.
+    let ret = unsafe {
+        if rsock {
+            rpoll(work, nfds, timeout)
         } else {
-            &mut self.small[..self.n]
+            (real::poll())(work, nfds, timeout)
         }
-    }
+    };
+    let e = errno();
+    crate::ffi::guard("poll", (), move || {
+        // SAFETY: the caller's nfds entries and our translated copy.
+        unsafe {
+            let user = std::slice::from_raw_parts_mut(fds, nfds as usize);
+            let w = std::slice::from_raw_parts(work, nfds as usize);
+            for (u, w) in user.iter_mut().zip(w.iter()) {
+                u.revents = w.revents;
+            }
+            if work != small_ptr {
+                drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(work, nfds as usize)));
+            }
+        }
+    });
+    set_errno(e);
+    ret
 }
 
-crate::export! {
-    /// poll(2): rpoll when any descriptor is an rsocket, else the C library's
-    /// poll, in both cases on the descriptors that do the work.
-    fn poll(fds: *mut pollfd, nfds: nfds_t, timeout: c_int) -> c_int, on_panic = -1;
-    {
-        if fds.is_null() || nfds == 0 || nfds > (1 << 20) {
-            return pass!(real::poll()(fds, nfds, timeout));
-        }
-        // SAFETY: the caller passes nfds pollfd entries at fds.
-        let user = unsafe { std::slice::from_raw_parts_mut(fds, nfds as usize) };
-        let mut mapped = false;
-        let mut rsock = false;
-        for p in user.iter() {
-            if let Some(e) = TABLE.get(p.fd) {
-                mapped = true;
-                if e.ty == FdType::Rsocket {
-                    rsock = true;
-                    break;
-                }
-            }
-        }
-        if !mapped {
-            return pass!(real::poll()(fds, nfds, timeout));
-        }
-        let mut buf = PollBuf::new(user.len());
-        let work = buf.as_mut();
-        for (w, u) in work.iter_mut().zip(user.iter()) {
-            *w = pollfd { fd: TABLE.getd(u.fd), events: u.events, revents: 0 };
-        }
-        // SAFETY: our own array of nfds translated entries.
-        let ret = unsafe {
-            if rsock {
-                rpoll(work.as_mut_ptr(), nfds, timeout)
-            } else {
-                real::poll()(work.as_mut_ptr(), nfds, timeout)
-            }
-        };
-        for (u, w) in user.iter_mut().zip(work.iter()) {
-            u.revents = w.revents;
-        }
-        ret
+/// The set poll(2) waits on: None for the caller's own (no descriptor of
+/// ours in it); else the translated copy (in `small` when it fits) and
+/// whether it holds an rsocket.
+fn poll_translate(fds: *mut pollfd, nfds: nfds_t, small: *mut pollfd) -> Option<(*mut pollfd, bool)> {
+    if fds.is_null() || nfds == 0 || nfds > (1 << 20) {
+        return None;
     }
+    // SAFETY: the caller passes nfds pollfd entries at fds.
+    let user = unsafe { std::slice::from_raw_parts_mut(fds, nfds as usize) };
+    let mut mapped = false;
+    let mut rsock = false;
+    for p in user.iter() {
+        if let Some(e) = TABLE.get(p.fd) {
+            mapped = true;
+            if e.ty == FdType::Rsocket {
+                rsock = true;
+                break;
+            }
+        }
+    }
+    if !mapped {
+        return None;
+    }
+    let n = user.len();
+    let work = if n <= 16 {
+        small
+    } else {
+        let zero = pollfd { fd: -1, events: 0, revents: 0 };
+        Box::into_raw(vec![zero; n].into_boxed_slice()).cast::<pollfd>()
+    };
+    // SAFETY: work holds n entries (the 16 of `small`, or just allocated).
+    let w = unsafe { std::slice::from_raw_parts_mut(work, n) };
+    for (w, u) in w.iter_mut().zip(user.iter()) {
+        *w = pollfd { fd: TABLE.getd(u.fd), events: u.events, revents: 0 };
+    }
+    Some((work, rsock))
 }
 
 /// fd_set bit helpers over a raw set of at least `nfds` bits.
@@ -661,65 +747,114 @@ fn set_clear(set: *mut fd_set, nfds: usize) {
     unsafe { std::ptr::write_bytes(set as *mut u8, 0, bytes) };
 }
 
-crate::export! {
-    /// select(2) through rpoll, which serves rsockets and kernel descriptors
-    /// alike. The timeout is not updated.
-    fn select(nfds: c_int, readfds: *mut fd_set, writefds: *mut fd_set, exceptfds: *mut fd_set,
-              timeout: *mut timeval) -> c_int, on_panic = -1;
-    {
-        crate::ensure!(nfds >= 0, libc::EINVAL, -1);
-        let n = nfds as usize;
-        let mut users: Vec<c_int> = Vec::new();
-        let mut pfds: Vec<pollfd> = Vec::new();
-        for fd in 0..n {
-            let mut events = 0;
-            if set_has(readfds, fd) {
-                events |= libc::POLLIN;
-            }
-            if set_has(writefds, fd) {
-                events |= libc::POLLOUT;
-            }
-            if events != 0 || set_has(exceptfds, fd) {
-                users.push(fd as c_int);
-                pfds.push(pollfd { fd: TABLE.getd(fd as c_int), events, revents: 0 });
-            }
+/// select's rpoll set: the caller's descriptor numbers and the pollfds
+/// for the descriptors that do the work, as raw allocations (see
+/// [`select`]), and rpoll's timeout.
+#[derive(Clone, Copy)]
+struct SelectSet {
+    users: *mut c_int,
+    pfds: *mut pollfd,
+    len: usize,
+    ms: c_int,
+}
+
+/// select(2) through rpoll, which serves rsockets and kernel descriptors
+/// alike. The timeout is not updated. The wait runs outside the guard (as
+/// in [`export_io!`]) on a set held as raw allocations, so that the frame
+/// holds nothing with a destructor.
+///
+/// # Safety
+/// As select(2).
+#[no_mangle]
+pub unsafe extern "C-unwind" fn select(nfds: c_int, readfds: *mut fd_set, writefds: *mut fd_set, exceptfds: *mut fd_set,
+                                        timeout: *mut timeval) -> c_int {
+    let set = crate::ffi::guard("select", Err(libc::EIO), move || select_set(nfds, readfds, writefds, exceptfds, timeout));
+    let set = match set {
+        Ok(s) => s,
+        Err(e) => {
+            set_errno(e);
+            return -1;
         }
-        let ms = if timeout.is_null() {
-            -1
-        } else {
-            // SAFETY: a non-null timeout points at the caller's timeval.
-            let t = unsafe { &*timeout };
-            (t.tv_sec.wrapping_mul(1000).wrapping_add(t.tv_usec / 1000)) as c_int
-        };
-        let mut dummy = pollfd { fd: -1, events: 0, revents: 0 };
-        let ptr = if pfds.is_empty() { &mut dummy as *mut pollfd } else { pfds.as_mut_ptr() };
-        // SAFETY: ptr holds pfds.len() entries (or is a dummy for none).
-        let ret = unsafe { rpoll(ptr, pfds.len() as nfds_t, ms) };
-        let _keep = ErrnoGuard::new();
-        set_clear(readfds, n);
-        set_clear(writefds, n);
-        set_clear(exceptfds, n);
-        if ret <= 0 {
-            return ret;
-        }
-        let mut cnt = 0;
-        for (&fd, p) in users.iter().zip(pfds.iter()) {
-            let fd = fd as usize;
-            if !readfds.is_null() && p.revents & libc::POLLIN != 0 {
-                set_add(readfds, fd);
-                cnt += 1;
-            }
-            if !writefds.is_null() && p.revents & libc::POLLOUT != 0 {
-                set_add(writefds, fd);
-                cnt += 1;
-            }
-            if !exceptfds.is_null() && p.revents & !(libc::POLLIN | libc::POLLOUT) != 0 {
-                set_add(exceptfds, fd);
-                cnt += 1;
-            }
-        }
-        cnt
+    };
+    let mut dummy = pollfd { fd: -1, events: 0, revents: 0 };
+    let ptr = if set.len == 0 { &mut dummy as *mut pollfd } else { set.pfds };
+    // SAFETY: ptr holds set.len entries (or is a dummy for none).
+    let ret = unsafe { rpoll(ptr, set.len as nfds_t, set.ms) };
+    crate::ffi::guard("select", -1, move || select_answer(set, ret, nfds, readfds, writefds, exceptfds))
+}
+
+fn select_set(nfds: c_int, readfds: *mut fd_set, writefds: *mut fd_set, exceptfds: *mut fd_set,
+              timeout: *mut timeval) -> Result<SelectSet, c_int> {
+    if nfds < 0 {
+        return Err(libc::EINVAL);
     }
+    let n = nfds as usize;
+    let mut users: Vec<c_int> = Vec::new();
+    let mut pfds: Vec<pollfd> = Vec::new();
+    for fd in 0..n {
+        let mut events = 0;
+        if set_has(readfds, fd) {
+            events |= libc::POLLIN;
+        }
+        if set_has(writefds, fd) {
+            events |= libc::POLLOUT;
+        }
+        if events != 0 || set_has(exceptfds, fd) {
+            users.push(fd as c_int);
+            pfds.push(pollfd { fd: TABLE.getd(fd as c_int), events, revents: 0 });
+        }
+    }
+    let ms = if timeout.is_null() {
+        -1
+    } else {
+        // SAFETY: a non-null timeout points at the caller's timeval.
+        let t = unsafe { &*timeout };
+        (t.tv_sec.wrapping_mul(1000).wrapping_add(t.tv_usec / 1000)) as c_int
+    };
+    let len = users.len();
+    Ok(SelectSet {
+        users: Box::into_raw(users.into_boxed_slice()).cast(),
+        pfds: Box::into_raw(pfds.into_boxed_slice()).cast(),
+        len,
+        ms,
+    })
+}
+
+/// select's answer from rpoll's result; frees the set.
+fn select_answer(set: SelectSet, ret: c_int, nfds: c_int, readfds: *mut fd_set, writefds: *mut fd_set,
+                 exceptfds: *mut fd_set) -> c_int {
+    // SAFETY: from Box::into_raw in select_set, freed once (here).
+    let (users, pfds) = unsafe {
+        (
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(set.users, set.len)),
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(set.pfds, set.len)),
+        )
+    };
+    let n = nfds as usize;
+    let _keep = ErrnoGuard::new();
+    set_clear(readfds, n);
+    set_clear(writefds, n);
+    set_clear(exceptfds, n);
+    if ret <= 0 {
+        return ret;
+    }
+    let mut cnt = 0;
+    for (&fd, p) in users.iter().zip(pfds.iter()) {
+        let fd = fd as usize;
+        if !readfds.is_null() && p.revents & libc::POLLIN != 0 {
+            set_add(readfds, fd);
+            cnt += 1;
+        }
+        if !writefds.is_null() && p.revents & libc::POLLOUT != 0 {
+            set_add(writefds, fd);
+            cnt += 1;
+        }
+        if !exceptfds.is_null() && p.revents & !(libc::POLLIN | libc::POLLOUT) != 0 {
+            set_add(exceptfds, fd);
+            cnt += 1;
+        }
+    }
+    cnt
 }
 
 crate::export! {
@@ -763,7 +898,7 @@ fn carry_out(plan: ClosePlan) -> c_int {
     }
 }
 
-crate::export! {
+export_io! {
     /// close(2). A number made by dup2 from one of ours shares its socket:
     /// the socket is closed with the last number that refers to it.
     fn close(socket: c_int) -> c_int, on_panic = -1;
@@ -772,8 +907,8 @@ crate::export! {
         // epoll instance), as the kernel drops a closed file's.
         REGISTRY.forget(socket);
         match TABLE.close_plan(socket) {
-            ClosePlan::NotMapped => pass!(real::close()(socket)),
-            plan => carry_out(plan),
+            ClosePlan::NotMapped => Then::Real(socket),
+            plan => Then::Done(carry_out(plan)),
         }
     }
 }
@@ -1023,8 +1158,11 @@ fn wait_common(
         let mut fds: Vec<pollfd> = probes.iter().map(|p| p.pfd).collect();
         fds.push(pollfd { fd: epfd, events: libc::POLLIN, revents: 0 });
         let left = epoll::remaining(timeout, start);
+        // Under the guard: not cancellable (see ffi::cancellable).
+        let no_cancel = crate::ffi::NoCancel::new();
         // SAFETY: our own array of fds.len() entries.
         let r = with_sigmask(sigmask, || unsafe { rpoll(fds.as_mut_ptr(), fds.len() as nfds_t, left) });
+        drop(no_cancel);
         if r < 0 {
             return -1;
         }
@@ -1059,45 +1197,52 @@ fn wait_common(
     }
 }
 
-crate::export! {
-    /// epoll_wait(2), rsockets included (see [`crate::epoll`]).
+export_io! {
+    /// epoll_wait(2), rsockets included (see [`crate::epoll`]); an instance
+    /// without rsocket watches waits in the C library's call.
     fn epoll_wait(epfd: c_int, events: *mut epoll_event, maxevents: c_int, timeout: c_int) -> c_int, on_panic = -1;
     {
-        wait_common(epfd, events, maxevents, timeout, std::ptr::null(), || {
+        if !REGISTRY.has_watches(epfd) {
+            return Then::Real(epfd);
+        }
+        Then::Done(wait_common(epfd, events, maxevents, timeout, std::ptr::null(), || {
             pass!(real::epoll_wait()(epfd, events, maxevents, timeout))
-        })
+        }))
     }
 }
 
-crate::export! {
+export_io! {
     /// epoll_pwait(2), rsockets included; the mask is set around the wait.
     fn epoll_pwait(epfd: c_int, events: *mut epoll_event, maxevents: c_int, timeout: c_int,
                    sigmask: *const sigset_t) -> c_int, on_panic = -1;
     {
-        wait_common(epfd, events, maxevents, timeout, sigmask, || {
+        if !REGISTRY.has_watches(epfd) {
+            return Then::Real(epfd);
+        }
+        Then::Done(wait_common(epfd, events, maxevents, timeout, sigmask, || {
             pass!(real::epoll_pwait()(epfd, events, maxevents, timeout, sigmask))
-        })
+        }))
     }
 }
 
-crate::export! {
+export_io! {
     /// epoll_pwait2(2), rsockets included: epoll_pwait with a timespec.
     fn epoll_pwait2(epfd: c_int, events: *mut epoll_event, maxevents: c_int, timeout: *const timespec,
                     sigmask: *const sigset_t) -> c_int, on_panic = -1;
     {
         if !REGISTRY.has_watches(epfd) {
-            return pass!(real::epoll_pwait2()(epfd, events, maxevents, timeout, sigmask));
+            return Then::Real(epfd);
         }
         // SAFETY: a non-null timeout is the caller's timespec.
         let ms = match epoll::timespec_ms(unsafe { timeout.as_ref() }) {
             Ok(ms) => ms,
             Err(e) => {
                 set_errno(e);
-                return -1;
+                return Then::Done(-1);
             }
         };
-        wait_common(epfd, events, maxevents, ms, sigmask, || {
+        Then::Done(wait_common(epfd, events, maxevents, ms, sigmask, || {
             pass!(real::epoll_pwait2()(epfd, events, maxevents, timeout, sigmask))
-        })
+        }))
     }
 }

@@ -13,6 +13,11 @@ use libc::{
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+// The calls that are cancellation points and that an export hands an
+// ordinary descriptor to have `C-unwind` types: a thread cancelled while
+// blocked in one unwinds through the export's frame, as without the
+// preload (see the export_io! macro in preload.rs).
+
 /// Writes a fixed message on stderr with a raw system call and aborts: the
 /// C library lacks a function every libc has, and there is nothing sane to
 /// call instead.
@@ -62,21 +67,21 @@ reals! {
     socket: unsafe extern "C" fn(c_int, c_int, c_int) -> c_int;
     bind: unsafe extern "C" fn(c_int, *const sockaddr, socklen_t) -> c_int;
     listen: unsafe extern "C" fn(c_int, c_int) -> c_int;
-    accept: unsafe extern "C" fn(c_int, *mut sockaddr, *mut socklen_t) -> c_int;
-    connect: unsafe extern "C" fn(c_int, *const sockaddr, socklen_t) -> c_int;
-    recv: unsafe extern "C" fn(c_int, *mut c_void, size_t, c_int) -> ssize_t;
-    recvfrom: unsafe extern "C" fn(c_int, *mut c_void, size_t, c_int, *mut sockaddr, *mut socklen_t) -> ssize_t;
-    recvmsg: unsafe extern "C" fn(c_int, *mut msghdr, c_int) -> ssize_t;
-    read: unsafe extern "C" fn(c_int, *mut c_void, size_t) -> ssize_t;
-    readv: unsafe extern "C" fn(c_int, *const iovec, c_int) -> ssize_t;
-    send: unsafe extern "C" fn(c_int, *const c_void, size_t, c_int) -> ssize_t;
-    sendto: unsafe extern "C" fn(c_int, *const c_void, size_t, c_int, *const sockaddr, socklen_t) -> ssize_t;
-    sendmsg: unsafe extern "C" fn(c_int, *const msghdr, c_int) -> ssize_t;
-    write: unsafe extern "C" fn(c_int, *const c_void, size_t) -> ssize_t;
-    writev: unsafe extern "C" fn(c_int, *const iovec, c_int) -> ssize_t;
-    poll: unsafe extern "C" fn(*mut pollfd, nfds_t, c_int) -> c_int;
+    accept: unsafe extern "C-unwind" fn(c_int, *mut sockaddr, *mut socklen_t) -> c_int;
+    connect: unsafe extern "C-unwind" fn(c_int, *const sockaddr, socklen_t) -> c_int;
+    recv: unsafe extern "C-unwind" fn(c_int, *mut c_void, size_t, c_int) -> ssize_t;
+    recvfrom: unsafe extern "C-unwind" fn(c_int, *mut c_void, size_t, c_int, *mut sockaddr, *mut socklen_t) -> ssize_t;
+    recvmsg: unsafe extern "C-unwind" fn(c_int, *mut msghdr, c_int) -> ssize_t;
+    read: unsafe extern "C-unwind" fn(c_int, *mut c_void, size_t) -> ssize_t;
+    readv: unsafe extern "C-unwind" fn(c_int, *const iovec, c_int) -> ssize_t;
+    send: unsafe extern "C-unwind" fn(c_int, *const c_void, size_t, c_int) -> ssize_t;
+    sendto: unsafe extern "C-unwind" fn(c_int, *const c_void, size_t, c_int, *const sockaddr, socklen_t) -> ssize_t;
+    sendmsg: unsafe extern "C-unwind" fn(c_int, *const msghdr, c_int) -> ssize_t;
+    write: unsafe extern "C-unwind" fn(c_int, *const c_void, size_t) -> ssize_t;
+    writev: unsafe extern "C-unwind" fn(c_int, *const iovec, c_int) -> ssize_t;
+    poll: unsafe extern "C-unwind" fn(*mut pollfd, nfds_t, c_int) -> c_int;
     shutdown: unsafe extern "C" fn(c_int, c_int) -> c_int;
-    close: unsafe extern "C" fn(c_int) -> c_int;
+    close: unsafe extern "C-unwind" fn(c_int) -> c_int;
     getpeername: unsafe extern "C" fn(c_int, *mut sockaddr, *mut socklen_t) -> c_int;
     getsockname: unsafe extern "C" fn(c_int, *mut sockaddr, *mut socklen_t) -> c_int;
     setsockopt: unsafe extern "C" fn(c_int, c_int, c_int, *const c_void, socklen_t) -> c_int;
@@ -85,7 +90,7 @@ reals! {
     dup2: unsafe extern "C" fn(c_int, c_int) -> c_int;
     sendfile: unsafe extern "C" fn(c_int, c_int, *mut off_t, size_t) -> ssize_t;
     epoll_ctl: unsafe extern "C" fn(c_int, c_int, c_int, *mut epoll_event) -> c_int;
-    epoll_wait: unsafe extern "C" fn(c_int, *mut epoll_event, c_int, c_int) -> c_int;
-    epoll_pwait: unsafe extern "C" fn(c_int, *mut epoll_event, c_int, c_int, *const sigset_t) -> c_int;
-    epoll_pwait2: unsafe extern "C" fn(c_int, *mut epoll_event, c_int, *const timespec, *const sigset_t) -> c_int;
+    epoll_wait: unsafe extern "C-unwind" fn(c_int, *mut epoll_event, c_int, c_int) -> c_int;
+    epoll_pwait: unsafe extern "C-unwind" fn(c_int, *mut epoll_event, c_int, c_int, *const sigset_t) -> c_int;
+    epoll_pwait2: unsafe extern "C-unwind" fn(c_int, *mut epoll_event, c_int, *const timespec, *const sigset_t) -> c_int;
 }

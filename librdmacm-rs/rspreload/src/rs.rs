@@ -7,11 +7,18 @@ pub const RDMA_SQSIZE: c_int = 0;
 pub const RDMA_RQSIZE: c_int = 1;
 pub const RDMA_INLINE: c_int = 2;
 
+// raccept and rpoll wait in cancellation points that may unwind the thread
+// (librdmacm's ffi::cancellable): called so, from an export's own frame
+// outside its guard, the unwind reaches the application.
+extern "C-unwind" {
+    pub fn raccept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int;
+    pub fn rpoll(fds: *mut pollfd, nfds: nfds_t, timeout: c_int) -> c_int;
+}
+
 extern "C" {
     pub fn rsocket(domain: c_int, ty: c_int, protocol: c_int) -> c_int;
     pub fn rbind(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int;
     pub fn rlisten(socket: c_int, backlog: c_int) -> c_int;
-    pub fn raccept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int;
     pub fn rconnect(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int;
     pub fn rshutdown(socket: c_int, how: c_int) -> c_int;
     pub fn rclose(socket: c_int) -> c_int;
@@ -39,7 +46,6 @@ extern "C" {
     pub fn rreadv(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t;
     pub fn rwrite(socket: c_int, buf: *const c_void, count: size_t) -> ssize_t;
     pub fn rwritev(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t;
-    pub fn rpoll(fds: *mut pollfd, nfds: nfds_t, timeout: c_int) -> c_int;
     pub fn rgetpeername(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int;
     pub fn rgetsockname(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int;
     pub fn rsetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *const c_void, optlen: socklen_t) -> c_int;
