@@ -460,6 +460,12 @@ pair riostream --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILT
 # The rsocket API call by call on one connection to ourselves (see the top
 # of rs_api.c): the same return values, errno and data with both libraries.
 compare rs_api --timeout 120 'abi-tests/vm-progs/rs_probe rs_api 7480'
+# Stream rsockets addressed with AF_IB (see the top of rs_afib.c): creation,
+# bind (a short address; the wildcard GID with a service id), the names
+# reported, listen, and the connect to rxe0's GID, with the same results as
+# Debian's: rxe takes the AF_IB bind and listen, and its RoCE route
+# resolution refuses an AF_IB destination (ENODEV) with either library.
+compare rs_afib --timeout 120 'abi-tests/vm-progs/rs_probe rs_afib 7482'
 # Keepalive (-k 1: SO_KEEPALIVE and TCP_KEEPIDLE 1 s, read back and printed
 # by rstream) during a 300 x 100000-byte transfer.
 pair rstream_keepalive --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
