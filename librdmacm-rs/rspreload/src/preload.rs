@@ -1133,19 +1133,15 @@ fn with_sigmask<R>(mask: *const sigset_t, f: impl FnOnce() -> R) -> R {
 }
 
 /// The epoll_wait family on an instance with rsocket watches (see
-/// [`crate::epoll`]); `kernel` is the C library's call for an instance
-/// without them, with the caller's timeout and mask.
+/// [`crate::epoll`]); the exports send an instance without them to the C
+/// library's call themselves.
 fn wait_common(
     epfd: c_int,
     events: *mut epoll_event,
     maxevents: c_int,
     timeout: c_int,
     sigmask: *const sigset_t,
-    kernel: impl Fn() -> c_int,
 ) -> c_int {
-    if !REGISTRY.has_watches(epfd) {
-        return kernel();
-    }
     crate::ensure!(maxevents > 0, libc::EINVAL, -1);
     crate::ensure!(!events.is_null(), libc::EFAULT, -1);
     let start = std::time::Instant::now();
@@ -1205,9 +1201,7 @@ export_io! {
         if !REGISTRY.has_watches(epfd) {
             return Then::Real(epfd);
         }
-        Then::Done(wait_common(epfd, events, maxevents, timeout, std::ptr::null(), || {
-            pass!(real::epoll_wait()(epfd, events, maxevents, timeout))
-        }))
+        Then::Done(wait_common(epfd, events, maxevents, timeout, std::ptr::null()))
     }
 }
 
@@ -1219,9 +1213,7 @@ export_io! {
         if !REGISTRY.has_watches(epfd) {
             return Then::Real(epfd);
         }
-        Then::Done(wait_common(epfd, events, maxevents, timeout, sigmask, || {
-            pass!(real::epoll_pwait()(epfd, events, maxevents, timeout, sigmask))
-        }))
+        Then::Done(wait_common(epfd, events, maxevents, timeout, sigmask))
     }
 }
 
@@ -1241,8 +1233,6 @@ export_io! {
                 return Then::Done(-1);
             }
         };
-        Then::Done(wait_common(epfd, events, maxevents, ms, sigmask, || {
-            pass!(real::epoll_pwait2()(epfd, events, maxevents, timeout, sigmask))
-        }))
+        Then::Done(wait_common(epfd, events, maxevents, ms, sigmask))
     }
 }

@@ -712,23 +712,19 @@ crate::export! {
 /// Only from an export, outside its guarded parts, holding nothing with a
 /// destructor; `fds` returns the same live set each time.
 #[inline(always)]
-unsafe fn rpoll_sleeping(name: &'static str, mut step: poll::PollStep, fds: impl Fn() -> *mut [pollfd]) -> Res<c_int> {
-    loop {
-        match step {
-            poll::PollStep::Done(r) => return r,
-            poll::PollStep::Sleep(w, ms) => {
-                let (set, n) = w.set();
-                // The sleep, a cancellation point.
-                // SAFETY: the sleep's own set of n entries.
-                let r = unsafe { crate::ffi::cancellable::poll_cancellable(set, n, ms) };
-                let e = errno();
-                step = crate::ffi::guard(name, poll::PollStep::Done(Err(libc::EIO)), || {
-                    // SAFETY: the caller's live set (the contract).
-                    poll::rpoll_after(w, unsafe { &mut *fds() }, r, e)
-                });
-            }
-        }
-    }
+unsafe fn rpoll_sleeping(name: &'static str, step: poll::PollStep, fds: impl Fn() -> *mut [pollfd]) -> Res<c_int> {
+    poll::drive(
+        step,
+        // The sleep, a cancellation point.
+        // SAFETY: the sleep's own set of n entries.
+        |set, n, ms| unsafe { crate::ffi::cancellable::poll_cancellable(set, n, ms) },
+        |w, r, e| {
+            crate::ffi::guard(name, poll::PollStep::Done(Err(libc::EIO)), || {
+                // SAFETY: the caller's live set (the contract).
+                poll::rpoll_after(w, unsafe { &mut *fds() }, r, e)
+            })
+        },
+    )
 }
 
 /// poll(2) over rsockets and ordinary descriptors; see `poll`.

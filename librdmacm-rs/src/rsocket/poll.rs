@@ -388,22 +388,42 @@ pub fn rpoll_after(mut w: PollSleep, fds: &mut [libc::pollfd], r: c_int, err: c_
     rpoll_next(w, fds)
 }
 
-/// `rpoll`, sleeping here (not a cancellation point: for the library's own
-/// use; the export sleeps in its own frame, see api.rs).
-pub fn rpoll(fds: &mut [libc::pollfd], timeout: c_int) -> Res<c_int> {
-    let mut step = rpoll_begin(fds, timeout);
+/// Runs an rpoll from `step` to its result: `sleep` makes each poll(2) on
+/// the sleep's set (its arguments: set, length, ms), `after` takes the
+/// sleep back with poll's return value and errno (rpoll_after on the
+/// caller's set). The exports pass a cancellable poll and a guarded
+/// `after` (api.rs); inlined, so that nothing here stands between the
+/// export's frame and the poll.
+#[inline(always)]
+pub fn drive(
+    mut step: PollStep,
+    mut sleep: impl FnMut(*mut libc::pollfd, libc::nfds_t, c_int) -> c_int,
+    mut after: impl FnMut(PollSleep, c_int, c_int) -> PollStep,
+) -> Res<c_int> {
     loop {
         match step {
             PollStep::Done(r) => return r,
             PollStep::Sleep(w, ms) => {
                 let (set, n) = w.set();
-                // SAFETY: the sleep's own set of n entries.
-                let r = unsafe { libc::syscall(libc::SYS_poll, set, n, ms) } as c_int;
+                let r = sleep(set, n, ms);
                 let e = crate::ffi::errno();
-                step = rpoll_after(w, fds, r, e);
+                step = after(w, r, e);
             }
         }
     }
+}
+
+/// `rpoll` sleeping in a poll(2) that is not a cancellation point: the
+/// unit tests' way through the same steps as the export.
+#[cfg(test)]
+fn rpoll(fds: &mut [libc::pollfd], timeout: c_int) -> Res<c_int> {
+    let step = rpoll_begin(fds, timeout);
+    drive(
+        step,
+        // SAFETY: the sleep's own set of n entries.
+        |set, n, ms| unsafe { libc::syscall(libc::SYS_poll, set, n, ms) } as c_int,
+        |w, r, e| rpoll_after(w, fds, r, e),
+    )
 }
 
 /// rselect's poll set, from the caller's fd sets: a raw allocation (see
@@ -517,25 +537,6 @@ pub unsafe fn rselect_finish(
         }
     }
     Ok(cnt)
-}
-
-/// `rselect`, through rpoll, for the library's own use (see [`rpoll`]).
-///
-/// # Safety
-/// As [`rselect_begin`].
-pub unsafe fn rselect(
-    nfds: c_int,
-    readfds: *mut libc::fd_set,
-    writefds: *mut libc::fd_set,
-    exceptfds: *mut libc::fd_set,
-    timeout: *const libc::timeval,
-) -> Res<c_int> {
-    // SAFETY: forwarded.
-    unsafe {
-        let set = rselect_begin(nfds, readfds, writefds, exceptfds, timeout);
-        let r = rpoll(set.fds(), set.timeout);
-        rselect_finish(set, r, readfds, writefds, exceptfds)
-    }
 }
 
 #[cfg(test)]
