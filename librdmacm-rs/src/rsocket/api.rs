@@ -77,7 +77,7 @@ unsafe fn copy_addr(dst: *mut sockaddr, src: *const sockaddr, len: *mut socklen_
 /// both held on return. A socket still connecting is finished first,
 /// without either lock (a nonblocking connect still in progress gives
 /// EAGAIN).
-#[inline]
+#[inline(always)]
 fn lock_for_data<'a>(rs: &'a Rsocket, side: &'a Mutex<()>) -> Res<(MutexGuard<'a, ()>, MutexGuard<'a, Conn>)> {
     let mut connected = false;
     loop {
