@@ -7,7 +7,7 @@
 # transfers each way) per size. Prints every figure, per test the medians,
 # best runs and the ratios ours / Debian's.
 #
-#   abi-tests/bench/rstream-bench.sh [--reps N] [--args "RSTREAM ARGS"] [--siw] [--out DIR]
+#   abi-tests/bench/rstream-bench.sh [--reps N] [--args "RSTREAM ARGS"] [--siw] [--icount] [--out DIR]
 #
 #   --reps N    repetitions per library (default 2)
 #   --args A    rstream's test options, given to server and client alike
@@ -19,6 +19,12 @@
 #               abi-tests/vm-progs/siw-up adds on 10.0.9.15 (rsockets then
 #               runs in its message mode, every control message a SEND),
 #               instead of rxe0 on 10.0.2.15
+#   --icount    one vCPU with qemu's instruction counting: the guest's clock
+#               counts executed instructions (1 ns each), so the figures are
+#               the guest's own work and nearly free of the host's load. Both
+#               peers then share the one vCPU: give blocking tests (-T b),
+#               e.g. --args "-T b -S 64 -C 1 -I 2000"; spinning ones wait for
+#               each other's time slices
 #   --out DIR   results (default target/bench-rs): DIR/bench.txt (the
 #               report), DIR/raw/ (every run's output, raw/figures.tsv),
 #               DIR/console.txt, DIR/host-load.txt
@@ -26,7 +32,8 @@
 # libibverbs.so.1 and librdmacm.so.1; RDMA_VM_ACCEL=kvm uses KVM when the
 # machine has it.
 #
-# The server is pinned to CPU 0 and the client to CPU 1 of the VM's two. The
+# The server is pinned to CPU 0 and the client to CPU 1 of the VM's two (with
+# --icount both run on the only one). The
 # figures are the client's: for the *_bw tests MB/s computed from the size
 # and usec/xfer (higher is better), for the *_lat tests usec/xfer (lower is
 # better). Under software emulation
@@ -49,6 +56,8 @@ if [[ ${1:-} = --in-vm ]]; then
   . "$here/vm-bench-guest.sh"
   bench_guest_init
   listening() { rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 '; }
+  pin0=(taskset -c 0) pin1=(taskset -c 1)
+  if [[ $(nproc) = 1 ]]; then pin0=() pin1=(); fi
   port_busy() { rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 '; }
 
   # run_pair LIB PREFIX: rstream server and client, both with LIB (upstream
@@ -59,7 +68,7 @@ if [[ ${1:-} = --in-vm ]]; then
     envv=("${base_env[@]}")
     [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
     for ((i = 0; i < 300; i++)); do port_busy || break; sleep 0.1; done
-    "${envv[@]}" timeout 3000 taskset -c 0 rstream -b "$addr" "${args[@]}" \
+    "${envv[@]}" timeout 3000 "${pin0[@]}" rstream -b "$addr" "${args[@]}" \
       > "$p.server.out" 2> "$p.server.err" < /dev/null &
     spid=$!
     for ((i = 0; i < 600; i++)); do
@@ -68,7 +77,7 @@ if [[ ${1:-} = --in-vm ]]; then
       sleep 0.1
     done
     rc=0
-    "${envv[@]}" timeout 3000 taskset -c 1 rstream -s "$addr" "${args[@]}" \
+    "${envv[@]}" timeout 3000 "${pin1[@]}" rstream -s "$addr" "${args[@]}" \
       > "$p.client.out" 2> "$p.client.err" < /dev/null || rc=$?
     echo "$rc" > "$p.client.rc"
     rc=0
@@ -132,17 +141,21 @@ fi
 
 # ---- on the host: boot the VM and run the above inside ----------------------------
 . "$here/vm-bench-host.sh"
-reps=2; args="-S all"; siw=0; out=$repo/target/bench-rs
+reps=2; args="-S all"; siw=0; icount=0; out=$repo/target/bench-rs
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --reps) reps=$2; shift 2 ;;
     --args) args=$2; shift 2 ;;
     --siw) siw=1; shift ;;
+    --icount) icount=1; shift ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) sed -n '10,10p' "$0" | sed 's/^# *//' >&2; exit 2 ;;
   esac
 done
 bench_positive rstream-bench --reps "$reps"
 bench_libs rstream-bench libibverbs.so.1 librdmacm.so.1
+if [[ $icount = 1 ]]; then
+  export RDMA_VM_SMP=1 RDMA_VM_ICOUNT=0
+fi
 bench_vm rstream-bench "$out" 7200 "$here/rstream-bench.sh" --env "BENCH_REPS=$reps" --env "BENCH_ARGS=$args" --env "BENCH_SIW=$siw"
