@@ -10,7 +10,8 @@
 #   abi-tests/bench/rstream-bench.sh [--reps N] [--args "RSTREAM ARGS"] [--siw] [--icount] [--out DIR]
 #
 #   --reps N    repetitions per library (default 2)
-#   --args A    rstream's test options, given to server and client alike
+#   --args A    rstream's test options, given to server and client alike;
+#               several sets separated by ";" run one after the other
 #               (default "-S all": every size from 64 B to 6 MiB; "" gives
 #               rstream's four default sizes, a quick check; a custom size
 #               such as "-S 256 -C 1 -I 20000" (latency) or "-S 256 -C 20000"
@@ -47,7 +48,8 @@ repo=$(cd "$here/../.." && pwd)
 # ---- inside the VM ---------------------------------------------------------------
 if [[ ${1:-} = --in-vm ]]; then
   reps=${BENCH_REPS:-2}
-  read -r -a args <<< "${BENCH_ARGS-"-S all"}"
+  IFS=';' read -r -a sets <<< "${BENCH_ARGS-"-S all"}"
+  [[ ${#sets[@]} -gt 0 ]] || sets=("")
   addr=10.0.2.15 dev=rxe0
   if [[ ${BENCH_SIW:-0} = 1 ]]; then
     addr=10.0.9.15 dev=siw0
@@ -105,28 +107,33 @@ if [[ ${1:-} = --in-vm ]]; then
   }
 
   : > "$raw/figures.tsv"
-  say "rstream-bench: $reps repetitions of rstream ${args[*]} per library"
+  say "rstream-bench: $reps repetitions per library of rstream $(IFS=';'; echo "${sets[*]}")"
   say "ours: $ours/librdmacm.so.1 and $ours/libibverbs.so.1"
   say "kernel $(uname -r), $(nproc) CPUs, accel ${RDMA_VM_ACCEL_NAME:-tcg}, device $dev ($addr)"
   say ""
   tests=""
-  for ((r = 1; r <= reps; r++)); do
-    if ((r % 2)); then order=(upstream ours); else order=(ours upstream); fi
-    for lib in "${order[@]}"; do
-      p=$raw/rstream.$lib.$r
-      run_pair "$lib" "$p"
-      f=$(figures "$p.client.out")
-      if [[ $(cat "$p.client.rc") != 0 || $(cat "$p.server.rc") != 0 || -z $f ]]; then
-        say "$(printf '%-4s %-9s FAILED (client exit %s, server exit %s; see %s.*)' "$r" "$lib" \
-          "$(cat "$p.client.rc")" "$(cat "$p.server.rc")" "$p")"
-        continue
-      fi
-      while IFS=$'\t' read -r t v; do
-        echo "$t $lib $r $v" >> "$raw/figures.tsv"
-      done <<< "$f"
-      [[ -n $tests ]] || tests=$(cut -f1 <<< "$f" | tr '\n' ' ')
-      say "$(printf '%-4s %-9s %s tests' "$r" "$lib" "$(wc -l <<< "$f")")"
+  for ((s = 0; s < ${#sets[@]}; s++)); do
+    read -r -a args <<< "${sets[s]}"
+    set_tests=""
+    for ((r = 1; r <= reps; r++)); do
+      if ((r % 2)); then order=(upstream ours); else order=(ours upstream); fi
+      for lib in "${order[@]}"; do
+        p=$raw/rstream.$s.$lib.$r
+        run_pair "$lib" "$p"
+        f=$(figures "$p.client.out")
+        if [[ $(cat "$p.client.rc") != 0 || $(cat "$p.server.rc") != 0 || -z $f ]]; then
+          say "$(printf '%-4s %-9s FAILED (client exit %s, server exit %s; see %s.*)' "$r" "$lib" \
+            "$(cat "$p.client.rc")" "$(cat "$p.server.rc")" "$p")"
+          continue
+        fi
+        while IFS=$'\t' read -r t v; do
+          echo "$t $lib $r $v" >> "$raw/figures.tsv"
+        done <<< "$f"
+        [[ -n $set_tests ]] || set_tests=$(cut -f1 <<< "$f" | tr '\n' ' ')
+        say "$(printf '%-4s %-9s %s tests (%s)' "$r" "$lib" "$(wc -l <<< "$f")" "${args[*]}")"
+      done
     done
+    tests+=$set_tests
   done
 
   say ""

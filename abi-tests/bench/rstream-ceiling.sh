@@ -113,21 +113,22 @@ if [[ ${1:-} = --in-vm ]]; then
       { if (!($1 in seen)) { seen[$1] = 1; order[++m] = $1 }
         c = ++n[$1, $2]; U[$1, $2, c] = $3; K[$1, $2, c] = $4; KU[$1, $2, c] = $5 }
       END {
-        printf "%-9s %12s %12s %8s %8s %12s %12s %8s %8s\n", "size", "Debian usec", "ours usec", "K Deb", "K ours", "kern Deb", "kern ours", "speed", "ceiling"
+        printf "%-9s %12s %12s %8s %8s %12s %12s %10s %10s %8s %8s\n", "size", "Debian usec", "ours usec", "K Deb", "K ours", "kern Deb", "kern ours", "user Deb", "user ours", "speed", "ceiling"
         for (i = 1; i <= m; i++) {
           s = order[i]
           for (l = 0; l < 2; l++) {
             lib = l ? "ours" : "upstream"; c = n[s, lib]
-            for (j = 1; j <= c; j++) { u[j] = U[s, lib, j]; k[j] = K[s, lib, j]; ku[j] = KU[s, lib, j] }
-            mu[l] = med(u, c); mk[l] = med(k, c); mku[l] = med(ku, c)
+            for (j = 1; j <= c; j++) { u[j] = U[s, lib, j]; k[j] = K[s, lib, j]; ku[j] = KU[s, lib, j]; uu[j] = U[s, lib, j] - KU[s, lib, j] }
+            mu[l] = med(u, c); mk[l] = med(k, c); mku[l] = med(ku, c); muu[l] = med(uu, c)
           }
           kmin = mku[0] < mku[1] ? mku[0] : mku[1]
-          printf "%-9s %12.2f %12.2f %8.4f %8.4f %12.2f %12.2f %8.3f %8.3f\n", s, mu[0], mu[1], mk[0], mk[1], mku[0], mku[1], mu[0] / mu[1], mu[0] / kmin
+          printf "%-9s %12.2f %12.2f %8.4f %8.4f %12.2f %12.2f %10.2f %10.2f %8.3f %8.3f\n", s, mu[0], mu[1], mk[0], mk[1], mku[0], mku[1], muu[0], muu[1], mu[0] / mu[1], mu[0] / kmin
         }
       }' "$raw/runs.tsv" | tee -a "$report"
   say ""
   say "usec: rstream's usec/xfer (lower is better); K: kernel share of the sending vCPU in its send windows;"
-  say "kern: K x usec, the kernel's time per transfer; speed: Debian's usec / ours;"
+  say "kern: K x usec, the kernel's time per transfer; user: usec - kern, the rest (library, rstream, waits);"
+  say "speed: Debian's usec / ours;"
   say "ceiling: Debian's usec / the smaller kern, the speed-up over Debian's a library could reach at most"
   say "if its user space cost nothing and its kernel work were that of the leaner of the two"
   exit 0
