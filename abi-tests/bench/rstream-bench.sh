@@ -57,10 +57,8 @@ if [[ ${1:-} = --in-vm ]]; then
   fi
   . "$here/vm-bench-guest.sh"
   bench_guest_init
-  listening() { rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 '; }
   pin0=(taskset -c 0) pin1=(taskset -c 1)
   if [[ $(nproc) = 1 ]]; then pin0=() pin1=(); fi
-  port_busy() { rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 '; }
 
   # run_pair LIB PREFIX: rstream server and client, both with LIB (upstream
   # or ours); outputs PREFIX.{server,client}.{out,err}, exit codes in
@@ -69,12 +67,12 @@ if [[ ${1:-} = --in-vm ]]; then
     local lib=$1 p=$2 envv spid i rc
     envv=("${base_env[@]}")
     [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
-    for ((i = 0; i < 300; i++)); do port_busy || break; sleep 0.1; done
+    for ((i = 0; i < 300; i++)); do cm_port_busy 7471 || break; sleep 0.1; done
     "${envv[@]}" timeout 3000 "${pin0[@]}" rstream -b "$addr" "${args[@]}" \
       > "$p.server.out" 2> "$p.server.err" < /dev/null &
     spid=$!
     for ((i = 0; i < 600; i++)); do
-      listening && break
+      cm_listening 7471 && break
       kill -0 "$spid" 2>/dev/null || break
       sleep 0.1
     done

@@ -42,8 +42,6 @@ if [[ ${1:-} = --in-vm ]]; then
   read -r -a sizes <<< "${BENCH_SIZES:?}"
   . "$here/vm-bench-guest.sh"
   bench_guest_init
-  listening() { rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 '; }
-  port_busy() { rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 '; }
 
   # phases FILE: from `perf script -F cpu,time,ip,comm` output, prints
   # "K windows" (K the sending CPU's kernel share over the send windows).
@@ -78,11 +76,11 @@ if [[ ${1:-} = --in-vm ]]; then
         envv=("${base_env[@]}")
         [[ $lib = ours ]] && envv+=("LD_LIBRARY_PATH=$ours")
         p=$raw/$lib.$size.$r
-        for ((i = 0; i < 300; i++)); do port_busy || break; sleep 0.1; done
+        for ((i = 0; i < 300; i++)); do cm_port_busy 7471 || break; sleep 0.1; done
         "${envv[@]}" timeout 1200 taskset -c 0 rstream -b 10.0.2.15 -S "$size" -C "$count" \
           > "$p.server.out" 2>&1 < /dev/null &
         spid=$!
-        for ((i = 0; i < 600; i++)); do listening && break; kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+        for ((i = 0; i < 600; i++)); do cm_listening 7471 && break; kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
         rc=0
         perf record -q -a -F 1000 -e cpu-clock -o "$p.perf" -- \
           "${envv[@]}" timeout 1200 taskset -c 1 rstream -s 10.0.2.15 -S "$size" -C "$count" \

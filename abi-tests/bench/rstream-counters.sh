@@ -21,10 +21,9 @@ repo=$(cd "$here/../.." && pwd)
 if [[ ${1:-} = --in-vm ]]; then
   shift
   ours=${RDMA_OURS_LIB_DIR:?}
+  . "$here/vm-bench-guest.sh"   # cm_listening, cm_port_busy
   report=$VM_OUT/counters.txt
   : > "$report"
-  listening() { rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 '; }
-  port_busy() { rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 '; }
   counters() {
     local f
     for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do echo "$(basename "$f") $(cat "$f")"; done
@@ -35,11 +34,11 @@ if [[ ${1:-} = --in-vm ]]; then
     for lib in upstream ours; do
       e=(env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LC_ALL=C)
       [[ $lib = ours ]] && e+=("LD_LIBRARY_PATH=$ours")
-      for ((i = 0; i < 300; i++)); do port_busy || break; sleep 0.1; done
+      for ((i = 0; i < 300; i++)); do cm_port_busy 7471 || break; sleep 0.1; done
       counters > /tmp/c0
       "${e[@]}" taskset -c 0 rstream -b 10.0.2.15 -S "$size" -C "$count" > /tmp/s.out 2>&1 &
       spid=$!
-      for ((i = 0; i < 600; i++)); do listening && break; kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+      for ((i = 0; i < 600; i++)); do cm_listening 7471 && break; kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
       rc=0
       "${e[@]}" taskset -c 1 rstream -s 10.0.2.15 -S "$size" -C "$count" > /tmp/c.out 2>&1 || rc=$?
       wait "$spid" || rc=$?

@@ -6,6 +6,8 @@
 #                      emptied), report ($VM_OUT/bench.txt, emptied) and base_env
 #                      (a clean environment to run the tools under)
 #   say TEXT...        prints TEXT and appends it to the report
+#   cm_listening PORT  true while a CM id listens on PORT
+#   cm_port_busy PORT  true while any CM id holds PORT
 #   cmtime_server OUT ERR CMD...
 #                      waits (up to 30 s) until no CM id holds cmtime's port
 #                      7471, starts CMD (a cmtime server) in the background with
@@ -27,11 +29,14 @@ bench_guest_init() {
 
 say() { echo "$*" | tee -a "$report"; }
 
+cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*src-addr [^ ]*:$1 "; }
+cm_port_busy() { rdma resource show cm_id 2>/dev/null | grep -q "src-addr [^ ]*:$1 "; }
+
 cmtime_server() {
   local out=$1 err=$2 i
   shift 2
   for ((i = 0; i < 300; i++)); do
-    rdma resource show cm_id 2>/dev/null | grep -q 'src-addr [^ ]*:7471 ' || break
+    cm_port_busy 7471 || break
     sleep 0.1
   done
   if [[ -n $err ]]; then
@@ -41,7 +46,7 @@ cmtime_server() {
   fi
   cmtime_spid=$!
   for ((i = 0; i < 600; i++)); do
-    rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*src-addr [^ ]*:7471 ' && break
+    cm_listening 7471 && break
     kill -0 "$cmtime_spid" 2>/dev/null || break
     sleep 0.1
   done
