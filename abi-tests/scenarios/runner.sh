@@ -43,6 +43,13 @@
 #                      Without it the client starts after 1 s.
 #       --combos LIST  the server:client combinations to compare with the
 #                      reference (default "ours:ours ours:upstream upstream:ours")
+#       --race RE      the tested programs have a race of their own that a
+#                      run can lose whichever library it uses, and a lost run
+#                      prints a line matching the extended regex RE on the
+#                      client's stderr. Such a run is reported and run again,
+#                      up to 3 tries per pairing (reference included); the
+#                      last try is the one compared. Use it only for a race
+#                      that is understood and written down beside the scenario.
 #
 #   loaded NAME [options] CMD
 #       Prove which libraries a run really used, from the dynamic linker's own
@@ -135,7 +142,7 @@ preflight() {
 # Parse the options shared by every scenario kind into the o_* variables;
 # sets `rest` to the remaining positional arguments.
 parse_opts() {
-  o_filter=; o_timeout=60; o_pending=; o_long=; o_ready=; o_combos="ours:ours ours:upstream upstream:ours"
+  o_filter=; o_timeout=60; o_pending=; o_long=; o_ready=; o_race=; o_combos="ours:ours ours:upstream upstream:ours"
   o_ours=(); o_provider=(); o_rc=(); o_has=(); o_lacks=()
   rest=()
   while [[ $# -gt 0 ]]; do
@@ -146,6 +153,7 @@ parse_opts() {
       --long) o_long=$2; shift 2 ;;
       --ready) o_ready=$2; shift 2 ;;
       --combos) o_combos=$2; shift 2 ;;
+      --race) o_race=$2; shift 2 ;;
       --ours) o_ours+=("$2"); shift 2 ;;
       --provider) o_provider+=("$2"); shift 2 ;;
       --rc) o_rc+=("$2"); shift 2 ;;
@@ -300,8 +308,23 @@ differs() {
 }
 
 # run_pair SERVER_VARIANT CLIENT_VARIANT PREFIX: one server/client run; files
-# PREFIX.server.{out,err,rc} and PREFIX.client.{...}.
+# PREFIX.server.{out,err,rc} and PREFIX.client.{...}. With --race, a run whose
+# client stderr matches the race's regex is kept as PREFIX.lostN.* and run
+# again, up to 3 tries.
 run_pair() {
+  local sv=$1 cv=$2 p=$3 try f
+  for try in 1 2 3; do
+    run_pair_once "$sv" "$cv" "$p"
+    [[ -n $o_race && $try -lt 3 ]] || return 0
+    grep -Eq -- "$o_race" "$p.client.err" || return 0
+    report "server $sv / client $cv: try $try lost the programs' own race (client stderr matched /$o_race/; exit codes: server $(cat "$p.server.rc"), client $(cat "$p.client.rc")); run again"
+    echo "    server $sv / client $cv: try $try lost the programs' own race; run again" >&2
+    for f in "$p".server.* "$p".client.*; do mv "$f" "${f/#$p./$p.lost$try.}"; done
+    sleep 1
+  done
+}
+
+run_pair_once() {
   local sv=$1 cv=$2 p=$3 envv spid waited=0
   set_env "$sv"
   "${envv[@]}" timeout -k 5 "$o_timeout" bash -c "exec ${rest[0]}" \
