@@ -319,7 +319,7 @@ run_pair() {
     grep -Eq -- "$o_race" "$p.client.err" || return 0
     report "server $sv / client $cv: try $try lost the programs' own race (client stderr matched /$o_race/; exit codes: server $(cat "$p.server.rc"), client $(cat "$p.client.rc")); run again"
     echo "    server $sv / client $cv: try $try lost the programs' own race; run again" >&2
-    for f in "$p".server.* "$p".client.*; do mv "$f" "${f/#$p./$p.lost$try.}"; done
+    for f in "$p".server.* "$p".client.*; do mv "$f" "$p.lost$try.${f#"$p."}"; done
     sleep 1
   done
 }

@@ -5,9 +5,10 @@ use abi_tests::{paths, scenarios};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A directory whose libibverbs.so.1 is a copy of Debian's.
-fn debian_copy() -> PathBuf {
-    let dir = paths::scratch("selftest/debian-copy");
+/// A directory (under the scratch directory, one per test, since tests run
+/// in parallel) whose libibverbs.so.1 is a copy of Debian's.
+fn debian_copy(name: &str) -> PathBuf {
+    let dir = paths::scratch(&format!("selftest/{name}"));
     std::fs::copy(
         paths::system_lib("libibverbs.so.1"),
         dir.join("libibverbs.so.1"),
@@ -41,7 +42,7 @@ fn run(ours: &Path, out: &str) -> scenarios::Run {
 
 #[test]
 fn identical_libraries_compare_equal() {
-    let r = run(&debian_copy(), "selftest/run-identical");
+    let r = run(&debian_copy("debian-copy"), "selftest/run-identical");
     assert_eq!(r.exit, Some(0), "run-scenarios failed:\n{}", r.log);
     for name in ["ibv_devices", "ibv_devinfo"] {
         r.assert_passed(name);
@@ -87,4 +88,88 @@ fn a_directory_without_the_library_is_refused() {
         "{}",
         r.log
     );
+}
+
+/// `pair --race`: a try whose client prints the race's line is reported,
+/// kept as `.lostN` and run again; a third lost try, or any other failure,
+/// still fails the scenario.
+#[test]
+fn a_lost_race_is_run_again_and_only_a_lost_race() {
+    let out = paths::scratch("selftest/run-race");
+    let scen = out.join("scenarios");
+    let _ = std::fs::remove_dir_all(&scen);
+    std::fs::create_dir_all(&scen).expect("create the results directory");
+    let root = paths::repo_root();
+    let output = Command::new("bash")
+        .arg(root.join("abi-tests/scenarios/runner.sh"))
+        .arg(root.join("abi-tests/selftest/race-list.sh"))
+        .env("SCEN_OUT", &scen)
+        .env("RDMA_OURS_LIB_DIR", debian_copy("debian-copy-race"))
+        .env_remove("SCEN_ONLY")
+        .output()
+        .expect("run runner.sh");
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "two scenarios must fail:\n{log}"
+    );
+    let status =
+        |name: &str| std::fs::read_to_string(scen.join(name).join("status")).unwrap_or_default();
+    let report = |name: &str| {
+        std::fs::read_to_string(scen.join(name).join("report.txt")).unwrap_or_default()
+    };
+    let exists = |name: &str, file: &str| scen.join(name).join(file).exists();
+
+    // Lost once (by the reference, the first run): run again, then compared.
+    assert_eq!(
+        status("race_lost_once").trim(),
+        "PASS",
+        "{}",
+        report("race_lost_once")
+    );
+    assert!(
+        report("race_lost_once")
+            .contains("server upstream / client upstream: try 1 lost the programs' own race"),
+        "{}",
+        report("race_lost_once")
+    );
+    assert!(exists(
+        "race_lost_once",
+        "upstream-upstream.lost1.client.err"
+    ));
+    assert!(!exists("race_lost_once", "ours-upstream.lost1.client.err"));
+
+    // Lost every time: two retries per pairing, then the third try fails.
+    assert_eq!(status("race_lost_always").trim(), "FAIL");
+    let r = report("race_lost_always");
+    for pairing in [
+        "server upstream / client upstream",
+        "server ours / client upstream",
+    ] {
+        for t in [1, 2] {
+            assert!(
+                r.contains(&format!("{pairing}: try {t} lost the programs' own race")),
+                "{r}"
+            );
+        }
+        assert!(!r.contains(&format!("{pairing}: try 3 lost")), "{r}");
+    }
+    assert!(exists("race_lost_always", "ours-upstream.lost2.client.err"));
+    assert!(!exists(
+        "race_lost_always",
+        "ours-upstream.lost3.client.err"
+    ));
+
+    // Any other failure is not retried.
+    assert_eq!(status("race_other_failure").trim(), "FAIL");
+    assert!(
+        !report("race_other_failure").contains("lost"),
+        "{}",
+        report("race_other_failure")
+    );
+    assert!(!exists(
+        "race_other_failure",
+        "upstream-upstream.lost1.client.err"
+    ));
 }
