@@ -32,7 +32,7 @@
  * prints "gai1", "gai2" and "gai3". glibc's own getaddrinfo runs once
  * before ("libc_warmup"), so that its first-call set-up is not in gai1.
  * Under TCG, gai1 is mostly QEMU translating the code the call runs for the
- * first time in the process (docs/benchmarks.md, session 18).
+ * first time in the process (docs/benchmarks.md, cm-firstcall).
  */
 #define _GNU_SOURCE
 #include <stdio.h>

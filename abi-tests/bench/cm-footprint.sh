@@ -8,7 +8,7 @@
 # are keyed by virtual address, so randomised mappings redo them in every
 # process); this is why first calls cost far more in the VM than on hardware
 # and why the code a path runs for the first time matters in the VM
-# benchmarks (docs/benchmarks.md, cmtime, session 8). Deterministic: the
+# benchmarks (docs/benchmarks.md, cmtime). Deterministic: the
 # counts do not depend on the host's load.
 #
 #   abi-tests/bench/cm-footprint.sh [--window FUNCTION] [--out DIR]

@@ -40,7 +40,7 @@
  * thread when the scheduler finds that thread's virtual runtime close enough
  * to the main thread's (CFS picks the yielding task again otherwise), so a
  * main thread that used less CPU earlier spins longer. See
- * docs/benchmarks.md, "Session 13".
+ * docs/benchmarks.md, cmtime.
  *
  *   cc -O2 -shared -fPIC -o cm-yields.so cm-yields.c -ldl
  */

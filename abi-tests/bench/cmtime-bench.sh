@@ -17,7 +17,7 @@
 #               thread, and whichever the host's other work delays runs its
 #               process at half speed: step times were bimodal and ratios
 #               of medians mostly counted which library drew more slow runs
-#               (docs/benchmarks.md, session 9). With one, server and client
+#               (docs/benchmarks.md, cmtime). With one, server and client
 #               share it (they take turns anyway: cmtime's steps are
 #               client-driven) and the spread is far smaller.
 #   --no-aslr   run cmtime under `setarch -R` (no address space
@@ -26,7 +26,7 @@
 #               with randomisation every process translates each library's
 #               code again on first use, a cost real hardware does not have.
 #               Without it, the second and later processes of a library reuse
-#               the translations (docs/benchmarks.md, session 8).
+#               the translations (docs/benchmarks.md, cmtime).
 #   --icount    boot the VM with qemu's instruction counting (-icount
 #               shift=0,sleep=off): the guest's clock advances 1 ns per
 #               guest instruction executed, whatever the host is doing, and
@@ -43,7 +43,7 @@
 #               thread completes a step; on one CPU, how long it spins
 #               depends on the scheduler's view of both threads' past CPU
 #               use, not only on the step's own work (docs/benchmarks.md,
-#               session 13).
+#               cmtime).
 #   --client-env NAME=VALUE
 #               set NAME in both libraries' clients' environment (for
 #               cm-yields.c's experiments: CM_BURN_STEP / CM_BURN_NS,

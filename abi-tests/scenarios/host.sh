@@ -4,7 +4,7 @@
 compare ibv_devices 'ibv_devices'
 compare ibv_devinfo 'ibv_devinfo'
 
-# ---- librdmacm without RDMA (issue 4) ----------------------------------------
+# ---- librdmacm without RDMA ----------------------------------------------------
 # No RDMA device: librdmacm's first use fails with ENODEV. The example programs
 # print "No RDMA devices were detected" (rping exits with errno, 19; the others
 # with 1). rdma_getaddrinfo fails the same way underneath and rdma_server /

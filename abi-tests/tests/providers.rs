@@ -1,5 +1,5 @@
-//! Every Debian provider loads into our libibverbs and registers (issue 6,
-//! "Must show" item 2).
+//! Every Debian provider loads into our libibverbs and registers, as they do
+//! into Debian's.
 //!
 //! 1. `every_provider_loads_into_ours`: abi-tests/providers/provider_load.c
 //!    (built here against Debian's headers, linked with -libverbs) dlopen()s

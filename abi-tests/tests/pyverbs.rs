@@ -1,5 +1,5 @@
-//! Debian's pyverbs (python3-pyverbs) imports on our libraries (issue 6,
-//! "Must show" item 3, host half; the VM half is the pyverbs_rxe0 scenario).
+//! Debian's pyverbs (python3-pyverbs) imports on our libraries (the host
+//! half; the VM half, with a device, is the pyverbs_rxe0 scenario).
 //!
 //! The modules are Cython extensions linked against libibverbs.so.1,
 //! librdmacm.so.1 and (mlx5dv) libmlx5.so.1. They run under Debian's

@@ -1,7 +1,7 @@
 /*
  * grh_shim.so: an LD_PRELOAD test shim that lets upstream's datagram
  * rsockets run on the VM's RoCE port, so that our datagram rsockets can be
- * paired with upstream's (issue 7, wire compatibility for SOCK_DGRAM).
+ * paired with upstream's (wire compatibility for SOCK_DGRAM).
  *
  * Why: upstream v44 gives each datagram rsocket's UD QP an address handle
  * for itself built from the port's LID alone, without a global route (and
