@@ -72,6 +72,28 @@ pub mod paths {
         path
     }
 
+    /// The files the installed Debian `packages` own (`dpkg-query -L`). Tests
+    /// that compare what a package installs take it from here, not by reading
+    /// a whole system directory, where other packages may have put files of
+    /// their own. Panics, naming the install script, when one is missing.
+    pub fn package_files(packages: &[&str]) -> Vec<PathBuf> {
+        let out = std::process::Command::new("dpkg-query")
+            .arg("-L")
+            .args(packages)
+            .output()
+            .expect("run dpkg-query");
+        assert!(
+            out.status.success(),
+            "dpkg-query -L {packages:?} failed (install them: abi-tests/install-deps.sh): {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with('/'))
+            .map(PathBuf::from)
+            .collect()
+    }
+
     /// Scratch directory for test outputs: `target/abi-tests/<what>`.
     pub fn scratch(what: &str) -> PathBuf {
         let dir = target_dir().join("abi-tests").join(what);

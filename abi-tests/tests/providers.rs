@@ -143,16 +143,20 @@ const DRIVER_ID_ONLY: &[(&str, &str)] = &[
     ("siw", "VERBS_DRIVER_ID(RDMA_DRIVER_SIW) only"),
 ];
 
+/// The providers Debian's ibverbs-providers installs (its file list, not a
+/// listing of PROVIDER_DIR, where other packages may add providers of their
+/// own), then the direct-verbs libraries.
 fn providers() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(PROVIDER_DIR)
-        .unwrap_or_else(|e| panic!("{PROVIDER_DIR}: {e} (install ibverbs-providers)"))
-        .map(|e| e.unwrap().path())
+    let mut v: Vec<PathBuf> = paths::package_files(&["ibverbs-providers"])
+        .into_iter()
         .filter(|p| {
-            let n = p.file_name().unwrap().to_string_lossy();
-            n.starts_with("lib") && n.ends_with("-rdmav34.so")
+            let n = p.file_name().unwrap_or_default().to_string_lossy();
+            p.parent() == Some(Path::new(PROVIDER_DIR)) && n.starts_with("lib") && n.ends_with("-rdmav34.so")
         })
         .collect();
     v.sort();
+    v.dedup();
+    assert!(!v.is_empty(), "ibverbs-providers lists no provider in {PROVIDER_DIR}");
     for l in PROVIDER_LIBS {
         v.push(paths::system_lib(l));
     }
