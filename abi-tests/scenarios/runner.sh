@@ -13,6 +13,16 @@
 #   SCEN_LONG=1         also run the scenarios marked --long
 #   SCEN_ONLY="a b"     run only these scenarios
 #   SCEN_SHOW=1         print every run's output, not only the differences
+#   SCEN_TIER=ci|full   which pairings a `pair` runs (default full): the full
+#                       tier runs every pairing of --combos; the CI tier runs
+#                       the reference and ours:ours, and the mixed pairings
+#                       only for the scenarios marked --mixed
+#   SCEN_LIST=1         run nothing: print each scenario with the runs each
+#                       tier makes of it (abi-tests/run-scenarios --list)
+#   SCEN_CLAIMS=DIR     run only the scenarios whose DIR/NAME this run creates
+#                       first (several VMs at once share DIR)
+#   VM_PROGS=DIR        the C programs of abi-tests/vm-progs, built before
+#                       (see vm-progs/cprog); passed on to every command
 #
 # The two variants differ ONLY in LD_LIBRARY_PATH: "upstream" runs without it
 # (the dynamic linker finds Debian's /usr/lib/x86_64-linux-gnu/libibverbs.so.1),
@@ -43,6 +53,9 @@
 #                      Without it the client starts after 1 s.
 #       --combos LIST  the server:client combinations to compare with the
 #                      reference (default "ours:ours ours:upstream upstream:ours")
+#       --mixed WHY    the CI tier runs the mixed pairings too (without it,
+#                      only the full tier does); WHY names what the mixed
+#                      pairings catch here that the others do not
 #       --race RE      the tested programs have a race of their own that a
 #                      run can lose whichever library it uses, and a lost run
 #                      prints a line matching the extended regex RE on the
@@ -75,7 +88,7 @@
 #       --filter SED   sed script applied to stdout and stderr before comparing
 #                      (for values that legitimately change: QPNs, timings)
 #       --timeout S    per command (default 60)
-#       --pending WHY  not expected to work yet (e.g. "issue 3"): skipped and
+#       --pending WHY  not expected to work yet (e.g. "needs XRC, which rxe lacks"): skipped and
 #                      listed unless SCEN_PENDING=1
 #       --long WHY     works, but takes too long for every run (CI): skipped
 #                      and listed unless SCEN_LONG=1
@@ -87,6 +100,9 @@ OURS_DIR=$(cd "$RDMA_OURS_LIB_DIR" && pwd) || exit 2
 SYS_LIBDIR=/usr/lib/x86_64-linux-gnu
 CLEAN_ENV=(env -i "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
            "HOME=${HOME:-/root}" LC_ALL=C)
+[[ -z ${VM_PROGS:-} ]] || CLEAN_ENV+=("VM_PROGS=$VM_PROGS")
+TIER=${SCEN_TIER:-full}
+[[ $TIER = ci || $TIER = full ]] || { echo "runner: SCEN_TIER must be ci or full, not '$TIER'" >&2; exit 2; }
 
 n_pass=0; n_fail=0; n_pending=0; n_long=0; all_names=
 summary=()
@@ -142,7 +158,8 @@ preflight() {
 # Parse the options shared by every scenario kind into the o_* variables;
 # sets `rest` to the remaining positional arguments.
 parse_opts() {
-  o_filter=; o_timeout=60; o_pending=; o_long=; o_ready=; o_race=; o_combos="ours:ours ours:upstream upstream:ours"
+  o_filter=; o_timeout=60; o_pending=; o_long=; o_ready=; o_race=; o_mixed=
+  o_combos="ours:ours ours:upstream upstream:ours"
   o_ours=(); o_provider=(); o_rc=(); o_has=(); o_lacks=()
   rest=()
   while [[ $# -gt 0 ]]; do
@@ -154,6 +171,7 @@ parse_opts() {
       --ready) o_ready=$2; shift 2 ;;
       --combos) o_combos=$2; shift 2 ;;
       --race) o_race=$2; shift 2 ;;
+      --mixed) o_mixed=$2; shift 2 ;;
       --ours) o_ours+=("$2"); shift 2 ;;
       --provider) o_provider+=("$2"); shift 2 ;;
       --rc) o_rc+=("$2"); shift 2 ;;
@@ -176,13 +194,41 @@ skip() {
   summary+=("$(printf '%-8s %s (%s)' "$st" "$name" "$why")")
 }
 
-# begin NAME: common start of a scenario; sets dir. Returns 1 when the
-# scenario is skipped (not selected, or pending).
+# tier_combos TIER: the server:client pairings (besides the reference) a
+# `pair` runs in TIER.
+tier_combos() {
+  if [[ $1 = full || -n $o_mixed || " $o_combos " != *" ours:ours "* ]]; then
+    echo "$o_combos"
+  else
+    echo ours:ours
+  fi
+}
+
+# list_entry NAME KIND: SCEN_LIST's line for a scenario: what each tier runs.
+list_entry() {
+  local name=$1 kind=$2 ci full why=
+  case $kind in
+    pair) ci="upstream:upstream $(tier_combos ci)"; full="upstream:upstream $(tier_combos full)"
+          [[ -z $o_mixed ]] || why="mixed in CI: $o_mixed" ;;
+    *) ci="upstream ours"; full=$ci ;;
+  esac
+  if [[ -n $o_pending ]]; then ci=-; full=-; why="pending: $o_pending"
+  elif [[ -n $o_long ]]; then ci=-; why="long: $o_long"; fi
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$kind" "$ci" "$full" "$why"
+}
+
+# begin NAME KIND: common start of a scenario; sets dir. Returns 1 when the
+# scenario is skipped (not selected, pending, or SCEN_LIST).
 begin() {
   local name=$1
   [[ $name =~ ^[A-Za-z0-9_.-]+$ ]] || { echo "runner: bad scenario name '$name'" >&2; exit 2; }
+  [[ $all_names != *" $name "* ]] || { echo "runner: scenario '$name' is defined twice" >&2; exit 2; }
   all_names+=" $name "
   if [[ -n ${SCEN_ONLY:-} && " $SCEN_ONLY " != *" $name "* ]]; then return 1; fi
+  if [[ ${SCEN_LIST:-0} = 1 ]]; then list_entry "$name" "$2"; return 1; fi
+  # Several VMs at once (run-scenarios --jobs): the first to create the
+  # scenario's claim runs it; the others pass it by.
+  if [[ -n ${SCEN_CLAIMS:-} ]] && ! mkdir "$SCEN_CLAIMS/$name" 2>/dev/null; then return 1; fi
   dir=$SCEN_OUT/$name
   rm -rf "$dir"; mkdir -p "$dir"
   : > "$dir/report.txt"
@@ -193,19 +239,29 @@ begin() {
     skip "$name" LONG "$o_long"; n_long=$((n_long + 1)); return 1
   fi
   echo "=== $name" >&2
+  t_begin=$EPOCHREALTIME
   return 0
+}
+
+# elapsed SINCE: seconds since the $EPOCHREALTIME value SINCE, to 0.1 s.
+elapsed() {
+  local now=$EPOCHREALTIME
+  awk -v a="$1" -v b="$now" 'BEGIN { printf "%.1f", b - a }'
 }
 
 report() { printf '%s\n' "$*" >> "$dir/report.txt"; }
 
 # finish NAME OK: record the verdict and print the report.
 finish() {
-  local name=$1 ok=$2 st=PASS
+  local name=$1 ok=$2 st=PASS secs
   [[ $ok = 1 ]] || st=FAIL
+  secs=$(elapsed "$t_begin")
+  echo "$secs" > "$dir/seconds"
+  report "wall time: $secs s"
   [[ -z $o_pending ]] || report "(marked pending: $o_pending)"
   echo "$st" > "$dir/status"
   if [[ $st = PASS ]]; then n_pass=$((n_pass + 1)); else n_fail=$((n_fail + 1)); fi
-  summary+=("$(printf '%-8s %s' "$st" "$name")")
+  summary+=("$(printf '%-8s %s (%s s)' "$st" "$name" "$secs")")
   if [[ $st = FAIL || ${SCEN_SHOW:-0} = 1 ]]; then sed 's/^/    /' "$dir/report.txt" >&2; fi
   echo "--- $st $name" >&2
 }
@@ -248,7 +304,7 @@ compare() {
   local name=$1; shift
   parse_opts "$@" || exit 2
   [[ ${#rest[@]} -eq 1 ]] || { echo "runner: compare $name: give exactly one command" >&2; exit 2; }
-  begin "$name" || return 0
+  begin "$name" compare || return 0
   local cmd=${rest[0]} v ok=1
   echo "$cmd" > "$dir/cmd"
   report "command: $cmd"
@@ -275,7 +331,7 @@ differs() {
   parse_opts "$@" || exit 2
   [[ ${#rest[@]} -eq 1 ]] || { echo "runner: differs $name: give exactly one command" >&2; exit 2; }
   [[ ${#o_has[@]} -gt 0 ]] || { echo "runner: differs $name: give at least one --has" >&2; exit 2; }
-  begin "$name" || return 0
+  begin "$name" differs || return 0
   local cmd=${rest[0]} v ok=1 e want got all
   declare -A rc_want=([upstream]=0 [ours]=0)
   for e in "${o_rc[@]}"; do rc_want[${e%%:*}]=${e#*:}; done
@@ -312,9 +368,10 @@ differs() {
 # client stderr matches the race's regex is kept as PREFIX.lostN.* and run
 # again, up to 3 tries.
 run_pair() {
-  local sv=$1 cv=$2 p=$3 try f
+  local sv=$1 cv=$2 p=$3 try f t0=$EPOCHREALTIME
   for try in 1 2 3; do
     run_pair_once "$sv" "$cv" "$p"
+    elapsed "$t0" > "$p.seconds"
     [[ -n $o_race && $try -lt 3 ]] || return 0
     grep -Eq -- "$o_race" "$p.client.err" || return 0
     report "server $sv / client $cv: try $try lost the programs' own race (client stderr matched /$o_race/; exit codes: server $(cat "$p.server.rc"), client $(cat "$p.client.rc")); run again"
@@ -355,8 +412,8 @@ pair() {
   local name=$1; shift
   parse_opts "$@" || exit 2
   [[ ${#rest[@]} -eq 2 ]] || { echo "runner: pair $name: give a server and a client command" >&2; exit 2; }
-  begin "$name" || return 0
-  local ok=1 combo sv cv p side
+  begin "$name" pair || return 0
+  local ok=1 combo combos sv cv p side
   printf 'server: %s\nclient: %s\n' "${rest[0]}" "${rest[1]}" > "$dir/cmd"
   report "server: ${rest[0]}"
   report "client: ${rest[1]}"
@@ -366,7 +423,9 @@ pair() {
     [[ $(cat "$dir/upstream-upstream.$side.rc") = 0 ]] \
       || { ok=0; report "the reference run (Debian's libraries on both sides) failed: $side exit code $(cat "$dir/upstream-upstream.$side.rc")"; }
   done
-  for combo in $o_combos; do
+  combos=$(tier_combos "$TIER")
+  report "pairings ($TIER tier): upstream:upstream (the reference) $combos"
+  for combo in $combos; do
     sv=${combo%%:*}; cv=${combo#*:}; p=$dir/$sv-$cv
     run_pair "$sv" "$cv" "$p"
     for side in server client; do
@@ -378,7 +437,7 @@ pair() {
     done
   done
   if [[ $ok = 0 || ${SCEN_SHOW:-0} = 1 ]]; then
-    for combo in upstream:upstream $o_combos; do
+    for combo in upstream:upstream $combos; do
       sv=${combo%%:*}; cv=${combo#*:}
       for side in server client; do
         show_run "$dir/$sv-$cv.$side" "$side (server $sv, client $cv)"
@@ -415,7 +474,7 @@ loaded() {
   local name=$1; shift
   parse_opts "$@" || exit 2
   [[ ${#rest[@]} -eq 1 ]] || { echo "runner: loaded $name: give exactly one command" >&2; exit 2; }
-  begin "$name" || return 0
+  begin "$name" loaded || return 0
   local cmd=${rest[0]} v ok=1 lib want prov provreal
   local oursreal; oursreal=$(readlink -f "$OURS_DIR/libibverbs.so.1")
   echo "$cmd" > "$dir/cmd"
@@ -481,6 +540,12 @@ loaded() {
 # ---- main -----------------------------------------------------------------------
 
 [[ $# -eq 1 && -f $1 ]] || { echo "usage: SCEN_OUT=DIR RDMA_OURS_LIB_DIR=DIR $0 LIST_FILE" >&2; exit 2; }
+if [[ ${SCEN_LIST:-0} = 1 ]]; then
+  printf 'scenario\tkind\tCI tier runs\tfull tier runs\twhy\n'
+  # shellcheck source=/dev/null
+  source "$1"
+  exit 0
+fi
 mkdir -p "$SCEN_OUT"
 preflight
 # shellcheck source=/dev/null

@@ -429,6 +429,16 @@ pub mod scenarios {
         if std::env::var("RDMA_SCENARIOS_LONG").as_deref() == Ok("1") {
             cmd.arg("--long");
         }
+        // The tier (ci or full: which pairings a client/server scenario runs)
+        // and, in the VM, how many VMs share the scenarios.
+        if let Some(tier) = std::env::var("RDMA_SCENARIOS_TIER").ok().filter(|t| !t.is_empty()) {
+            cmd.arg("--tier").arg(tier);
+        }
+        if mode == "vm" {
+            if let Some(jobs) = std::env::var("RDMA_VM_JOBS").ok().filter(|j| !j.is_empty()) {
+                cmd.arg("--jobs").arg(jobs);
+            }
+        }
         cmd.arg("--out").arg(out).arg(mode);
         cmd.env("RDMA_OURS_LIB_DIR", ours_dir);
         let output = cmd
