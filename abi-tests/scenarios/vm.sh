@@ -5,12 +5,12 @@
 # scenarios at the end add siw0 (10.0.9.15) beside it.
 #
 # To add one: add a line. A scenario that cannot pass yet gets
-# --pending "issue N": it is listed but not run (SCEN_PENDING=1 runs it), and
+# --pending "WHY": it is listed but not run (SCEN_PENDING=1 runs it), and
 # its cargo test is ignored. Remove --pending once it passes.
 # Scenario names become cargo test names (abi-tests/tests/vm_scenarios.rs):
 # keep one call per line (a trailing backslash continues it).
 
-# ---- device enumeration and queries (issue 2) -------------------------------
+# ---- device enumeration and queries -------------------------------
 compare ibv_devices 'ibv_devices'
 compare ibv_devinfo 'ibv_devinfo'
 compare ibv_devinfo_v 'ibv_devinfo -v'
@@ -32,7 +32,7 @@ compare objects_probe 'abi-tests/vm-progs/run-c-probe objects_probe'
 # RoCE v2 (IPv4, IPv6) headers against rxe0's real GID table.
 compare ah_from_wc 'abi-tests/vm-progs/run-c-probe ah_from_wc'
 
-# ---- bad input and threads (issue 3) ------------------------------------------
+# ---- bad input and threads ------------------------------------------
 # Over 200 invalid-argument cases, one line each (ret and errno); see the top
 # of abi-tests/vm-progs/bad_input.c and docs/bad-input.md.
 compare bad_input 'abi-tests/vm-progs/run-c-probe bad_input'
@@ -48,7 +48,7 @@ compare stress_valgrind --timeout 300 'abi-tests/vm-progs/run-stress 10000 8'
 loaded loads_ours_and_rxe_provider --ours libibverbs.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'ibv_devinfo -d rxe0'
 
-# ---- data path: the example programs (issue 3) ----------------------------------
+# ---- data path: the example programs ----------------------------------
 # Each pair runs server and client with Debian's libraries (the reference),
 # then ours:ours, ours:upstream and upstream:ours; all must print the same.
 # Values that change from run to run: queue pair numbers, packet sequence
@@ -62,7 +62,7 @@ pair ibv_rc_pingpong_e --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER"
 pair ibv_rc_pingpong_s4096_n500 --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_rc_pingpong -d rxe0 -g 1 -s 4096 -n 500' 'ibv_rc_pingpong -d rxe0 -g 1 -s 4096 -n 500 10.0.2.15'
 # -N: the ibv_wr_* send API through ibv_qp_ex; -c: every received buffer is checked
-pair ibv_rc_pingpong_new_send_check --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+pair ibv_rc_pingpong_new_send_check --mixed "one library's ibv_wr_* sends, checked byte for byte by the other's receives" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_rc_pingpong -d rxe0 -g 1 -N -c' 'ibv_rc_pingpong -d rxe0 -g 1 -N -c 10.0.2.15'
 # -t: rxe has no completion timestamps (completion_timestamp_mask 0 in
 # ibv_query_device_ex), so upstream refuses before any connection is made,
@@ -77,7 +77,7 @@ compare ibv_rc_pingpong_iodp_client 'ibv_rc_pingpong -d rxe0 -g 1 -O 10.0.2.15'
 compare ibv_rc_pingpong_dm_client 'ibv_rc_pingpong -d rxe0 -g 1 -j 10.0.2.15'
 pair ibv_uc_pingpong --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_uc_pingpong -d rxe0 -g 1' 'ibv_uc_pingpong -d rxe0 -g 1 10.0.2.15'
-pair ibv_ud_pingpong --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+pair ibv_ud_pingpong --mixed "address handles one library builds for the other's QPN and GID" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
   'ibv_ud_pingpong -d rxe0 -g 1' 'ibv_ud_pingpong -d rxe0 -g 1 10.0.2.15'
 # -g 0: the port's link-local GID (fe80::, from eth0's MAC) instead of the
 # IPv4-mapped one: the destination MAC comes from the GID itself.
@@ -95,7 +95,7 @@ compare ibv_xsrq_pingpong_client 'ibv_xsrq_pingpong -d rxe0 -g 1 10.0.2.15'
 # IBV_EVENT_PORT_ACTIVE (see the script; it leaves rxe0 ACTIVE again).
 compare ibv_asyncwatch_link_flap --timeout 90 'abi-tests/vm-progs/asyncwatch-flap eth0 rxe0'
 
-# ---- perftest (issue 3) --------------------------------------------------------------
+# ---- perftest --------------------------------------------------------------
 # RoCE needs a GID: -x 1 is rxe0's RoCE v2 GID ::ffff:10.0.2.15. The check is
 # success and the shape of the output: the figures are filtered out, and so
 # are the addresses and keys the kernel or ASLR hand out. The latency tests
@@ -109,7 +109,7 @@ PERFTEST_FILTER='s/QPN 0x[0-9a-f]*/QPN <n>/g; s/PSN 0x[0-9a-f]*/PSN <n>/g; s/RKe
 pair ib_send_bw --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_send_bw -F -d rxe0 -x 1' 'ib_send_bw -F -d rxe0 -x 1 10.0.2.15'
 # (-n 1000: its default of 5000 iterations is five times the others')
-pair ib_write_bw --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+pair ib_write_bw --mixed "RDMA writes into memory the other library registered, with the key and address it sent" --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_write_bw -F -d rxe0 -x 1 -n 1000' 'ib_write_bw -F -d rxe0 -x 1 -n 1000 10.0.2.15'
 pair ib_read_bw --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_read_bw -F -d rxe0 -x 1' 'ib_read_bw -F -d rxe0 -x 1 10.0.2.15'
@@ -153,19 +153,19 @@ pair ib_atomic_lat --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
 # its retry path then crashes (139) or hangs. Under strace, or with the
 # server's second rdma_listen delayed by a preload shim, both libraries lose
 # it every time. Without them, in VM loops (server ours or Debian's, client
-# Debian's): UD 7 of 94 with our server, 0 of 93 with Debian's (session 18);
-# RC ib_write_lat 2 of 60 with ours, 0 of 60 with Debian's (session 23), and
+# Debian's): UD 7 of 94 with our server, 0 of 93 with Debian's (2026-11-27);
+# RC ib_write_lat 2 of 60 with ours, 0 of 60 with Debian's (2026-11-27), and
 # the CI run of 84c57f1 lost it once. The syscalls in the window are the same
 # with either library; the time is not, under qemu's TCG: our server's first
 # rdma_getaddrinfo runs about 420 more instructions that the process has not
 # run before, and qemu translating them costs it 0.5-0.9 ms more
-# (docs/benchmarks.md, sessions 18 and 19; under instruction counting the
+# (docs/benchmarks.md, cm-firstcall; under instruction counting the
 # call takes 3 us against 2). So a lost run is run again (--race, up to 3
 # tries, each reported), whichever library lost it.
 PERFTEST_RACE_RC='^Event: RDMA_CM_EVENT_REJECTED; error: 8\.$'
 PERFTEST_RACE_UD='^Event: RDMA_CM_EVENT_UNREACHABLE; error: 1\.$'
 PERFTEST_RACE_IW='^ERRNO: Connection refused\.$'
-pair ib_send_bw_rdma_cm --race "$PERFTEST_RACE_RC" --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
+pair ib_send_bw_rdma_cm --mixed "QPs connected by the two librdmacms' own CM exchange" --race "$PERFTEST_RACE_RC" --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_send_bw -F -d rxe0 -R' 'ib_send_bw -F -d rxe0 -R 10.0.2.15'
 pair ib_send_bw_ud_rdma_cm --race "$PERFTEST_RACE_UD" --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_send_bw -F -d rxe0 -c UD -R' 'ib_send_bw -F -d rxe0 -c UD -R 10.0.2.15'
@@ -174,14 +174,14 @@ pair ib_write_lat_rdma_cm --race "$PERFTEST_RACE_RC" --ready 'cm_listening 18515
 pair ib_read_bw_rdma_cm --race "$PERFTEST_RACE_RC" --ready 'cm_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_read_bw -F -d rxe0 -R' 'ib_read_bw -F -d rxe0 -R 10.0.2.15'
 
-# ---- librdmacm: the example programs (issue 4) -------------------------------------
+# ---- librdmacm: the example programs -------------------------------------
 # Each pair: Debian's librdmacm and libibverbs on both sides (the reference),
 # then ours:ours, ours:upstream and upstream:ours. None of these programs
 # prints a QPN, GID, port or handle; only rping's and cmtime's output needs a
 # filter.
 # rping's client prints its DISCONNECT event only if its CM thread sees it
 # before main() returns: a race in rping itself.
-pair rping --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+pair rping --mixed "the CM handshake and private data between the two librdmacms, and RDMA reads and writes of the buffers each advertises" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
 # A persistent server (-P: a thread per connection, it never exits) serving
 # two clients one after the other: cm-serve stops it once cm-clients has run
@@ -214,7 +214,7 @@ pair ucmatose_migrate --timeout 120 --ready 'cm_listening 7471' \
 pair ucmatose_tos_ack_timeout --timeout 120 --ready 'cm_listening 7471' \
   'ucmatose -t 32 -a 16' 'ucmatose -s 10.0.2.15 -t 32 -a 16'
 # udaddy: UDP port space, UD QPs, address handles from the CM's UD params.
-pair udaddy --ready 'cm_listening 7174' \
+pair udaddy --mixed "the UD parameters (QPN, Q_Key, address handle) one librdmacm hands the other" --ready 'cm_listening 7174' \
   'udaddy' 'udaddy -s 10.0.2.15'
 # mckey: both join 239.1.1.1 (RoCE: mlid 0x0, dgid ::ffff:239.1.1.1); the
 # receiver (the "server") posts its receives before it joins, the sender
@@ -238,7 +238,7 @@ pair mckey_sendonly --ready 'mckey_resolved 239.1.1.2' \
   'mckey -m 239.1.1.2 -b 10.0.2.15 -C 0' 'mckey -m 239.1.1.2 -b 10.0.2.15 -s -o -C 0'
 # rdma_server / rdma_client: rdma_create_ep, rdma_get_request, the
 # rdma_verbs.h inline helpers (post_recv/send, get_recv/send_comp).
-pair rdma_server --ready 'cm_listening 7471' \
+pair rdma_server --mixed "rdma_create_ep and rdma_get_request on one side against the other's connect" --ready 'cm_listening 7471' \
   'rdma_server' 'rdma_client -s 10.0.2.15'
 # rdma_xserver / rdma_xclient in RC mode (rxe has no XRC): an SRQ created
 # through rdma_create_srq.
@@ -253,7 +253,7 @@ pair cmtime_c100 --timeout 300 --ready 'cm_listening 7471' --filter "$CMTIME_FIL
   'abi-tests/vm-progs/cm-serve cmtime cmtime' \
   'abi-tests/vm-progs/cm-clients cmtime 1 cmtime -s 10.0.2.15 -c 100'
 
-# ---- librdmacm: devices, bad input (issue 4) ----------------------------------------
+# ---- librdmacm: devices, bad input ----------------------------------------
 # rdma_getaddrinfo over a table of hints, flags, families, port spaces and
 # AF_IB conversions, every field of each result printed (see the top of
 # abi-tests/vm-progs/cm_getaddrinfo.c; the one case where upstream reads past
@@ -287,7 +287,7 @@ compare cm_bad_input_crashes 'abi-tests/vm-progs/run-c-probe cm_bad_input_crashe
 # query verbs, and an RC loopback send/recv through the 1.0 context's ops.
 compare compat10_probe 'abi-tests/vm-progs/run-c-probe compat10_probe'
 
-# ---- fork safety (issue 5) -------------------------------------------------------
+# ---- fork safety -------------------------------------------------------
 # An MR on rxe0, a fork, the child writing to its own copy of the buffer, and
 # the parent's RDMA WRITE and SEND/RECV on that MR afterwards: the bytes must
 # be the parent's. With RDMAV_FORK_SAFE=1 the MR's pages are MADV_DONTFORK
@@ -296,7 +296,7 @@ compare compat10_probe 'abi-tests/vm-progs/run-c-probe compat10_probe'
 compare fork_traffic_fork_safe 'env RDMAV_FORK_SAFE=1 abi-tests/vm-progs/run-c-probe fork_traffic'
 compare fork_traffic_plain 'abi-tests/vm-progs/run-c-probe fork_traffic'
 
-# ---- pyverbs (issue 6) ------------------------------------------------------------
+# ---- pyverbs ------------------------------------------------------------
 # Debian's python3-pyverbs lists rxe0, opens it and queries device (plain and
 # extended), port 1, P_Key and GIDs, and makes a PD, CQ and RC QP: the same
 # output on our libraries. The loaded check proves the ours run used our
@@ -310,7 +310,7 @@ loaded pyverbs_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
 compare cm_resync_no_device_at_start --timeout 120 \
   'abi-tests/vm-progs/run-c-probe cm_resync nodev'
 
-# ---- librspreload (issue 7) ----
+# ---- librspreload ----
 # tcp_xfer (abi-tests/vm-progs/tcp_xfer.c) is an ordinary TCP program: 64 MiB
 # from client to server in writes and reads of odd sizes, every byte checked,
 # checksums compared both ways. rspreload-run (see its top) preloads Debian's
@@ -321,7 +321,7 @@ compare cm_resync_no_device_at_start --timeout 120 \
 # The client side also proves where the bytes went: the server's port is an
 # RDMA CM listener and no kernel TCP socket, rxe0 sent at least 16384 packets
 # during the transfer, and the kernel sent fewer than 100 TCP segments.
-pair rspreload_tcp_xfer --timeout 300 --ready 'cm_listening 7777' \
+pair rspreload_tcp_xfer --mixed "Debian's preload on one side and ours on the other, on one rsockets connection" --timeout 300 --ready 'cm_listening 7777' \
   'abi-tests/vm-progs/rspreload-run tcp_xfer server 7777' \
   'abi-tests/vm-progs/rspreload-run --expect rdma --port 7777 tcp_xfer client 10.0.2.15 7777'
 # preload_config selecting the program by a prefix of its name (the compiled
@@ -406,7 +406,7 @@ pair rspreload_epoll_oneshot --timeout 300 --ready 'cm_listening 7783' \
 # calls outside its panic guard.
 compare rspreload_cancel --timeout 120 'abi-tests/vm-progs/rspreload-run --cm ours preload_cancel 10.0.2.15 7484'
 
-# ---- rsockets (issue 7) ----
+# ---- rsockets ----
 # rstream over rsockets: Debian's rstream (rdmacm-utils) on both ends, with
 # Debian's librdmacm as the reference, then ours:ours, ours:upstream and
 # upstream:ours (the wire protocol must interoperate both ways). The server
@@ -420,23 +420,17 @@ pair rstream --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER
   'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
 # -S all: every size from 64 B to 6 MiB, first as latency tests over one
 # connection, then as bandwidth tests over a second one that rstream sets up
-# for throughput (RDMA_INLINE 0, larger queues), in all four pairings; every
-# line of rstream's table (name, bytes, transfers, iterations, total bytes)
-# must match. One run takes about 7 minutes in the VM on a 2-CPU host, so
-# the four would add half an hour to every CI run: --long, run on demand with
-# `abi-tests/run-scenarios --long --only rstream_all vm` (or
-# RDMA_SCENARIOS_LONG=1 for the cargo tests).
-pair rstream_all --long "about 30 minutes for the four pairings" --timeout 1800 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
-  'rstream -b 10.0.2.15 -S all' 'rstream -s 10.0.2.15 -S all'
-# The same -S all with our libraries on both sides only (after Debian's
-# reference run): about 14 minutes, so every CI run checks all 62 of
-# rstream's sizes on ours; the mixed pairings stay with rstream_all.
-pair rstream_all_ours --combos ours:ours --timeout 1800 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+# for throughput (RDMA_INLINE 0, larger queues); every line of rstream's
+# table (name, bytes, transfers, iterations, total bytes) must match. One
+# run takes about 7 minutes in the VM on a 2-CPU host, so the CI tier runs
+# the reference and ours:ours (all 62 sizes on ours), and the full tier all
+# four pairings.
+pair rstream_all --timeout 1800 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15 -S all' 'rstream -s 10.0.2.15 -S all'
 # Nonblocking calls (-T n: MSG_DONTWAIT, retried on EAGAIN) with every byte
 # verified (-T v), 500 transfers of 60000 bytes (not a multiple of the
 # buffer halves, so transfers wrap around the ring buffers).
-pair rstream_nonblock_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+pair rstream_nonblock_verify --mixed "the rsockets wire protocol (credits, ring buffers that wrap) between the two librdmacms, every byte verified" --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15 -T n -T v -S 60000 -C 500' 'rstream -s 10.0.2.15 -T n -T v -S 60000 -C 500'
 # Asynchronous (-T a): every call waits in rpoll first; verified. Pending
 # because Debian's library fails it on its own, intermittently: the server
@@ -465,7 +459,7 @@ pair rcopy_64m --timeout 300 --ready 'cm_listening 7427' \
 # riostream: riomap on each side, data placed with riowrite straight into
 # the peer's mapping (the iomap table exchanged over the connection),
 # verified (-T v); then the default latency and bandwidth runs.
-pair riostream_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+pair riostream_verify --mixed "the iomap exchange, and riowrite into a mapping the other library made" --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'riostream -b 10.0.2.15 -T v -S 60000 -C 100 -I 10' 'riostream -s 10.0.2.15 -T v -S 60000 -C 100 -I 10'
 pair riostream --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'riostream -b 10.0.2.15' 'riostream -s 10.0.2.15'
@@ -483,7 +477,7 @@ compare rs_afib --timeout 120 'abi-tests/vm-progs/rs_probe rs_afib 7482'
 pair rstream_keepalive --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15 -k 1 -S 100000 -C 300' 'rstream -s 10.0.2.15 -k 1 -S 100000 -C 300'
 
-# ---- datagram rsockets (issue 7) ----
+# ---- datagram rsockets ----
 # udpong (rdmacm-utils) over datagram rsockets: the server binds a
 # datagram rsocket (and with it a real UDP socket) on port 7174, the client
 # logs in, then runs latency and bandwidth tests over UD QPs, the first
@@ -539,7 +533,7 @@ pair udpong_echo_async --timeout 300 --ready 'udp_bound 7174' --filter "$UDPONG_
 # 100 datagrams of each size 1..1016 from client to server and back, the
 # server checking each one it can (8 bytes or more) and the source address
 # of each, the client each echo and its source; then STOP.
-pair rs_dgram_pair --timeout 300 --ready 'udp_bound 7178' \
+pair rs_dgram_pair --mixed "the datagram rsockets header and address exchange, every byte and source checked" --timeout 300 --ready 'udp_bound 7178' \
   "$GRH abi-tests/vm-progs/rs_probe rs_dgram_pair server 10.0.2.15 7178" \
   "abi-tests/vm-progs/rxe-count --min 1600 $GRH abi-tests/vm-progs/rs_probe rs_dgram_pair client 10.0.2.15 7178"
 # The shim acts on upstream's librdmacm only: with Debian's libraries it
@@ -585,7 +579,7 @@ differs rs_dgram_send --timeout 120 \
   --has 'ours:^rclose +ret 0 errno -$' \
   'abi-tests/vm-progs/rs_probe rs_dgram 7175'
 
-# ---- rsocket faults (issue 7) ----
+# ---- rsocket faults ----
 # abi-tests/vm-progs/rs_fault.c (built in the VM by rs_probe): one line per
 # call (return value, errno name) and "pattern ok/BAD" for every byte the
 # receiver got, checked against the sender's known pattern; in all four
@@ -600,7 +594,7 @@ differs rs_dgram_send --timeout 120 \
 # probe prints one line if the three observations agree on either, the raw
 # values if not; the filter evens out which one it was (the .err files keep
 # it).
-pair rs_fault_kill_sender --timeout 90 --ready 'cm_listening 7490' \
+pair rs_fault_kill_sender --mixed "a peer on the other library killed mid-transfer: what the survivor's rsocket reports" --timeout 90 --ready 'cm_listening 7490' \
   --filter 's/^kill_sender: the server learnt of the death from .*/kill_sender: the server learnt of the death (either way)/' \
   'abi-tests/vm-progs/rs_probe rs_fault server kill_sender 7490' \
   'abi-tests/vm-progs/rs_probe rs_fault client kill_sender 7490'
@@ -670,7 +664,7 @@ pair rs_fault_close_by_server --timeout 90 --ready 'cm_listening 7507' \
   'abi-tests/vm-progs/rs_probe rs_fault server close:server 7507' \
   'abi-tests/vm-progs/rs_probe rs_fault client close:server 7507'
 
-# ---- datagram rsockets on RoCE (issue 7, session 5) ----
+# ---- datagram rsockets on RoCE ----
 # Ours gives the UD QP's address handles a global route on a RoCE port, where
 # upstream's cannot get a QP at all (see "Datagram rsockets on RoCE" in
 # docs/architecture.md), and refuses datagrams above the port MTU
@@ -720,7 +714,7 @@ differs udpong_ours_async --timeout 200 "${UDPONG_RXE_DEBIAN[@]}" \
   --has 'ours:^client exit status: 0$' --has 'ours:^custom +500 +600 +292k ' --lacks 'ours:rconnect|rsend|rrecv' \
   'abi-tests/vm-progs/udp-both 7174 "udpong -b 10.0.2.15 -T e" "udpong -s 10.0.2.15 -T a -T b -T e -S 500 -C 300"'
 
-# ---- rsockets over IPv6 (issue 7, session 7) ----
+# ---- rsockets over IPv6 ----
 # eth0 gets fd00::15/64 (abi-tests/vm-progs/ipv6-up, which waits for its
 # RoCE v2 GID on rxe0), so these come last: the address stays for the rest of
 # the boot. A stream rsocket over IPv6 in all four pairings, every byte
@@ -760,7 +754,7 @@ compare mckey_ipv6_join_refused --timeout 60 "$V6UP mckey -m ff0e::101 -b fd00::
 # one): every byte and source address checked, as rs_dgram_pair above, in
 # all four pairings; then udpong with echo.
 GRH6="env GRH_SHIM_GID=fd00::15 $GRH"
-pair rs_dgram_pair_ipv6 --timeout 300 --ready 'udp_bound 7179' \
+pair rs_dgram_pair_ipv6 --mixed "the IPv6 datagram header between the two librdmacms" --timeout 300 --ready 'udp_bound 7179' \
   "$V6UP $GRH6 abi-tests/vm-progs/rs_probe rs_dgram_pair server fd00::15 7179" \
   "$V6UP abi-tests/vm-progs/rxe-count --min 1400 $GRH6 abi-tests/vm-progs/rs_probe rs_dgram_pair client fd00::15 7179 100 1000"
 pair udpong_echo_ipv6 --timeout 300 --ready 'udp_bound 7174' --filter "$UDPONG_FILTER" \
@@ -796,7 +790,7 @@ loaded ucx_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'ucx_info -d'
 UCX_ENV='env UCX_NET_DEVICES=rxe0:1 UCX_TLS=rc_verbs,ud_verbs,self UCX_IB_GID_INDEX=0'
 UCX_FILTER='/^ *[0-9]\+ /d; /^\[thread [0-9]*\] /d; s/^\(Final: *[0-9]\+\) .*/\1 <figures>/; s/^Accepted connection from .*/Accepted connection from <peer>/'
-pair ucx_perftest_tag_lat --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
+pair ucx_perftest_tag_lat --mixed "UCX's wire-up over UD and its rc_verbs traffic between a process on each library" --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
   "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t tag_lat -n 200"
 pair ucx_perftest_put_bw --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
   "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t ucp_put_bw -s 1048576 -n 10"
@@ -812,6 +806,15 @@ MPIRUN='mpirun --allow-run-as-root --oversubscribe -np 2 --mca plm isolated --mc
 compare mpi_ucx_pingpong --timeout 300 "$MPIRUN python3 abi-tests/vm-progs/mpi_pingpong.py"
 loaded mpi_loads_ours --timeout 300 --ours libibverbs.so.1 --ours librdmacm.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so "$MPIRUN python3 abi-tests/vm-progs/mpi_pingpong.py"
+# Mixed ranks: rank 0 on the variant's libraries, rank 1 on Debian's in both
+# variants (its LD_LIBRARY_PATH removed), so in the "ours" run the echoes
+# cross from our libibverbs to Debian's and back through UCX's rc_verbs.
+# Each of mpirun's two program contexts gets the UCX settings through env:
+# mpirun's -x reaches only the first.
+UCX_VARS='UCX_NET_DEVICES=rxe0:1 UCX_TLS=rc_verbs,ud_verbs,self UCX_IB_GID_INDEX=0'
+MPIRUN_MPMD='mpirun --allow-run-as-root --oversubscribe --mca plm isolated --mca pml ucx --mca btl self'
+compare mpi_ucx_pingpong_mixed_ranks --timeout 300 \
+  "$MPIRUN_MPMD -np 1 env $UCX_VARS python3 abi-tests/vm-progs/mpi_pingpong.py : -np 1 env -u LD_LIBRARY_PATH $UCX_VARS python3 abi-tests/vm-progs/mpi_pingpong.py"
 
 # ---- libfabric's verbs provider ----
 # Debian's libfabric 1.17 (libfabric-bin) is the other common path for MPI
@@ -822,7 +825,7 @@ loaded mpi_loads_ours --timeout 300 --ours libibverbs.so.1 --ours librdmacm.so.1
 # with Debian's libraries as with ours.)
 compare fi_info_verbs 'fi_info -p verbs'
 FI_FILTER='s/^\([0-9.]*[km]\{0,1\} \+[0-9]\+ \+=[0-9]\+ \+[0-9.]*[kmg]\{0,1\}\) .*/\1 <figures>/'
-pair fi_pingpong_msg_1m --timeout 120 --ready 'tcp_listening 47592' --filter "$FI_FILTER" \
+pair fi_pingpong_msg_1m --mixed "libfabric's verbs MSG endpoints connecting across the libraries, data checked" --timeout 120 --ready 'tcp_listening 47592' --filter "$FI_FILTER" \
   'fi_pingpong -p verbs -e msg -c -I 20 -S 1048576' 'fi_pingpong -p verbs -e msg -c -I 20 -S 1048576 10.0.2.15'
 loaded fi_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'fi_info -p verbs'
@@ -840,7 +843,7 @@ SIW=abi-tests/vm-progs/siw-up
 compare ibv_devinfo_v_siw0 "$SIW ibv_devinfo -v -d siw0"
 loaded siw_loads_ours --ours libibverbs.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so "$SIW ibv_devinfo -d siw0"
-pair rping_siw --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+pair rping_siw --mixed "iWARP's connection setup (iw_cm) between the two librdmacms" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   "$SIW rping -s -a 10.0.9.15 -C 10 -v" "$SIW rping -c -a 10.0.9.15 -C 10 -v"
 pair ucmatose_c10_siw --timeout 120 --ready 'cm_listening 7471' \
   "$SIW ucmatose -b 10.0.9.15 -c 10" "$SIW ucmatose -s 10.0.9.15 -c 10"
@@ -856,7 +859,7 @@ compare mckey_siw_sender "$SIW mckey -m 239.1.1.1 -b 10.0.9.15 -s"
 compare udpong_siw_client "$SIW udpong -s 10.0.9.15 -C 10"
 # Stream rsockets in message mode, every byte verified: transfers that wrap
 # the ring buffers, nonblocking calls, and 1 MB transfers.
-pair rstream_siw_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+pair rstream_siw_verify --mixed "rsockets' message mode (iWARP) between the two librdmacms, every byte verified" --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   "$SIW rstream -b 10.0.9.15 -T v -S 60000 -C 500" "$SIW rstream -s 10.0.9.15 -T v -S 60000 -C 500"
 pair rstream_siw_nonblock_verify --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   "$SIW rstream -b 10.0.9.15 -T n -T v -S 60000 -C 500" "$SIW rstream -s 10.0.9.15 -T n -T v -S 60000 -C 500"
