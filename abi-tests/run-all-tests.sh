@@ -1,20 +1,72 @@
 #!/usr/bin/env bash
-# run-all-tests.sh: every test: unit tests, ABI tests (symbols, host-side
-# comparisons, harness self-test) and the Soft-RoCE VM scenarios.
+# run-all-tests.sh: every test, in two tiers.
 #
-#   abi-tests/run-all-tests.sh [extra cargo test arguments]
+#   abi-tests/run-all-tests.sh [--full] [extra cargo test arguments]
 #
-# Builds the release libraries first (the ABI tests compare
-# target/release/libibverbs.so.1 and librdmacm.so.1 and do not build them
-# themselves), then runs
-# `RDMA_VM_TESTS=1 cargo test --workspace --no-fail-fast`, so its summary lines
-# end the output. RDMA_SCENARIOS_PENDING=1 also runs the pending scenarios,
-# RDMA_SCENARIOS_LONG=1 the long ones (too long for CI).
+# The CI tier (the default; .ci/run runs it):
+#   - the unit tests, ABI checks (symbols, layouts, providers, command
+#     encodings) and host-side comparisons: `cargo test --workspace`;
+#   - in the Soft-RoCE VM, every scenario of abi-tests/scenarios/vm.sh once
+#     with Debian's libraries (the reference) and once with ours on both
+#     sides, and the mixed pairings (ours with Debian's, each way) for the
+#     scenarios marked --mixed (`abi-tests/run-scenarios --list` shows which).
+# --full: the full tier: the same, with every pairing of every scenario in
+# the VM and the scenarios marked --long. Run it before an issue that
+# changes library code is resolved.
+#
+# Phases, each timed: install the Debian packages (abi-tests/install-deps.sh),
+# build the VM image (abi-tests/vm/build-image), build the release libraries
+# (the ABI tests compare target/release and do not build it themselves), the
+# host tests, the VM tier. The output ends with each phase's wall time and a
+# line adding up cargo's test counts. RDMA_VM_JOBS=N boots N VMs at once for
+# the scenarios (default 2; see run-scenarios --jobs); RDMA_SCENARIOS_PENDING=1
+# also runs the pending scenarios.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
 [[ -d $HOME/.cargo/bin ]] && PATH=$HOME/.cargo/bin:$PATH
 
-"$here/install-deps.sh"
-cargo build --release
-RDMA_VM_TESTS=1 cargo test --workspace --no-fail-fast "$@"
+tier=ci
+if [[ ${1:-} = --full ]]; then tier=full; shift; fi
+export RDMA_SCENARIOS_TIER=$tier RDMA_VM_JOBS=${RDMA_VM_JOBS:-2}
+[[ $tier = full ]] && export RDMA_SCENARIOS_LONG=1
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+phases=(); failed=0
+# phase NAME CMD...: run CMD, note its wall time; a failure is remembered
+# (later phases still run where they can) and makes the exit code 1.
+phase() {
+  local name=$1 t0=$SECONDS rc=0
+  shift
+  echo "== $name" >&2
+  "$@" || rc=$?
+  phases+=("$(printf '%-22s %5d s%s' "$name" $((SECONDS - t0)) "$([[ $rc = 0 ]] || echo "  (FAILED, exit $rc)")")")
+  [[ $rc = 0 ]] || failed=1
+  return "$rc"
+}
+# cargo test with its output kept, for the counts at the end.
+ctest() {
+  local log=$logs/$1.log
+  shift
+  cargo test "$@" 2>&1 | tee "$log"
+}
+
+total0=$SECONDS
+phase "install packages" "$here/install-deps.sh" || exit 1
+phase "VM image" "$here/vm/build-image" > /dev/null || exit 1
+phase "release build" cargo build --release || exit 1
+# Built without RDMA_VM_TESTS, the VM scenarios' tests are ignored here...
+phase "host tests" ctest host --workspace --no-fail-fast "$@" || true
+# ...and run on their own, with the tier's pairings.
+vm_tier() { RDMA_VM_TESTS=1 ctest vm -p abi-tests --test vm_scenarios --no-fail-fast "$@"; }
+phase "VM tier ($tier)" vm_tier "$@" || true
+phases+=("$(printf '%-22s %5d s' total $((SECONDS - total0)))")
+
+echo
+echo "wall time per phase ($tier tier):"
+printf '  %s\n' "${phases[@]}"
+# cargo's "test result: ok. N passed; N failed; N ignored; ..." lines, added up.
+cat "$logs"/*.log | awk '/^test result: / { p += $4; f += $6; i += $8 }
+  END { printf "tests: %d passed, %d failed, %d skipped\n", p, f, i }'
+exit "$failed"
