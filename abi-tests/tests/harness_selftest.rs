@@ -173,3 +173,91 @@ fn a_lost_race_is_run_again_and_only_a_lost_race() {
         "upstream-upstream.lost1.client.err"
     ));
 }
+
+/// Runs runner.sh on abi-tests/selftest/tier-list.sh with `envs`; returns
+/// the results directory and the runner's output (stdout, then stderr).
+fn run_tier_list(out: &str, envs: &[(&str, &str)]) -> (PathBuf, String) {
+    let scen = paths::scratch(out).join("scenarios");
+    let _ = std::fs::remove_dir_all(&scen);
+    std::fs::create_dir_all(&scen).expect("create the results directory");
+    let root = paths::repo_root();
+    let mut cmd = Command::new("bash");
+    cmd.arg(root.join("abi-tests/scenarios/runner.sh"))
+        .arg(root.join("abi-tests/selftest/tier-list.sh"))
+        .env("SCEN_OUT", &scen)
+        .env("RDMA_OURS_LIB_DIR", debian_copy(&format!("debian-copy-{out}").replace('/', "-")))
+        .env_remove("SCEN_ONLY")
+        .env_remove("SCEN_TIER")
+        .env_remove("SCEN_CLAIMS")
+        .env_remove("SCEN_LIST");
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let output = cmd.output().expect("run runner.sh");
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(0), "{log}");
+    (scen, log)
+}
+
+/// The server:client pairings a pair scenario ran, from its result files.
+fn pairings_run(scen: &Path, name: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(scen.join(name))
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .filter_map(|e| {
+            let n = e.ok()?.file_name().to_string_lossy().into_owned();
+            n.strip_suffix(".client.rc").map(str::to_owned)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_ci_tier_runs_mixed_pairings_only_where_a_scenario_asks() {
+    let all = ["ours-ours", "ours-upstream", "upstream-ours", "upstream-upstream"];
+    let (scen, log) = run_tier_list("selftest/tier-ci", &[("SCEN_TIER", "ci")]);
+    assert_eq!(pairings_run(&scen, "tier_plain"), ["ours-ours", "upstream-upstream"], "{log}");
+    assert_eq!(pairings_run(&scen, "tier_mixed"), all, "{log}");
+    let (scen, log) = run_tier_list("selftest/tier-full", &[("SCEN_TIER", "full")]);
+    assert_eq!(pairings_run(&scen, "tier_plain"), all, "{log}");
+    assert_eq!(pairings_run(&scen, "tier_mixed"), all, "{log}");
+    for name in ["tier_plain", "tier_mixed", "tier_compare"] {
+        let st = std::fs::read_to_string(scen.join(name).join("status")).unwrap_or_default();
+        assert_eq!(st.trim(), "PASS", "{name}: {log}");
+    }
+}
+
+#[test]
+fn the_list_names_each_tiers_runs_and_why() {
+    let (_, log) = run_tier_list("selftest/tier-list", &[("SCEN_LIST", "1")]);
+    let rows: Vec<&str> = log.lines().collect();
+    assert_eq!(
+        rows,
+        [
+            "scenario\tkind\tCI tier runs\tfull tier runs\twhy",
+            "tier_plain\tpair\tupstream:upstream ours:ours\tupstream:upstream ours:ours ours:upstream upstream:ours\t",
+            "tier_mixed\tpair\tupstream:upstream ours:ours ours:upstream upstream:ours\tupstream:upstream ours:ours ours:upstream upstream:ours\tmixed in CI: what mixing catches",
+            "tier_compare\tcompare\tupstream ours\tupstream ours\t",
+        ],
+        "{log}"
+    );
+}
+
+#[test]
+fn a_claimed_scenario_is_left_to_the_vm_that_claimed_it() {
+    let claims = paths::scratch("selftest/tier-claims-dir");
+    let _ = std::fs::remove_dir_all(&claims);
+    std::fs::create_dir_all(claims.join("tier_plain")).expect("claim tier_plain");
+    let claims = claims.to_string_lossy().into_owned();
+    let (scen, log) = run_tier_list("selftest/tier-claims", &[("SCEN_CLAIMS", &claims)]);
+    assert!(!scen.join("tier_plain").exists(), "a claimed scenario ran:\n{log}");
+    for name in ["tier_mixed", "tier_compare"] {
+        assert!(Path::new(&claims).join(name).is_dir(), "{name} was not claimed:\n{log}");
+        let st = std::fs::read_to_string(scen.join(name).join("status")).unwrap_or_default();
+        assert_eq!(st.trim(), "PASS", "{name}: {log}");
+    }
+}
