@@ -14,8 +14,8 @@ const PATH_MAX_CDEV: usize = 128;
 /// `dir` + `/` + `name` + NUL in `buf`, without the heap or the formatting
 /// machinery: this runs on the first event of every process (the device
 /// open), where each first-executed instruction costs (a cold i-cache on
-/// hardware; a translation under QEMU's TCG, measured in docs/benchmarks.md,
-/// cmtime). None if it does not fit or `name` holds a NUL.
+/// hardware; a translation under QEMU's TCG, measured in docs/architecture.md,
+/// "Concept modules"). None if it does not fit or `name` holds a NUL.
 fn join_path<'a>(buf: &'a mut [u8; PATH_MAX_CDEV], dir: &[u8], name: &[u8]) -> Option<&'a CStr> {
     let len = dir.len() + 1 + name.len();
     if len >= buf.len() || dir.contains(&0) || name.contains(&0) {

@@ -5,8 +5,8 @@
 //! madvise, and what the library adds to it is mostly cache misses: the
 //! kernel's work on a process with tens of thousands of mappings evicts most
 //! of L1 and L2, so whatever the bookkeeping reads next comes from L3 or
-//! memory. Measured on the fork bench's layout (docs/benchmarks.md,
-//! fork ranges): data under about 64 KiB survives a madvise; a
+//! memory. Measured on the fork bench's layout (docs/architecture.md,
+//! "Fork safety"): data under about 64 KiB survives a madvise; a
 //! structure with an entry per range (a megabyte at 20,000 ranges) does not,
 //! and cost two dependent misses per call.
 //!
