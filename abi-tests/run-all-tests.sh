@@ -19,8 +19,9 @@
 # (the ABI tests compare target/release and do not build it themselves), the
 # host tests, the VM tier. The output ends with each phase's wall time and a
 # line adding up cargo's test counts. RDMA_VM_JOBS=N boots N VMs at once for
-# the scenarios (default 2; see run-scenarios --jobs); RDMA_SCENARIOS_PENDING=1
-# also runs the pending scenarios.
+# the scenarios (default 1: on a 2-core host a second VM only slows both, see
+# run-scenarios --jobs); RDMA_SCENARIOS_PENDING=1 also runs the pending
+# scenarios.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/.."
@@ -28,7 +29,7 @@ cd "$here/.."
 
 tier=ci
 if [[ ${1:-} = --full ]]; then tier=full; shift; fi
-export RDMA_SCENARIOS_TIER=$tier RDMA_VM_JOBS=${RDMA_VM_JOBS:-2}
+export RDMA_SCENARIOS_TIER=$tier RDMA_VM_JOBS=${RDMA_VM_JOBS:-1}
 [[ $tier = full ]] && export RDMA_SCENARIOS_LONG=1
 
 logs=$(mktemp -d)
