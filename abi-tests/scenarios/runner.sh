@@ -19,6 +19,15 @@
 #                       only for the scenarios marked --mixed
 #   SCEN_LIST=1         run nothing: print each scenario with the runs each
 #                       tier makes of it (abi-tests/run-scenarios --list)
+#   SCEN_REFS=DIR       references recorded by a full-tier run (see
+#                       run-scenarios --record): in the CI tier, a compare or
+#                       pair whose DIR/NAME/key matches uses the recorded
+#                       reference instead of running Debian's libraries again;
+#                       if ours then differs from it, the reference runs live
+#                       and decides. SCEN_REF_FP is what the keys are made of
+#                       besides the scenario's own words (run-scenarios sets
+#                       both)
+#   SCEN_KEYS=1         run nothing: print each scenario's name, kind and key
 #   SCEN_CLAIMS=DIR     run only the scenarios whose DIR/NAME this run creates
 #                       first (several VMs at once share DIR)
 #   VM_PROGS=DIR        the C programs of abi-tests/vm-progs, built before
@@ -101,6 +110,7 @@ SYS_LIBDIR=/usr/lib/x86_64-linux-gnu
 CLEAN_ENV=(env -i "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
            "HOME=${HOME:-/root}" LC_ALL=C)
 [[ -z ${VM_PROGS:-} ]] || CLEAN_ENV+=("VM_PROGS=$VM_PROGS")
+REFS=${SCEN_REFS:-}
 TIER=${SCEN_TIER:-full}
 [[ $TIER = ci || $TIER = full ]] || { echo "runner: SCEN_TIER must be ci or full, not '$TIER'" >&2; exit 2; }
 
@@ -204,28 +214,71 @@ tier_combos() {
   fi
 }
 
+# ---- recorded references ------------------------------------------------------
+# Debian's reference cannot change while Debian's packages, the VM's kernel and
+# the programs in abi-tests/vm-progs stay the same (SCEN_REF_FP sums them up)
+# and the scenario's words do not change (its kind, name, options, commands).
+# A scenario's key is made of both.
+
+# scen_key KIND NAME ARGS...: the scenario's key, in $key (empty without
+# SCEN_REF_FP).
+scen_key() {
+  key=
+  [[ -n ${SCEN_REF_FP:-} ]] || return 0
+  key=$(printf '%s\0' "$SCEN_REF_FP" "$@" | sha256sum)
+  key=${key%% *}
+}
+
+# has_recorded NAME: REFS holds a reference for scenario NAME with key $key.
+has_recorded() {
+  local k=
+  [[ -n $REFS && -n $key && -f $REFS/$1/key ]] || return 1
+  read -r k < "$REFS/$1/key" || return 1
+  [[ $k = "$key" ]]
+}
+
+# use_recorded NAME PREFIX SUFFIX...: in the CI tier, copy the recorded
+# reference of NAME (its files <basename PREFIX>.SUFFIX) to PREFIX.SUFFIX.
+# Returns 1 when there is none to use.
+use_recorded() {
+  local name=$1 base=${2##*/} sfx files=()
+  [[ $TIER = ci ]] && has_recorded "$name" || return 1
+  shift 2
+  for sfx; do
+    [[ -f $REFS/$name/$base.$sfx ]] || return 1
+    files+=("$REFS/$name/$base.$sfx")
+  done
+  cp "${files[@]}" "$dir/"
+}
+
 # list_entry NAME KIND: SCEN_LIST's line for a scenario: what each tier runs.
 list_entry() {
   local name=$1 kind=$2 ci full why=
+  local rec=
+  if [[ $kind = pair || $kind = compare ]] && has_recorded "$name"; then rec=" (recorded)"; fi
   case $kind in
-    pair) ci="upstream:upstream $(tier_combos ci)"; full="upstream:upstream $(tier_combos full)"
+    pair) ci="upstream:upstream$rec $(tier_combos ci)"; full="upstream:upstream $(tier_combos full)"
           [[ -z $o_mixed ]] || why="mixed in CI: $o_mixed" ;;
-    *) ci="upstream ours"; full=$ci ;;
+    *) ci="upstream$rec ours"; full="upstream ours" ;;
   esac
   if [[ -n $o_pending ]]; then ci=-; full=-; why="pending: $o_pending"
   elif [[ -n $o_long ]]; then ci=-; why="long: $o_long"; fi
   printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$kind" "$ci" "$full" "$why"
 }
 
-# begin NAME KIND: common start of a scenario; sets dir. Returns 1 when the
-# scenario is skipped (not selected, pending, or SCEN_LIST).
+# begin NAME KIND ARGS...: common start of a scenario (ARGS: its words after
+# the name); sets dir and key. Returns 1 when the scenario is skipped (not
+# selected, pending, or SCEN_LIST or SCEN_KEYS).
 begin() {
-  local name=$1
+  local name=$1 kind=$2
+  shift 2
   [[ $name =~ ^[A-Za-z0-9_.-]+$ ]] || { echo "runner: bad scenario name '$name'" >&2; exit 2; }
   [[ $all_names != *" $name "* ]] || { echo "runner: scenario '$name' is defined twice" >&2; exit 2; }
   all_names+=" $name "
   if [[ -n ${SCEN_ONLY:-} && " $SCEN_ONLY " != *" $name "* ]]; then return 1; fi
-  if [[ ${SCEN_LIST:-0} = 1 ]]; then list_entry "$name" "$2"; return 1; fi
+  scen_key "$kind" "$name" "$@"
+  if [[ ${SCEN_LIST:-0} = 1 ]]; then list_entry "$name" "$kind"; return 1; fi
+  if [[ ${SCEN_KEYS:-0} = 1 ]]; then printf '%s\t%s\t%s\n' "$name" "$kind" "$key"; return 1; fi
   # Several VMs at once (run-scenarios --jobs): the first to create the
   # scenario's claim runs it; the others pass it by.
   if [[ -n ${SCEN_CLAIMS:-} ]] && ! mkdir "$SCEN_CLAIMS/$name" 2>/dev/null; then return 1; fi
@@ -238,16 +291,28 @@ begin() {
   if [[ -n $o_long && ${SCEN_LONG:-0} != 1 ]]; then
     skip "$name" LONG "$o_long"; n_long=$((n_long + 1)); return 1
   fi
+  [[ -z $key ]] || echo "$key" > "$dir/key"
   echo "=== $name" >&2
   t_begin=$EPOCHREALTIME
   return 0
 }
 
+# Under qemu's software emulation every program started costs tens of
+# milliseconds, so the runner's own bookkeeping uses bash alone where it can.
+
 # elapsed SINCE: seconds since the $EPOCHREALTIME value SINCE, to 0.1 s.
 elapsed() {
-  local now=$EPOCHREALTIME
-  awk -v a="$1" -v b="$now" 'BEGIN { printf "%.1f", b - a }'
+  local us=$(( ${EPOCHREALTIME/./} - ${1/./} ))
+  printf '%d.%d' $((us / 1000000)) $((us % 1000000 / 100000))
 }
+
+# rc_of PREFIX: the exit code a run recorded in PREFIX.rc, in $rc.
+rc_of() { rc=; read -r rc < "$1.rc" || true; }
+
+# nap SECONDS: sleep without starting a program (a read that times out on a
+# pipe nobody writes to).
+exec {nap_fd}<> <(:)
+nap() { read -r -t "$1" -u "$nap_fd" _ || true; }
 
 report() { printf '%s\n' "$*" >> "$dir/report.txt"; }
 
@@ -269,31 +334,43 @@ finish() {
 # show_run PREFIX LABEL: a run's output, for SCEN_SHOW and for failures.
 show_run() {
   local p=$1 label=$2
-  report "--- $label: exit code $(cat "$p.rc")"
+  local rc; rc_of "$p"
+  report "--- $label: exit code $rc"
   if [[ -s $p.out ]]; then report "stdout:"; sed 's/^/  | /' "$p.out" >> "$dir/report.txt"; fi
   if [[ -s $p.err ]]; then report "stderr:"; sed 's/^/  | /' "$p.err" >> "$dir/report.txt"; fi
 }
 
-# same REF OTHER LABEL: compare two runs' (filtered) outputs and exit codes;
-# writes unified diffs into the report. Returns 0 when they are equal.
+# filtered FILE: the path of FILE after --filter (made once per file and
+# kept as FILE.filtered: the reference is compared with every pairing), in
+# $fpath.
+filtered() {
+  fpath=$1
+  [[ -n $o_filter ]] || return 0
+  fpath=$1.filtered
+  [[ -e $fpath ]] || sed -e "$o_filter" "$1" > "$fpath"
+}
+
+# same REF OTHER [LABEL]: compare two runs' (filtered) outputs and exit
+# codes; with LABEL, writes unified diffs into the report. Returns 0 when they
+# are equal.
 same() {
-  local ref=$1 oth=$2 label=$3 equal=1 s a b
+  local ref=$1 oth=$2 label=${3:-} equal=1 s a b fpath rc rc_ref
   for s in out err; do
-    a=$ref.$s; b=$oth.$s
-    if [[ -n $o_filter ]]; then
-      sed -e "$o_filter" "$a" > "$a.filtered"; a=$a.filtered
-      sed -e "$o_filter" "$b" > "$b.filtered"; b=$b.filtered
-    fi
+    filtered "$ref.$s"; a=$fpath
+    filtered "$oth.$s"; b=$fpath
     if ! cmp -s "$a" "$b"; then
       equal=0
+      [[ -n $label ]] || return 1
       report "DIFFERENT std$s ($label):"
       diff -u --label "$(basename "$ref").$s" --label "$(basename "$oth").$s" \
         "$a" "$b" >> "$dir/report.txt"
     fi
   done
-  if [[ $(cat "$ref.rc") != $(cat "$oth.rc") ]]; then
+  rc_of "$ref"; rc_ref=$rc; rc_of "$oth"
+  if [[ $rc_ref != "$rc" ]]; then
     equal=0
-    report "DIFFERENT exit code ($label): $(basename "$ref") $(cat "$ref.rc"), $(basename "$oth") $(cat "$oth.rc")"
+    [[ -n $label ]] || return 1
+    report "DIFFERENT exit code ($label): ${ref##*/} $rc_ref, ${oth##*/} $rc"
   fi
   [[ $equal = 1 ]]
 }
@@ -304,23 +381,33 @@ compare() {
   local name=$1; shift
   parse_opts "$@" || exit 2
   [[ ${#rest[@]} -eq 1 ]] || { echo "runner: compare $name: give exactly one command" >&2; exit 2; }
-  begin "$name" compare || return 0
-  local cmd=${rest[0]} v ok=1
+  begin "$name" compare "$@" || return 0
+  local cmd=${rest[0]} ok=1 rc ref=live
   echo "$cmd" > "$dir/cmd"
   report "command: $cmd"
-  for v in upstream ours; do run_cmd "$v" "$o_timeout" "$dir/$v" "$cmd"; done
+  use_recorded "$name" "$dir/upstream" out err rc && ref=recorded \
+    || run_cmd upstream "$o_timeout" "$dir/upstream" "$cmd"
+  run_cmd ours "$o_timeout" "$dir/ours" "$cmd"
+  if [[ $ref = recorded ]] && ! same "$dir/upstream" "$dir/ours"; then
+    report "ours differs from the recorded reference: Debian's libraries run now, and decide"
+    rm -f "$dir"/upstream.*
+    run_cmd upstream "$o_timeout" "$dir/upstream" "$cmd"; ref=live
+  fi
+  echo "$ref" > "$dir/reference"
+  report "reference: $ref"
   # 126/127: the shell could not run the command at all (not found, not
   # executable). Two such runs are "equal" but test nothing.
-  case $(cat "$dir/upstream.rc") in
-    126|127) ok=0; report "the command could not be run (exit code $(cat "$dir/upstream.rc")): a broken scenario, not a result" ;;
+  rc_of "$dir/upstream"
+  case $rc in
+    126|127) ok=0; report "the command could not be run (exit code $rc): a broken scenario, not a result" ;;
   esac
   if same "$dir/upstream" "$dir/ours" "Debian's library vs ours" && [[ $ok = 1 ]]; then
-    report "same stdout, stderr and exit code ($(cat "$dir/upstream.rc")) with Debian's library and ours"
+    report "same stdout, stderr and exit code ($rc) with Debian's library and ours"
   else
     ok=0
   fi
   if [[ $ok = 0 || ${SCEN_SHOW:-0} = 1 ]]; then
-    show_run "$dir/upstream" "with Debian's libibverbs"
+    show_run "$dir/upstream" "with Debian's libibverbs ($ref)"
     show_run "$dir/ours" "with ours (LD_LIBRARY_PATH=$OURS_DIR)"
   fi
   finish "$name" "$ok"
@@ -331,8 +418,8 @@ differs() {
   parse_opts "$@" || exit 2
   [[ ${#rest[@]} -eq 1 ]] || { echo "runner: differs $name: give exactly one command" >&2; exit 2; }
   [[ ${#o_has[@]} -gt 0 ]] || { echo "runner: differs $name: give at least one --has" >&2; exit 2; }
-  begin "$name" differs || return 0
-  local cmd=${rest[0]} v ok=1 e want got all
+  begin "$name" differs "$@" || return 0
+  local cmd=${rest[0]} v ok=1 e want got all rc
   declare -A rc_want=([upstream]=0 [ours]=0)
   for e in "${o_rc[@]}"; do rc_want[${e%%:*}]=${e#*:}; done
   echo "$cmd" > "$dir/cmd"
@@ -342,7 +429,7 @@ differs() {
     all=$dir/$v.all
     cat "$dir/$v.out" "$dir/$v.err" > "$all"
     if [[ -n $o_filter ]]; then sed -e "$o_filter" "$all" > "$all.f"; mv "$all.f" "$all"; fi
-    got=$(cat "$dir/$v.rc"); want=${rc_want[$v]}
+    rc_of "$dir/$v"; got=$rc; want=${rc_want[$v]}
     if [[ $got = "$want" ]]; then report "ok: $v run exit code $got"
     else ok=0; report "FAIL: $v run exit code $got, expected $want"; fi
     for e in "${o_has[@]}"; do
@@ -374,10 +461,11 @@ run_pair() {
     elapsed "$t0" > "$p.seconds"
     [[ -n $o_race && $try -lt 3 ]] || return 0
     grep -Eq -- "$o_race" "$p.client.err" || return 0
-    report "server $sv / client $cv: try $try lost the programs' own race (client stderr matched /$o_race/; exit codes: server $(cat "$p.server.rc"), client $(cat "$p.client.rc")); run again"
+    local rc rc_s; rc_of "$p.server"; rc_s=$rc; rc_of "$p.client"
+    report "server $sv / client $cv: try $try lost the programs' own race (client stderr matched /$o_race/; exit codes: server $rc_s, client $rc); run again"
     echo "    server $sv / client $cv: try $try lost the programs' own race; run again" >&2
     for f in "$p".server.* "$p".client.*; do mv "$f" "$p.lost$try.${f#"$p."}"; done
-    sleep 1
+    nap 1
   done
 }
 
@@ -391,15 +479,16 @@ run_pair_once() {
     until eval "$o_ready"; do
       if ! kill -0 "$spid" 2>/dev/null; then break; fi
       if [[ $waited -ge $((o_timeout * 10)) ]]; then break; fi
-      sleep 0.1; waited=$((waited + 1))
+      nap 0.1; waited=$((waited + 1))
     done
   else
-    sleep 1
+    nap 1
   fi
   run_cmd "$cv" "$o_timeout" "$p.client" "${rest[1]}"
   # A client that failed may leave the server waiting for a peer forever:
   # give it a few seconds, then stop it.
-  if [[ $(cat "$p.client.rc") != 0 ]]; then
+  local rc; rc_of "$p.client"
+  if [[ $rc != 0 ]]; then
     ( sleep 5; kill "$spid" 2>/dev/null ) & local killer=$!
     wait "$spid"; echo $? > "$p.server.rc"
     kill "$killer" 2>/dev/null; wait "$killer" 2>/dev/null
@@ -412,22 +501,42 @@ pair() {
   local name=$1; shift
   parse_opts "$@" || exit 2
   [[ ${#rest[@]} -eq 2 ]] || { echo "runner: pair $name: give a server and a client command" >&2; exit 2; }
-  begin "$name" pair || return 0
-  local ok=1 combo combos sv cv p side
+  begin "$name" pair "$@" || return 0
+  local ok=1 combo combos sv cv p side rc ref=live
+  local ref_files=(server.out server.err server.rc client.out client.err client.rc)
   printf 'server: %s\nclient: %s\n' "${rest[0]}" "${rest[1]}" > "$dir/cmd"
   report "server: ${rest[0]}"
   report "client: ${rest[1]}"
   [[ -z $o_filter ]] || report "filter: $o_filter"
-  run_pair upstream upstream "$dir/upstream-upstream"
-  for side in server client; do
-    [[ $(cat "$dir/upstream-upstream.$side.rc") = 0 ]] \
-      || { ok=0; report "the reference run (Debian's libraries on both sides) failed: $side exit code $(cat "$dir/upstream-upstream.$side.rc")"; }
-  done
   combos=$(tier_combos "$TIER")
   report "pairings ($TIER tier): upstream:upstream (the reference) $combos"
+  use_recorded "$name" "$dir/upstream-upstream" "${ref_files[@]}" && ref=recorded \
+    || run_pair upstream upstream "$dir/upstream-upstream"
+  for combo in $combos; do
+    sv=${combo%%:*}; cv=${combo#*:}
+    run_pair "$sv" "$cv" "$dir/$sv-$cv"
+  done
+  if [[ $ref = recorded ]]; then
+    for combo in $combos; do
+      for side in server client; do
+        same "$dir/upstream-upstream.$side" "$dir/${combo/:/-}.$side" || ref=stale
+      done
+    done
+    if [[ $ref = stale ]]; then
+      report "a pairing differs from the recorded reference: Debian's libraries run now on both sides, and decide"
+      rm -f "$dir"/upstream-upstream.*
+      run_pair upstream upstream "$dir/upstream-upstream"; ref=live
+    fi
+  fi
+  echo "$ref" > "$dir/reference"
+  report "reference: $ref"
+  for side in server client; do
+    rc_of "$dir/upstream-upstream.$side"
+    [[ $rc = 0 ]] \
+      || { ok=0; report "the reference run (Debian's libraries on both sides) failed: $side exit code $rc"; }
+  done
   for combo in $combos; do
     sv=${combo%%:*}; cv=${combo#*:}; p=$dir/$sv-$cv
-    run_pair "$sv" "$cv" "$p"
     for side in server client; do
       if same "$dir/upstream-upstream.$side" "$p.$side" "$side, server $sv / client $cv"; then
         report "$side with server $sv / client $cv: same as the reference"
@@ -474,7 +583,7 @@ loaded() {
   local name=$1; shift
   parse_opts "$@" || exit 2
   [[ ${#rest[@]} -eq 1 ]] || { echo "runner: loaded $name: give exactly one command" >&2; exit 2; }
-  begin "$name" loaded || return 0
+  begin "$name" loaded "$@" || return 0
   local cmd=${rest[0]} v ok=1 lib want prov provreal
   local oursreal; oursreal=$(readlink -f "$OURS_DIR/libibverbs.so.1")
   echo "$cmd" > "$dir/cmd"
@@ -540,13 +649,14 @@ loaded() {
 # ---- main -----------------------------------------------------------------------
 
 [[ $# -eq 1 && -f $1 ]] || { echo "usage: SCEN_OUT=DIR RDMA_OURS_LIB_DIR=DIR $0 LIST_FILE" >&2; exit 2; }
-if [[ ${SCEN_LIST:-0} = 1 ]]; then
-  printf 'scenario\tkind\tCI tier runs\tfull tier runs\twhy\n'
+if [[ ${SCEN_LIST:-0} = 1 || ${SCEN_KEYS:-0} = 1 ]]; then
+  [[ ${SCEN_LIST:-0} != 1 ]] || printf 'scenario\tkind\tCI tier runs\tfull tier runs\twhy\n'
   # shellcheck source=/dev/null
   source "$1"
   exit 0
 fi
 mkdir -p "$SCEN_OUT"
+[[ -z ${SCEN_REF_FP:-} ]] || echo "$SCEN_REF_FP" > "$SCEN_OUT/fingerprint"
 preflight
 # shellcheck source=/dev/null
 source "$1"

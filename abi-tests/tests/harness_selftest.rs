@@ -261,3 +261,60 @@ fn a_claimed_scenario_is_left_to_the_vm_that_claimed_it() {
         assert_eq!(st.trim(), "PASS", "{name}: {log}");
     }
 }
+
+/// Copies the reference files (and key) of `name` from a results directory
+/// into a references directory, as `run-scenarios --record` does.
+fn record(scen: &Path, refs: &Path, name: &str) {
+    let dst = refs.join(name);
+    std::fs::create_dir_all(&dst).expect("create the reference directory");
+    for e in std::fs::read_dir(scen.join(name)).expect("results of the scenario") {
+        let n = e.expect("entry").file_name().to_string_lossy().into_owned();
+        let is_ref = n == "key"
+            || ["upstream.", "upstream-upstream."]
+                .iter()
+                .any(|p| n.starts_with(p) && !n.ends_with(".filtered") && !n.ends_with(".seconds"));
+        if is_ref {
+            std::fs::copy(scen.join(name).join(&n), dst.join(&n)).expect("copy a reference file");
+        }
+    }
+}
+
+fn reference_of(scen: &Path, name: &str) -> String {
+    std::fs::read_to_string(scen.join(name).join("reference")).unwrap_or_default().trim().to_string()
+}
+
+#[test]
+fn a_recorded_reference_serves_only_the_same_scenario_and_a_mismatch_runs_it_live() {
+    let refs = paths::scratch("selftest/tier-refs-dir");
+    let _ = std::fs::remove_dir_all(&refs);
+    let (scen, log) =
+        run_tier_list("selftest/tier-refs-1", &[("SCEN_TIER", "ci"), ("SCEN_REF_FP", "fp-one")]);
+    assert_eq!(reference_of(&scen, "tier_plain"), "live", "{log}");
+    record(&scen, &refs, "tier_plain");
+    record(&scen, &refs, "tier_compare");
+    let refs_s = refs.to_string_lossy().into_owned();
+
+    // Same fingerprint: the recorded references serve, and both pass.
+    let env = [("SCEN_TIER", "ci"), ("SCEN_REF_FP", "fp-one"), ("SCEN_REFS", refs_s.as_str())];
+    let (scen, log) = run_tier_list("selftest/tier-refs-2", &env);
+    for name in ["tier_plain", "tier_compare"] {
+        assert_eq!(reference_of(&scen, name), "recorded", "{name}: {log}");
+    }
+    assert_eq!(reference_of(&scen, "tier_mixed"), "live", "{log}");
+    // The full tier never uses them.
+    let full = [("SCEN_TIER", "full"), ("SCEN_REF_FP", "fp-one"), ("SCEN_REFS", refs_s.as_str())];
+    let (scen, log) = run_tier_list("selftest/tier-refs-3", &full);
+    assert_eq!(reference_of(&scen, "tier_plain"), "live", "{log}");
+    // Another fingerprint (other packages, kernel or vm-progs): not used.
+    let other = [("SCEN_TIER", "ci"), ("SCEN_REF_FP", "fp-two"), ("SCEN_REFS", refs_s.as_str())];
+    let (scen, log) = run_tier_list("selftest/tier-refs-4", &other);
+    assert_eq!(reference_of(&scen, "tier_plain"), "live", "{log}");
+    // A recorded reference ours does not match: Debian's run live decides.
+    let out = refs.join("tier_plain/upstream-upstream.client.out");
+    std::fs::write(&out, "not what the client prints\n").expect("tamper with the reference");
+    let (scen, log) = run_tier_list("selftest/tier-refs-5", &env);
+    assert_eq!(reference_of(&scen, "tier_plain"), "live", "{log}");
+    let st = std::fs::read_to_string(scen.join("tier_plain/status")).unwrap_or_default();
+    assert_eq!(st.trim(), "PASS", "{log}");
+    assert_eq!(reference_of(&scen, "tier_compare"), "recorded", "{log}");
+}
