@@ -6,13 +6,16 @@
 # The CI tier (the default; .ci/run runs it):
 #   - the unit tests, ABI checks (symbols, layouts, providers, command
 #     encodings) and host-side comparisons: `cargo test --workspace`;
-#   - in the Soft-RoCE VM, every scenario of abi-tests/scenarios/vm.sh once
-#     with Debian's libraries (the reference) and once with ours on both
-#     sides, and the mixed pairings (ours with Debian's, each way) for the
-#     scenarios marked --mixed (`abi-tests/run-scenarios --list` shows which).
+#   - in the Soft-RoCE VM, every scenario of abi-tests/scenarios/vm.sh with
+#     ours on both sides against Debian's reference (recorded by a full-tier
+#     run where it still applies, else run live), and the mixed pairings
+#     (ours with Debian's, each way) for the scenarios marked --mixed
+#     (`abi-tests/run-scenarios --list vm` shows which).
 # --full: the full tier: the same, with every pairing of every scenario in
-# the VM and the scenarios marked --long. Run it before an issue that
-# changes library code is resolved.
+# the VM, the reference always live, and the scenarios marked --long. Run it
+# before an issue that changes library code is resolved; its results
+# (target/abi-tests/vm) can then be recorded for the CI tier with
+# `abi-tests/run-scenarios --record target/abi-tests/vm vm`.
 #
 # Phases, each timed: install the Debian packages (abi-tests/install-deps.sh),
 # build the VM image (abi-tests/vm/build-image), build the release libraries
