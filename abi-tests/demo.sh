@@ -9,7 +9,8 @@
 # "ours" runs load our libraries and Debian's rxe provider.
 #
 #   abi-tests/demo.sh           (run abi-tests/setup.sh once before)
-#   abi-tests/demo.sh --all     every VM scenario (30 to 70 minutes under TCG)
+#   abi-tests/demo.sh --all     every VM scenario in every pairing (about an hour
+#                               under TCG on 2 cores, without the --long ones)
 #
 # The scenarios are lines of abi-tests/scenarios/vm.sh.
 set -euo pipefail
