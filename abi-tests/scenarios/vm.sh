@@ -277,7 +277,7 @@ compare cm_bad_input 'abi-tests/vm-progs/run-c-probe cm_bad_input'
 # the top of cm_cancel.c): each thread ends cancelled and the libraries work
 # on, as with Debian's. (Ours aborted the process at the third case until
 # the waits became cancellation points outside the panic guard: see
-# ffi::cancellable in libibverbs-rs/src/ffi.rs.)
+# ffi::cancellable in rdma-util/src/ffi.rs.)
 compare cm_cancel --timeout 120 'abi-tests/vm-progs/run-c-probe cm_cancel'
 # The inputs on which Debian's librdmacm crashes: each case must crash it (in a
 # child process) and must get a clear error (EINVAL) from ours.

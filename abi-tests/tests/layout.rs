@@ -61,10 +61,6 @@ pub struct RustField {
     pub size: usize,
 }
 
-// The layout macros the mirror files use (`crate::assert_layout!`).
-#[path = "../../libibverbs-rs/src/abi/macros.rs"]
-mod macros;
-
 include!(concat!(env!("OUT_DIR"), "/rust_layout.rs"));
 
 fn repo_root() -> PathBuf {

@@ -39,14 +39,14 @@ fn librdmacm_release_build_exists() {
 
 #[test]
 fn libibverbs_release_build_is_current() {
-    release_build_is_current("libibverbs.so.1", &["libibverbs-rs"]);
+    release_build_is_current("libibverbs.so.1", &["libibverbs-rs", "rdma-abi", "rdma-util"]);
 }
 
 #[test]
 fn librdmacm_release_build_is_current() {
-    // librdmacm includes some of libibverbs-rs's source files by path. Its
-    // directory also holds the rspreload crate (below), which is not part of
-    // librdmacm.so.1: only the crate's own files count.
+    // Its directory also holds the rspreload crate (below), which is not part
+    // of librdmacm.so.1: only the crate's own files count, and the two crates
+    // every library links in.
     release_build_is_current(
         "librdmacm.so.1",
         &[
@@ -54,8 +54,8 @@ fn librdmacm_release_build_is_current() {
             "librdmacm-rs/Cargo.toml",
             "librdmacm-rs/build.rs",
             "librdmacm-rs/librdmacm.map",
-            "libibverbs-rs/src/abi",
-            "libibverbs-rs/src/ffi.rs",
+            "rdma-abi",
+            "rdma-util",
         ],
     );
 }
@@ -69,7 +69,8 @@ fn librspreload_release_build_is_current() {
             "librdmacm-rs/rspreload/Cargo.toml",
             "librdmacm-rs/rspreload/build.rs",
             "librdmacm-rs/rspreload/librspreload.map",
-            "libibverbs-rs/src/ffi.rs",
+            "rdma-abi",
+            "rdma-util",
         ],
     );
 }

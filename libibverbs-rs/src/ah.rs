@@ -19,8 +19,8 @@ use crate::abi::driver::*;
 use crate::abi::kern::ib_uverbs_ah_attr;
 use crate::abi::verbs::*;
 use crate::context::ops_of;
-use crate::ffi::set_errno;
-use crate::{ensure, export, export_versioned, symver};
+use rdma_util::ffi::set_errno;
+use rdma_util::{ensure, export, export_versioned, symver};
 
 /// Upstream's ibv_create_ah: the provider creates, the library sets the
 /// AH's context and PD.
@@ -378,7 +378,7 @@ mod tests {
     use super::*;
     use crate::abi::kern::*;
     use crate::cmd::testkit::{with_kernel, FakeKernel};
-    use crate::ffi::errno;
+    use rdma_util::ffi::errno;
     use crate::pd::fake::{no_ops, FakeCtx};
 
     fn gid(s: &str) -> ibv_gid {

@@ -17,8 +17,8 @@ use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use crate::cmd::write::execute_cmd_write;
 use crate::context::ops_of;
-use crate::ffi::set_errno;
-use crate::{ensure, export, export_versioned, symver};
+use rdma_util::ffi::set_errno;
+use rdma_util::{ensure, export, export_versioned, symver};
 
 /// Upstream's ibv_create_comp_channel: a malloc()ed channel (upstream frees
 /// it with free()) on the kernel's new event fd. NULL with errno set on
@@ -171,7 +171,7 @@ symver!(default ibv_ack_cq_events, "IBVERBS_1.1", ibv_ack_cq_events_v11);
 mod tests {
     use super::*;
     use crate::cmd::testkit::{with_kernel, FakeKernel};
-    use crate::ffi::errno;
+    use rdma_util::ffi::errno;
     use crate::pd::fake::{no_ops, FakeCtx};
     use std::cell::RefCell;
 

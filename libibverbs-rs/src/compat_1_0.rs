@@ -12,7 +12,7 @@ use std::ffi::{c_char, c_int, c_void};
 use std::ptr;
 
 use crate::abi::verbs::*;
-use crate::{ensure, export_versioned, symver};
+use rdma_util::{ensure, export_versioned, symver};
 
 /// struct ibv_device_1_0
 #[repr(C)]
@@ -383,7 +383,7 @@ export_versioned! {
         if l.is_null() {
             // SAFETY: the list we just got.
             unsafe { crate::device::free_device_list(real) };
-            crate::ffi::set_errno(libc::ENOMEM);
+            rdma_util::ffi::set_errno(libc::ENOMEM);
             return ptr::null_mut();
         }
         // SAFETY: slot 0 exists.
@@ -400,7 +400,7 @@ export_versioned! {
                     libc::free(l.cast());
                     crate::device::free_device_list(real);
                 }
-                crate::ffi::set_errno(libc::ENOMEM);
+                rdma_util::ffi::set_errno(libc::ENOMEM);
                 return ptr::null_mut();
             }
             // SAFETY: i < n entries in the real list; slot i + 1 exists.
@@ -474,7 +474,7 @@ export_versioned! {
         // SAFETY: zeroed wrapper, freed by ibv_close_device@1.0.
         let ctx = unsafe { libc::calloc(1, std::mem::size_of::<ibv_context_1_0>()) }.cast::<ibv_context_1_0>();
         if ctx.is_null() {
-            crate::ffi::set_errno(libc::ENOMEM);
+            rdma_util::ffi::set_errno(libc::ENOMEM);
             return ptr::null_mut();
         }
         // SAFETY: a wrapper from ibv_get_device_list@1.0, whose real_device is
@@ -544,7 +544,7 @@ fn alloc_wrapper<T>() -> *mut T {
     // SAFETY: plain allocation; every 1.0 wrapper is valid all-zero.
     let p = unsafe { libc::calloc(1, std::mem::size_of::<T>()) }.cast::<T>();
     if p.is_null() {
-        crate::ffi::set_errno(libc::ENOMEM);
+        rdma_util::ffi::set_errno(libc::ENOMEM);
     }
     p
 }
@@ -552,10 +552,10 @@ fn alloc_wrapper<T>() -> *mut T {
 /// Frees a wrapper from `alloc_wrapper`, keeping the caller's errno (the
 /// real verb's error must survive).
 fn free_wrapper<T>(p: *mut T) {
-    let e = crate::ffi::errno();
+    let e = rdma_util::ffi::errno();
     // SAFETY: allocated by alloc_wrapper and not handed out.
     unsafe { libc::free(p.cast()) };
-    crate::ffi::set_errno(e);
+    rdma_util::ffi::set_errno(e);
 }
 
 /// The class of object an asynchronous event names.
@@ -1146,7 +1146,7 @@ symver!(compat ibv_detach_mcast, "IBVERBS_1.0", ibv_detach_mcast_v10);
 mod tests {
     use super::*;
     use crate::abi::driver::verbs_mr;
-    use crate::ffi::{errno, set_errno};
+    use rdma_util::ffi::{errno, set_errno};
     use crate::pd::fake::{no_ops, FakeCtx};
     use std::cell::RefCell;
 

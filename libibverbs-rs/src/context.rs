@@ -15,8 +15,8 @@ use std::ptr;
 use crate::abi::driver::*;
 use crate::abi::verbs::*;
 use crate::device::{device_hold, device_put, sysfs_of};
-use crate::ffi::set_errno;
-use crate::{ensure, export, export_versioned, symver};
+use rdma_util::ffi::set_errno;
+use rdma_util::{ensure, export, export_versioned, symver};
 
 /// Our per-context private data (upstream's struct verbs_ex_private), reached
 /// through verbs_context.priv. The command channel reads its state through
@@ -289,7 +289,7 @@ pub unsafe fn init_cq(cq: *mut ibv_cq, context: *mut ibv_context, channel: *mut 
 /// The library's create_cq_ex entry (verbs_context.create_cq_ex): checks the
 /// requested completion fields, then asks the provider.
 unsafe extern "C" fn lib_create_cq_ex(context: *mut ibv_context, attr: *mut ibv_cq_init_attr_ex) -> *mut ibv_cq_ex {
-    crate::ffi::guard("ibv_create_cq_ex", ptr::null_mut(), || {
+    rdma_util::ffi::guard(crate::LIB_NAME, "ibv_create_cq_ex", ptr::null_mut(), || {
         ensure!(!context.is_null() && !attr.is_null(), libc::EINVAL, ptr::null_mut());
         // SAFETY: checked non-NULL; caller's attributes.
         let a = unsafe { &*attr };
@@ -338,7 +338,7 @@ pub unsafe fn open_device(device: *mut ibv_device, private_data: *mut c_void) ->
     if !sysfs.is_null() {
         // SAFETY: the record lives as long as the device.
         let s = unsafe { &*sysfs };
-        match crate::cdev::open_cdev(crate::util::cstr_field(&s.sysfs_name), s.sysfs_cdev) {
+        match rdma_util::cdev::open_cdev(crate::util::cstr_field(&s.sysfs_name), s.sysfs_cdev) {
             Some(fd) => cmd_fd = fd.into_raw_fd(),
             None => return ptr::null_mut(),
         }
@@ -729,6 +729,6 @@ mod tests {
         // NULL device: EINVAL, no crash.
         // SAFETY: NULL is checked.
         assert!(unsafe { verbs_open_device(ptr::null_mut(), ptr::null_mut()) }.is_null());
-        assert_eq!(crate::ffi::errno(), libc::EINVAL);
+        assert_eq!(rdma_util::ffi::errno(), libc::EINVAL);
     }
 }

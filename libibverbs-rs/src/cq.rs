@@ -16,8 +16,8 @@ use std::ptr;
 
 use crate::abi::verbs::*;
 use crate::context::{init_cq, ops_of};
-use crate::ffi::set_errno;
-use crate::{ensure, export_versioned, symver};
+use rdma_util::ffi::set_errno;
+use rdma_util::{ensure, export_versioned, symver};
 
 /// Upstream's ibv_create_cq: the provider creates, the library initialises
 /// its own fields. NULL with the provider's errno on failure.
@@ -128,7 +128,7 @@ symver!(default ibv_destroy_cq, "IBVERBS_1.1", ibv_destroy_cq_v11);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ffi::errno;
+    use rdma_util::ffi::errno;
     use crate::pd::fake::{no_ops, FakeCtx};
     use std::cell::RefCell;
 

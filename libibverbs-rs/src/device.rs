@@ -22,7 +22,7 @@ use crate::abi::verbs::*;
 use crate::loader;
 use crate::sysfs::{read_file, read_file_at, sysfs_root};
 use crate::util::{cstr_field, set_cstr_field, strtoul, warn};
-use crate::{ensure, export, export_versioned};
+use rdma_util::{ensure, export, export_versioned};
 
 pub const PFX: &str = "libibverbs: ";
 const RDMA_CDEV_DIR: &str = "/dev/infiniband";
@@ -145,7 +145,7 @@ fn find_uverbs_sysfs(d: &mut verbs_sysfs_dev) -> bool {
 /// Netlink discovery. Err when netlink is unusable (caller falls back to sysfs).
 /// The returned list is in upstream's list order (most recently found first).
 fn find_sysfs_devs_nl() -> Result<Vec<SysfsDev>, i32> {
-    let found = crate::netlink::get_devices()?;
+    let found = rdma_util::netlink::get_devices()?;
     let mut list = Vec::new();
     for nd in found {
         let mut s = SysfsDev::new();
@@ -164,7 +164,7 @@ fn find_sysfs_devs_nl() -> Result<Vec<SysfsDev>, i32> {
     }
     list.retain_mut(|s| {
         let d = &mut *s.0;
-        let via_nl = match crate::netlink::get_chardev(Some(d.ibdev_idx as u32), "uverbs") {
+        let via_nl = match rdma_util::netlink::get_chardev(Some(d.ibdev_idx as u32), "uverbs") {
             Ok(cd) if !cd.name.is_empty() && set_cstr_field(&mut d.sysfs_name, cd.name.as_bytes()) => {
                 // The uverbs ABI is 6 whenever the kernel answers GET_CHARDEV.
                 crate::cmd::set_abi_ver(6);
@@ -398,7 +398,7 @@ pub unsafe fn get_device_list(num: *mut c_int) -> *mut *mut ibv_device {
     let mut initialized = INITIALIZED.lock();
     if !*initialized {
         if let Err(e) = crate::init::library_init() {
-            crate::ffi::set_errno(e);
+            rdma_util::ffi::set_errno(e);
             return ptr::null_mut();
         }
         *initialized = true;
@@ -407,14 +407,14 @@ pub unsafe fn get_device_list(num: *mut c_int) -> *mut *mut ibv_device {
     let n = match refresh(&mut list) {
         Ok(n) => n,
         Err(e) => {
-            crate::ffi::set_errno(e);
+            rdma_util::ffi::set_errno(e);
             return ptr::null_mut();
         }
     };
     // SAFETY: calloc of n+1 pointers; freed by ibv_free_device_list with free().
     let l = unsafe { libc::calloc(n + 1, std::mem::size_of::<*mut ibv_device>()) }.cast::<*mut ibv_device>();
     if l.is_null() {
-        crate::ffi::set_errno(libc::ENOMEM);
+        rdma_util::ffi::set_errno(libc::ENOMEM);
         return ptr::null_mut();
     }
     for (i, &vdev) in list.0.iter().enumerate() {

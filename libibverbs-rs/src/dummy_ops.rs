@@ -8,7 +8,7 @@ use std::ptr::null_mut;
 
 use crate::abi::driver::*;
 use crate::abi::verbs::*;
-use crate::ffi::set_errno;
+use rdma_util::ffi::set_errno;
 
 const EOPNOTSUPP: c_int = libc::EOPNOTSUPP;
 

@@ -76,7 +76,7 @@ use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::abi::verbs::{ibv_fork_status, IBV_FORK_DISABLED, IBV_FORK_ENABLED, IBV_FORK_UNNEEDED};
-use crate::ffi::{errno, set_errno};
+use rdma_util::ffi::{errno, set_errno};
 
 pub mod lock;
 pub mod pages;
@@ -158,7 +158,7 @@ fn probe_madvise(ps: usize) -> Result<(), c_int> {
 
 /// ibv_is_fork_initialized().
 pub fn fork_status() -> ibv_fork_status {
-    status_given(crate::netlink::get_copy_on_fork())
+    status_given(rdma_util::netlink::get_copy_on_fork())
 }
 
 fn status_given(copy_on_fork: bool) -> ibv_fork_status {
@@ -305,7 +305,7 @@ fn madvise(addr: usize, len: usize, advice: c_int) -> c_int {
     unsafe { libc::madvise(addr as *mut c_void, len, advice) }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Enables fork safety for memory registered from now on; 0 or an errno
     /// value (see the module docs).
     fn ibv_fork_init() -> c_int, on_panic = libc::EIO;
@@ -314,7 +314,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Marks `[base, base + size)` (whole pages) not to be inherited by fork
     /// children, counting overlapping calls; 0, or -1 with errno set.
     fn ibv_dontfork_range(base: *mut c_void, size: usize) -> c_int, on_panic = -1;
@@ -323,7 +323,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Undoes one ibv_dontfork_range() over `[base, base + size)`; returns 0.
     fn ibv_dofork_range(base: *mut c_void, size: usize) -> c_int, on_panic = -1;
     {
@@ -331,7 +331,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// IBV_FORK_UNNEEDED when the kernel copies pinned pages on fork, else
     /// IBV_FORK_ENABLED after a successful ibv_fork_init(), else
     /// IBV_FORK_DISABLED.

@@ -16,8 +16,8 @@ use crate::abi::driver::*;
 use crate::abi::verbs::*;
 use crate::context::{close_device, ops_of, priv_mut, set_lib_ops};
 use crate::device::{free_device_list, get_device_list, sysfs_of};
-use crate::ffi::set_errno;
-use crate::{ensure, export};
+use rdma_util::ffi::set_errno;
+use rdma_util::{ensure, export};
 
 /// The body of ibv_import_device: NULL with errno set on failure. On any
 /// failure after the provider took the fd, the fd is closed with the
@@ -209,7 +209,7 @@ mod tests {
     use crate::abi::kern::{UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, UVERBS_OBJECT_ASYNC_EVENT};
     use crate::cmd::testkit::{with_kernel, FakeKernel};
     use crate::context::{verbs_ctx, verbs_set_ops, verbs_uninit_context, _verbs_init_and_alloc_context};
-    use crate::ffi::errno;
+    use rdma_util::ffi::errno;
     use crate::pd::fake::{no_ops, FakeCtx};
     use std::cell::RefCell;
     use std::ffi::c_void;

@@ -13,7 +13,7 @@ use crate::abi::driver::*;
 use crate::device::{init_device_fields, PFX};
 use crate::sysfs::read_file;
 use crate::util::{cstr_field, env_bytes, not_setuid, warn};
-use crate::{ensure, export};
+use rdma_util::{ensure, export};
 
 /// Where Debian installs the providers, and their file name suffix. The
 /// private ABI number in the suffix is the one we implement.

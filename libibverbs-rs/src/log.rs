@@ -47,7 +47,7 @@ pub fn write(msg: &[u8]) {
 /// Called by the C shim: is a message at `level` logged?
 #[no_mangle]
 pub extern "C" fn rs_verbs_log_enabled(level: u32) -> libc::c_int {
-    crate::ffi::guard("__verbs_log", 0, || enabled(level) as libc::c_int)
+    rdma_util::ffi::guard(crate::LIB_NAME, "__verbs_log", 0, || enabled(level) as libc::c_int)
 }
 
 /// Called by the C shim with the formatted message.
@@ -61,5 +61,5 @@ pub unsafe extern "C" fn rs_verbs_log_write(msg: *const libc::c_char, len: usize
     }
     // SAFETY: the shim passes vasprintf's buffer and its length.
     let bytes = unsafe { std::slice::from_raw_parts(msg.cast::<u8>(), len) };
-    crate::ffi::guard("__verbs_log", (), || write(bytes))
+    rdma_util::ffi::guard(crate::LIB_NAME, "__verbs_log", (), || write(bytes))
 }

@@ -6,7 +6,7 @@ use std::ffi::c_int;
 
 use crate::abi::verbs::*;
 use crate::context::ops_of;
-use crate::{ensure, export_versioned, symver};
+use rdma_util::{ensure, export_versioned, symver};
 
 fn usable(qp: *mut ibv_qp, gid: *const ibv_gid) -> bool {
     // SAFETY: dereferenced only when non-NULL; the caller's QP.

@@ -13,8 +13,8 @@ use crate::abi::driver::*;
 use crate::abi::kern::IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
 use crate::abi::verbs::*;
 use crate::context::ops_of;
-use crate::ffi::set_errno;
-use crate::{ensure, export, export_versioned, symver};
+use rdma_util::ffi::set_errno;
+use rdma_util::{ensure, export, export_versioned, symver};
 
 #[cfg(not(test))]
 use crate::fork::{dofork_range, dontfork_range};
@@ -280,7 +280,7 @@ export! {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::ffi::errno;
+    use rdma_util::ffi::errno;
     use crate::pd::fake::{no_ops, FakeCtx};
     use std::cell::RefCell;
 

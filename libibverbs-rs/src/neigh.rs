@@ -48,10 +48,10 @@ use libc::c_int;
 use neli::consts::socket::NlFamily;
 
 use crate::abi::verbs::{ibv_ah_attr, ibv_context, ibv_gid};
-use crate::netlink::sock::Socket;
-use crate::netlink::wire::{self, AttrTable, MsgBuilder, NlMsg};
-use crate::netlink::wire::{NLMSG_DONE, NLMSG_ERROR, NLMSG_NOOP, NLMSG_OVERRUN};
-use crate::netlink::wire::{NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_MULTI};
+use rdma_util::netlink::sock::Socket;
+use rdma_util::netlink::wire::{self, AttrTable, MsgBuilder, NlMsg};
+use rdma_util::netlink::wire::{NLMSG_DONE, NLMSG_ERROR, NLMSG_NOOP, NLMSG_OVERRUN};
+use rdma_util::netlink::wire::{NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_MULTI};
 
 /// Upstream's fixed resolution timeout.
 pub const NEIGH_GET_DEFAULT_TIMEOUT_MS: u64 = 3000;
@@ -780,7 +780,7 @@ pub fn resolve_eth_l2(
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Fills `eth_mac` (6 bytes) with the Ethernet address behind
     /// `attr->grh.dgid`, reached from the GID `attr->grh.sgid_index` of port
     /// `attr->port_num`, and `*vid` (when `vid` is not NULL) with the VLAN
@@ -794,7 +794,7 @@ crate::export! {
         vid: *mut u16,
     ) -> c_int, on_panic = -libc::EIO;
     {
-        crate::ensure!(
+        rdma_util::ensure!(
             !context.is_null() && !attr.is_null() && !eth_mac.is_null(),
             libc::EINVAL,
             -libc::EINVAL
@@ -831,8 +831,8 @@ crate::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::netlink::wire::testbuf::{attr, error, msg};
-    use crate::netlink::wire::{NLA_F_NESTED, NLM_F_REQUEST};
+    use rdma_util::netlink::wire::testbuf::{attr, error, msg};
+    use rdma_util::netlink::wire::{NLA_F_NESTED, NLM_F_REQUEST};
     use std::process::Command;
     use std::str::FromStr;
 
@@ -1242,7 +1242,7 @@ mod tests {
             )
         };
         assert_eq!(r, -libc::EINVAL);
-        assert_eq!(crate::ffi::errno(), libc::EINVAL);
+        assert_eq!(rdma_util::ffi::errno(), libc::EINVAL);
         let mut ctx = std::mem::MaybeUninit::<ibv_context>::zeroed();
         // SAFETY: as above.
         let r = unsafe {

@@ -8,8 +8,8 @@ use std::ptr;
 
 use crate::abi::verbs::*;
 use crate::context::ops_of;
-use crate::ffi::set_errno;
-use crate::{ensure, export_versioned, symver};
+use rdma_util::ffi::set_errno;
+use rdma_util::{ensure, export_versioned, symver};
 
 /// Upstream's ibv_alloc_pd: the provider allocates, we set `pd->context`.
 /// NULL (with the provider's errno) on failure.
@@ -140,7 +140,7 @@ pub(crate) mod fake {
 mod tests {
     use super::fake::{no_ops, FakeCtx};
     use super::*;
-    use crate::ffi::errno;
+    use rdma_util::ffi::errno;
     use std::cell::RefCell;
 
     #[derive(Default)]

@@ -20,8 +20,8 @@ use crate::abi::driver::*;
 use crate::abi::kern::{ib_uverbs_ah_attr, ib_uverbs_qp_attr};
 use crate::abi::verbs::*;
 use crate::context::ops_of;
-use crate::ffi::set_errno;
-use crate::{ensure, export, export_versioned, symver};
+use rdma_util::ffi::set_errno;
+use rdma_util::{ensure, export, export_versioned, symver};
 
 /// Whether a QP pointer and its context can be used.
 fn usable(qp: *mut ibv_qp) -> bool {
@@ -301,7 +301,7 @@ export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ffi::{errno, set_errno};
+    use rdma_util::ffi::{errno, set_errno};
 
     fn vqp(comp_mask: u32) -> Box<verbs_qp> {
         // SAFETY: all-zero is a valid verbs_qp.
@@ -347,7 +347,7 @@ mod tests {
 #[cfg(test)]
 mod verb_tests {
     use super::*;
-    use crate::ffi::errno;
+    use rdma_util::ffi::errno;
     use crate::pd::fake::{no_ops, FakeCtx};
     use std::cell::RefCell;
 

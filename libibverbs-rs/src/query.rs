@@ -12,7 +12,7 @@ use crate::cmd::write::{execute_ioctl_fallback, Fallback};
 use crate::context::ops_of;
 use crate::device::sysfs_of;
 use crate::sysfs::read_ibdev_file;
-use crate::{ensure, export, export_versioned, symver};
+use rdma_util::{ensure, export, export_versioned, symver};
 
 export_versioned! {
     /// ibv_query_device@@IBVERBS_1.1: the provider's query_device_ex with the
@@ -43,7 +43,7 @@ pub unsafe extern "C" fn lib_query_port(
     port_attr: *mut ibv_port_attr,
     port_attr_len: usize,
 ) -> c_int {
-    crate::ffi::guard("ibv_query_port", libc::EIO, || {
+    rdma_util::ffi::guard(crate::LIB_NAME, "ibv_query_port", libc::EIO, || {
         ensure!(!context.is_null() && !port_attr.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: checked non-NULL; a context the application got from this library.
         let Some(f) = unsafe { ops_of(context) }.query_port else { return libc::EOPNOTSUPP };
@@ -110,10 +110,10 @@ fn scan_hex16(s: &[u8]) -> Option<u16> {
 /// including its guesses for kernels and link layers without the file.
 fn query_sysfs_gid_type(s: &verbs_sysfs_dev, port: u32, index: u32) -> Result<ibv_gid_type_sysfs, ()> {
     let mut buf = [0u8; 11];
-    crate::ffi::set_errno(0);
+    rdma_util::ffi::set_errno(0);
     let n = read_ibdev_file(s, format!("ports/{port}/gid_attrs/types/{index}").as_bytes(), &mut buf);
     if n <= 0 {
-        if crate::ffi::errno() == libc::EINVAL {
+        if rdma_util::ffi::errno() == libc::EINVAL {
             // InfiniBand ports have no type file; the kernel answers EINVAL.
             return Ok(IBV_GID_TYPE_SYSFS_IB_ROCE_V1);
         }
@@ -123,11 +123,11 @@ fn query_sysfs_gid_type(s: &verbs_sysfs_dev, port: u32, index: u32) -> Result<ib
         match std::fs::read_dir(std::ffi::OsStr::from_bytes(&dir)) {
             Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(IBV_GID_TYPE_SYSFS_IB_ROCE_V1),
             Err(e) => {
-                crate::ffi::set_errno(e.raw_os_error().unwrap_or(libc::EIO));
+                rdma_util::ffi::set_errno(e.raw_os_error().unwrap_or(libc::EIO));
                 return Err(());
             }
             Ok(_) => {
-                crate::ffi::set_errno(libc::EFAULT);
+                rdma_util::ffi::set_errno(libc::EFAULT);
                 return Err(());
             }
         }
@@ -136,7 +136,7 @@ fn query_sysfs_gid_type(s: &verbs_sysfs_dev, port: u32, index: u32) -> Result<ib
         b"IB/RoCE v1" => Ok(IBV_GID_TYPE_SYSFS_IB_ROCE_V1),
         b"RoCE v2" => Ok(IBV_GID_TYPE_SYSFS_ROCE_V2),
         _ => {
-            crate::ffi::set_errno(libc::ENOTSUP);
+            rdma_util::ffi::set_errno(libc::ENOTSUP);
             Err(())
         }
     }
@@ -199,7 +199,7 @@ unsafe fn query_sysfs_gid_entry(
             // SAFETY: name is NUL-terminated by read_ibdev_file (n < len).
             entry.ndev_ifindex = unsafe { libc::if_nametoindex(name.as_ptr().cast()) };
             if entry.ndev_ifindex == 0 {
-                return crate::ffi::errno();
+                return rdma_util::ffi::errno();
             }
         }
     }
@@ -482,7 +482,7 @@ unsafe fn query_pkey(context: *mut ibv_context, port_num: u8, index: c_int, pkey
     // at least as long as the context.
     let sysfs = unsafe { sysfs_of((*context).device) };
     if sysfs.is_null() {
-        crate::ffi::set_errno(libc::EINVAL);
+        rdma_util::ffi::set_errno(libc::EINVAL);
         return -1;
     }
     let mut attr = [0u8; 8];

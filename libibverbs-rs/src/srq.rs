@@ -12,8 +12,8 @@ use std::ptr;
 
 use crate::abi::verbs::*;
 use crate::context::ops_of;
-use crate::ffi::set_errno;
-use crate::{ensure, export_versioned, symver};
+use rdma_util::ffi::set_errno;
+use rdma_util::{ensure, export_versioned, symver};
 
 fn usable(srq: *mut ibv_srq) -> bool {
     // SAFETY: dereferenced only when non-NULL; the caller's SRQ.
@@ -106,7 +106,7 @@ symver!(default ibv_destroy_srq, "IBVERBS_1.1", ibv_destroy_srq_v11);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ffi::errno;
+    use rdma_util::ffi::errno;
     use crate::pd::fake::{no_ops, FakeCtx};
     use std::cell::RefCell;
 

@@ -4,7 +4,7 @@
 use std::ffi::{c_char, c_int, CStr};
 
 use crate::abi::verbs::*;
-use crate::export;
+use rdma_util::export;
 
 const UNKNOWN: &CStr = c"unknown";
 

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use crate::abi::driver::verbs_sysfs_dev;
 use crate::util::{cstr_arg, cstr_field, env_bytes, not_setuid};
-use crate::{ensure, export};
+use rdma_util::{ensure, export};
 
 /// Upper bound on the sysfs root's length, as IBV_SYSFS_PATH_MAX.
 const SYSFS_PATH_MAX: usize = 256;
@@ -49,10 +49,10 @@ pub fn read_file_at(dir: Option<BorrowedFd<'_>>, file: &[u8], buf: &mut [u8]) ->
     }
     // SAFETY: buf is a valid writable buffer of buf.len() bytes; fd is ours.
     let mut len = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-    let saved = crate::ffi::errno();
+    let saved = rdma_util::ffi::errno();
     // SAFETY: fd was opened above and is closed once.
     unsafe { libc::close(fd) };
-    crate::ffi::set_errno(saved);
+    rdma_util::ffi::set_errno(saved);
     if len > 0 {
         let n = len as usize;
         if buf[n - 1] == b'\n' {
@@ -106,7 +106,7 @@ export! {
     {
         // SAFETY: the caller passes NUL-terminated strings (NULL is rejected).
         let (Some(dir), Some(file)) = (unsafe { cstr_arg(dir) }, unsafe { cstr_arg(file) }) else {
-            crate::ffi::set_errno(libc::EINVAL);
+            rdma_util::ffi::set_errno(libc::EINVAL);
             return -1;
         };
         ensure!(!buf.is_null() || size == 0, libc::EINVAL, -1);
@@ -133,7 +133,7 @@ pub unsafe extern "C" fn rs_read_ibdev_sysfs_file(
     dev: *mut verbs_sysfs_dev,
     relpath: *const c_char,
 ) -> c_int {
-    crate::ffi::guard("ibv_read_ibdev_sysfs_file", -1, || {
+    rdma_util::ffi::guard(crate::LIB_NAME, "ibv_read_ibdev_sysfs_file", -1, || {
         ensure!(!dev.is_null() && (!buf.is_null() || size == 0), libc::EINVAL, -1);
         // SAFETY: checked non-NULL; the shim passes vasprintf's string.
         let Some(rel) = (unsafe { cstr_arg(relpath) }) else { return -1 };

@@ -269,18 +269,18 @@ pub fn event_read_null_out(fd: core::ffi::c_int) -> core::ffi::c_int {
         // SAFETY: one pollfd, zero timeout.
         let n = unsafe { libc::poll(&mut p, 1, 0) };
         if n == 0 {
-            crate::ffi::set_errno(libc::EAGAIN);
+            rdma_util::ffi::set_errno(libc::EAGAIN);
             return -1;
         }
     }
-    crate::ffi::set_errno(libc::EINVAL);
+    rdma_util::ffi::set_errno(libc::EINVAL);
     -1
 }
 
 #[cfg(test)]
 mod event_null_out_tests {
     use super::event_read_null_out;
-    use crate::ffi::{errno, set_errno};
+    use rdma_util::ffi::{errno, set_errno};
 
     fn pipe(nonblock: bool) -> [libc::c_int; 2] {
         let mut fds = [0; 2];

@@ -32,6 +32,7 @@ use parking_lot::Mutex;
 
 use crate::abi::verbs::{ibv_path_data, ibv_path_record};
 use crate::addrinfo::{bytes_at, sa_family, AddrInfo, Chain, Hints, SibBuilder, RAI_ROUTEONLY};
+use crate::abi::acm::*;
 use crate::abi::cma::*;
 
 /// Where ibacm publishes its TCP port (Debian: RUNDIR is /run).
@@ -39,75 +40,6 @@ pub const IBACM_PORT_FILE: &str = "/run/ibacm.port";
 /// ibacm's unix socket as librdmacm names it.
 pub const IBACM_SERVER_PATH: &CStr = c"/run/ibacm.sock";
 
-pub const ACM_VERSION: u8 = 1;
-pub const ACM_OP_RESOLVE: u8 = 0x01;
-pub const ACM_MSG_HDR_LENGTH: usize = 16;
-pub const ACM_MSG_EP_LENGTH: usize = 72;
-pub const ACM_MSG_DATA_LENGTH: usize = ACM_MSG_EP_LENGTH * 8;
-/// `sizeof(struct acm_msg)`: the receive buffer.
-pub const ACM_MSG_LENGTH: usize = ACM_MSG_HDR_LENGTH + ACM_MSG_DATA_LENGTH;
-pub const ACM_MAX_ADDRESS: usize = 64;
-
-pub const ACM_EP_INFO_NAME: u16 = 0x0001;
-pub const ACM_EP_INFO_ADDRESS_IP: u16 = 0x0002;
-pub const ACM_EP_INFO_ADDRESS_IP6: u16 = 0x0003;
-pub const ACM_EP_INFO_PATH: u16 = 0x0010;
-
-pub const ACM_EP_FLAG_SOURCE: u32 = 1 << 0;
-pub const ACM_EP_FLAG_DEST: u32 = 1 << 1;
-pub const ACM_FLAGS_NODELAY: u32 = 1 << 30;
-pub const ACM_FLAGS_QUERY_SA: u32 = 1 << 31;
-
-/// Message header (`struct acm_hdr`); host order for resolve messages.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct acm_hdr {
-    pub version: u8,
-    pub opcode: u8,
-    pub status: u8,
-    pub data: [u8; 3],
-    pub length: u16,
-    pub tid: u64,
-}
-
-/// `union acm_ep_info`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub union acm_ep_info {
-    pub addr: [u8; ACM_MAX_ADDRESS],
-    pub name: [u8; ACM_MAX_ADDRESS],
-    pub path: ibv_path_record,
-}
-
-/// One endpoint entry (`struct acm_ep_addr_data`).
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct acm_ep_addr_data {
-    pub flags: u32,
-    pub type_: u16,
-    pub reserved: u16,
-    pub info: acm_ep_info,
-}
-
-/// librdmacm's private CM header for AF_IB connections (`cma.h`); IPv4
-/// addresses go in the last word of each address.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ib_connect_hdr {
-    pub cma_version: u8,
-    /// IP version in bits 7:4.
-    pub ip_version: u8,
-    pub port: u16,
-    pub src_addr: [u32; 4],
-    pub dst_addr: [u32; 4],
-}
-
-crate::assert_layout!(acm_hdr, size = 16, align = 8, length = 6, tid = 8);
-crate::assert_layout!(acm_ep_addr_data, size = 72, align = 8, type_ = 4, info = 8);
-crate::assert_layout!(ib_connect_hdr, size = 36, align = 4, ip_version = 1, src_addr = 4, dst_addr = 20);
-const _: () = assert!(size_of::<acm_hdr>() == ACM_MSG_HDR_LENGTH);
-const _: () = assert!(size_of::<acm_ep_addr_data>() == ACM_MSG_EP_LENGTH);
-const _: () = assert!(size_of::<ibv_path_data>() == ACM_MSG_EP_LENGTH);
 
 const HDR_STATUS: usize = offset_of!(acm_hdr, status);
 const HDR_LENGTH: usize = offset_of!(acm_hdr, length);

@@ -8,6 +8,7 @@
 //! When a query names a device (node GUID, device index) the id has none
 //! yet, the id takes a reference on that device, its context and shared PD.
 
+use rdma_util::mem::zeroed;
 use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::abi::verbs::*;
@@ -385,14 +386,14 @@ fn set_ib_route(id: Id) -> Res<()> {
     // SAFETY: hint is valid; rai is an out-pointer.
     let ret = unsafe { crate::addrinfo::rdma_getaddrinfo(core::ptr::null(), core::ptr::null(), &hint, &mut rai) };
     if ret != 0 {
-        return Err(crate::ffi::errno());
+        return Err(rdma_util::ffi::errno());
     }
     // SAFETY: rdma_getaddrinfo succeeded, so rai is a valid result.
     let r = unsafe { &*rai };
     let res = if r.ai_route_len != 0 {
         crate::options::set_option(id, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, r.ai_route, r.ai_route_len)
     } else {
-        Err(crate::ffi::errno())
+        Err(rdma_util::ffi::errno())
     };
     // SAFETY: rai came from rdma_getaddrinfo.
     unsafe { crate::addrinfo::rdma_freeaddrinfo(rai) };
@@ -413,11 +414,11 @@ pub fn resolve_route(id: Id, timeout_ms: c_int) -> Res<()> {
 // Exports
 // ---------------------------------------------------------------------------
 
-crate::export! {
+rdma_util::export! {
     /// Binds an id to a local address (and so, possibly, to a device).
     fn rdma_bind_addr(id: *mut rdma_cm_id, addr: *mut sockaddr) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
         // SAFETY: addr is null (rejected inside) or the caller's address.
         ret_int(unsafe { bind_addr(Id::from_cm(id), addr) })
     }
@@ -447,22 +448,22 @@ crate::export_sync! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// The id's local port, big-endian.
     fn rdma_get_src_port(id: *mut rdma_cm_id) -> u16, on_panic = 0;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, 0);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, 0);
         // SAFETY: checked non-NULL; the id's live 128-byte source storage
         // holds any address family.
         unsafe { get_port(src_storage(Id::from_cm(id)).cast()) }
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// The id's remote port, big-endian.
     fn rdma_get_dst_port(id: *mut rdma_cm_id) -> u16, on_panic = 0;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, 0);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, 0);
         // SAFETY: checked non-NULL; the id's live 128-byte destination
         // storage holds any address family.
         unsafe { get_port(dst_storage(Id::from_cm(id)).cast()) }

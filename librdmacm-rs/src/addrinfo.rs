@@ -38,7 +38,7 @@ use std::ffi::CString;
 
 use crate::abi::verbs::{IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_XRC_RECV, IBV_QPT_XRC_SEND};
 use crate::abi::cma::*;
-use crate::ffi::set_errno;
+use rdma_util::ffi::set_errno;
 
 /// The hint flag that keeps rdma_getaddrinfo from adding the AF_IB result
 /// (librdmacm-internal, `cma.h`; used by rdma_resolve_addr).
@@ -583,7 +583,7 @@ fn init() -> Result<(), c_int> {
     })
 }
 
-crate::export! {
+rdma_util::export! {
     /// Resolves `node`/`service` into RDMA addresses and, through ibacm,
     /// routes. Returns 0 and a chain in `*res`, -1 with errno set, or the
     /// getaddrinfo (EAI_*) error code.
@@ -591,8 +591,8 @@ crate::export! {
                         hints: *const rdma_addrinfo, res: *mut *mut rdma_addrinfo)
         -> c_int, on_panic = -1;
     {
-        crate::ensure!(!(node.is_null() && service.is_null() && hints.is_null()), libc::EINVAL, -1);
-        crate::ensure!(!res.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!(node.is_null() && service.is_null() && hints.is_null()), libc::EINVAL, -1);
+        rdma_util::ensure!(!res.is_null(), libc::EINVAL, -1);
         // SAFETY: the caller passes NULL or valid C strings and hints whose
         // non-NULL pointers cover their lengths (rdma_getaddrinfo's contract).
         let (node, service, hints) = unsafe {
@@ -619,7 +619,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Frees a chain returned by rdma_getaddrinfo (NULL is allowed).
     fn rdma_freeaddrinfo(res: *mut rdma_addrinfo) -> (), on_panic = ();
     {
@@ -631,7 +631,7 @@ crate::export! {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::ffi::errno;
+    use rdma_util::ffi::errno;
 
     /// Lower-case hex of bytes (expected values are written as the C probe
     /// prints them).
@@ -665,7 +665,7 @@ pub(crate) mod tests {
 
     #[test]
     fn nothing_to_resolve_is_einval() {
-        crate::ffi::set_errno(0);
+        rdma_util::ffi::set_errno(0);
         assert_eq!(run(None, None, None).0, Err(-1));
         assert_eq!(errno(), libc::EINVAL);
     }
@@ -851,12 +851,12 @@ pub(crate) mod tests {
     fn null_hint_addresses_with_a_length_are_einval() {
         let mut h = hints(0, 0, 0, 0);
         h.dst_len = 16;
-        crate::ffi::set_errno(0);
+        rdma_util::ffi::set_errno(0);
         assert_eq!(run(None, None, Some(&h)).0, Err(-1));
         assert_eq!(errno(), libc::EINVAL);
         let mut h = hints(0, 0, 0, 0);
         h.src_len = 16;
-        crate::ffi::set_errno(0);
+        rdma_util::ffi::set_errno(0);
         assert_eq!(run(Some("127.0.0.1"), None, Some(&h)).0, Err(-1));
         assert_eq!(errno(), libc::EINVAL);
         // ... but not when the pointer is never needed (the source is there).
@@ -932,7 +932,7 @@ pub(crate) mod tests {
         }
         let mut res: *mut rdma_addrinfo = ptr::null_mut();
         let node = c("127.0.0.1");
-        crate::ffi::set_errno(0);
+        rdma_util::ffi::set_errno(0);
         // SAFETY: valid string and out pointer; no hints.
         let ret = unsafe { rdma_getaddrinfo(node.as_ptr(), ptr::null(), ptr::null(), &mut res) };
         assert_eq!((ret, errno()), (-1, libc::ENODEV));

@@ -54,7 +54,7 @@ fn set_af_ib_support() {
     ) else {
         return;
     };
-    let mut sib: sockaddr_ib = crate::abi::ucma::zeroed();
+    let mut sib: sockaddr_ib = rdma_util::mem::zeroed();
     sib.sib_family = AF_IB as u16;
     sib.sib_sid = RDMA_IB_IP_PS_TCP.to_be();
     sib.sib_sid_mask = RDMA_IB_IP_PS_MASK.to_be();

@@ -9,6 +9,7 @@
 //! and RTS before sending the reply; the connecting side does so when the
 //! reply arrives (see `id::translate_event`).
 
+use rdma_util::mem::zeroed;
 use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::abi::verbs::*;
@@ -282,11 +283,11 @@ crate::export_sync! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Listens for connection requests on the bound address.
     fn rdma_listen(id: *mut rdma_cm_id, backlog: c_int) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
         ret_int(listen(Id::from_cm(id), backlog))
     }
 }
@@ -301,7 +302,7 @@ crate::export! {
 #[no_mangle]
 pub unsafe extern "C-unwind" fn rdma_get_request(listen: *mut rdma_cm_id, id: *mut *mut rdma_cm_id) -> c_int {
     const NAME: &str = "rdma_get_request";
-    let begin = crate::ffi::guard(NAME, Err(libc::EIO), || {
+    let begin = rdma_util::ffi::guard(crate::LIB_NAME, NAME, Err(libc::EIO), || {
         if listen.is_null() || id.is_null() {
             return Err(libc::EINVAL);
         }
@@ -317,7 +318,7 @@ pub unsafe extern "C-unwind" fn rdma_get_request(listen: *mut rdma_cm_id, id: *m
         Err(e) => return ret_int(Err(e)),
     };
     // SAFETY: the event the wait returned.
-    match crate::ffi::guard(NAME, Err(libc::EIO), || unsafe { get_request_finish(Id::from_cm(listen), event) }) {
+    match rdma_util::ffi::guard(crate::LIB_NAME, NAME, Err(libc::EIO), || unsafe { get_request_finish(Id::from_cm(listen), event) }) {
         Ok(n) => {
             // SAFETY: id is a non-null out-pointer (checked above).
             unsafe { *id = n.cm() };
@@ -338,29 +339,29 @@ crate::export_sync! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Rejects a connection request.
     fn rdma_reject(id: *mut rdma_cm_id, private_data: *const c_void, private_data_len: u8) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
         ret_int(reject(Id::from_cm(id), private_data, private_data_len, 0))
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Rejects a connection request because of unsupported ECE options.
     fn rdma_reject_ece(id: *mut rdma_cm_id, private_data: *const c_void, private_data_len: u8) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
         ret_int(reject(Id::from_cm(id), private_data, private_data_len, CM_REJ_VENDOR_OPTION_NOT_SUPPORTED))
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Tells the CM about a QP event (e.g. communication established).
     fn rdma_notify(id: *mut rdma_cm_id, event: ibv_event_type) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
         ret_int(notify(Id::from_cm(id), event))
     }
 }

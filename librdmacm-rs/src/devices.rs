@@ -34,7 +34,7 @@
 //!    dead entry.
 
 use crate::abi::verbs::*;
-use crate::ffi::errno;
+use rdma_util::ffi::errno;
 use core::ffi::c_int;
 use parking_lot::Mutex;
 use std::collections::HashSet;
@@ -434,7 +434,8 @@ pub unsafe fn get_xrcd(d: *mut CmaDevice) -> *mut ibv_xrcd {
     // list lock is held.
     let d = unsafe { &mut *d };
     if d.xrcd.is_null() {
-        let mut attr: ibv_xrcd_init_attr = crate::abi::ucma::zeroed();
+        // SAFETY: a C struct of integers; all-zero is its "no fields set".
+        let mut attr: ibv_xrcd_init_attr = unsafe { rdma_util::mem::zeroed_unchecked() };
         attr.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
         attr.fd = -1;
         attr.oflags = libc::O_CREAT;
@@ -704,20 +705,20 @@ mod tests {
 // Exports
 // ---------------------------------------------------------------------------
 
-crate::export! {
+rdma_util::export! {
     /// A NULL-terminated array of the contexts of all RDMA devices (opened
     /// by the CM); free it with rdma_free_devices.
     fn rdma_get_devices(num_devices: *mut c_int) -> *mut *mut ibv_context, on_panic = core::ptr::null_mut();
     {
         let devs = match crate::cma::ucma_init() {
             Err(e) => {
-                crate::ffi::set_errno(e);
+                rdma_util::ffi::set_errno(e);
                 None
             }
             Ok(()) => {
                 let d = get_devices();
                 if d.is_none() {
-                    crate::ffi::set_errno(libc::ENODEV);
+                    rdma_util::ffi::set_errno(libc::ENODEV);
                 }
                 d
             }
@@ -745,11 +746,11 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Releases a list from rdma_get_devices.
     fn rdma_free_devices(list: *mut *mut ibv_context) -> (), on_panic = ();
     {
-        crate::ensure!(!list.is_null(), libc::EINVAL);
+        rdma_util::ensure!(!list.is_null(), libc::EINVAL);
         let mut v = Vec::new();
         // SAFETY: a NULL-terminated array from rdma_get_devices.
         unsafe {

@@ -88,12 +88,12 @@ pub fn destroy_ep(id: Id) {
     let _ = crate::id::destroy_id(id);
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates an endpoint from an rdma_getaddrinfo result.
     fn rdma_create_ep(id: *mut *mut rdma_cm_id, res: *mut rdma_addrinfo, pd: *mut ibv_pd,
                       qp_init_attr: *mut ibv_qp_init_attr) -> core::ffi::c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null() && !res.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null() && !res.is_null(), libc::EINVAL, -1);
         // SAFETY: non-null pointers from the caller to valid objects.
         let (res, init) = unsafe { (&*res, qp_init_attr.as_mut()) };
         match create_ep(res, pd, init) {
@@ -107,11 +107,11 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys an endpoint made by rdma_create_ep.
     fn rdma_destroy_ep(id: *mut rdma_cm_id) -> (), on_panic = ();
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL);
         destroy_ep(Id::from_cm(id))
     }
 }

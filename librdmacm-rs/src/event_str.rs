@@ -29,7 +29,7 @@ pub fn event_name(event: c_int) -> &'static [u8] {
         .unwrap_or(b"UNKNOWN EVENT\0")
 }
 
-crate::export! {
+rdma_util::export! {
     /// Returns a static string naming `event`.
     fn rdma_event_str(event: c_int) -> *const c_char, on_panic = c"UNKNOWN EVENT".as_ptr();
     {

@@ -28,9 +28,9 @@ use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::abi::verbs::*;
 use crate::devices::CmaDevice;
-use crate::ffi::set_errno;
+use rdma_util::ffi::set_errno;
 #[cfg(test)]
-use crate::ffi::errno;
+use rdma_util::ffi::errno;
 use crate::ucma::{uaddr, write_cmd_resp};
 use core::ffi::{c_int, c_void};
 use core::mem::MaybeUninit;
@@ -628,7 +628,7 @@ macro_rules! export_sync {
         #[no_mangle]
         pub unsafe extern "C-unwind" fn $name($($arg: $ty),*) -> c_int {
             const NAME: &str = stringify!($name);
-            let begun = $crate::ffi::guard(NAME, Err(libc::EIO), move || {
+            let begun = ::rdma_util::ffi::guard($crate::LIB_NAME, NAME, Err(libc::EIO), move || {
                 $crate::id::deferring(move || -> $crate::id::Res<()> { $body })
             });
             let (id, w) = match begun {
@@ -638,7 +638,7 @@ macro_rules! export_sync {
             };
             // SAFETY: w is fresh; this frame holds nothing with a destructor.
             match unsafe { $crate::id::wait_event_cancellable(NAME, w) } {
-                Ok(ev) => $crate::id::ret_int($crate::ffi::guard(NAME, Err(libc::EIO), move || {
+                Ok(ev) => $crate::id::ret_int(::rdma_util::ffi::guard($crate::LIB_NAME, NAME, Err(libc::EIO), move || {
                     // SAFETY: the event the wait returned.
                     unsafe { $crate::id::complete_finish(id, ev) }
                 })),
@@ -932,7 +932,7 @@ pub unsafe fn wait_event_cancellable(name: &'static str, w: EventWait) -> Res<*m
         // SAFETY: a plain struct of that size; resp outlives the write.
         let written = unsafe { crate::ucma::write_raw_cancellable(w.fd, &cmd) };
         // SAFETY: resp is the buffer of this round's command.
-        let round = crate::ffi::guard(name, Round::Done(Err(libc::EIO)), || unsafe { w.finish(written, &resp) });
+        let round = rdma_util::ffi::guard(crate::LIB_NAME, name, Round::Done(Err(libc::EIO)), || unsafe { w.finish(written, &resp) });
         if let Round::Done(r) = round {
             return r;
         }
@@ -1064,7 +1064,7 @@ pub fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) -> bool {
 // Exports
 // ---------------------------------------------------------------------------
 
-crate::export! {
+rdma_util::export! {
     /// Opens a new event channel on the rdma_cm device.
     fn rdma_create_event_channel() -> *mut rdma_event_channel, on_panic = null_mut();
     {
@@ -1075,23 +1075,23 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Closes and frees an event channel.
     fn rdma_destroy_event_channel(channel: *mut rdma_event_channel) -> (), on_panic = ();
     {
-        crate::ensure!(!channel.is_null(), libc::EINVAL);
+        rdma_util::ensure!(!channel.is_null(), libc::EINVAL);
         // SAFETY: checked non-NULL; the caller's channel from
         // rdma_create_event_channel, given up here.
         unsafe { destroy_event_channel(channel) }
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates an id in port space `ps` (QP type from the port space).
     fn rdma_create_id(channel: *mut rdma_event_channel, id: *mut *mut rdma_cm_id,
                       context: *mut c_void, ps: rdma_port_space) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
         match create_id2(channel, context, ps, qp_type_for(ps)) {
             Ok(n) => {
                 // SAFETY: id is a valid out-pointer (checked non-null).
@@ -1103,20 +1103,20 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys an id after its delivered events have been acked.
     fn rdma_destroy_id(id: *mut rdma_cm_id) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
         ret_int(destroy_id(Id::from_cm(id)))
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Moves an id to another event channel (a private one when null).
     fn rdma_migrate_id(id: *mut rdma_cm_id, channel: *mut rdma_event_channel) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
         ret_int(migrate_id(Id::from_cm(id), channel))
     }
 }
@@ -1132,7 +1132,7 @@ crate::export! {
 #[no_mangle]
 pub unsafe extern "C-unwind" fn rdma_get_cm_event(channel: *mut rdma_event_channel, event: *mut *mut rdma_cm_event) -> c_int {
     const NAME: &str = "rdma_get_cm_event";
-    let begin = crate::ffi::guard(NAME, Err(libc::EIO), || {
+    let begin = rdma_util::ffi::guard(crate::LIB_NAME, NAME, Err(libc::EIO), || {
         crate::cma::ucma_init()?;
         if event.is_null() || channel.is_null() {
             return Err(libc::EINVAL);
@@ -1155,7 +1155,7 @@ pub unsafe extern "C-unwind" fn rdma_get_cm_event(channel: *mut rdma_event_chann
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Releases an event.
     fn rdma_ack_cm_event(event: *mut rdma_cm_event) -> c_int, on_panic = -1;
     {
@@ -1330,7 +1330,7 @@ mod tests {
             mgid: unsafe { core::mem::zeroed() },
             mlid: 0,
             join_flags: 0,
-            addr: zeroed(),
+            addr: rdma_util::mem::zeroed(),
         }));
         let mut evt = new_event();
         assert!(translate_event(&mut evt, &resp(mc as u64, RDMA_CM_EVENT_MULTICAST_ERROR, -libc::ENETUNREACH)));

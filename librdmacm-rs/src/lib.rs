@@ -1,10 +1,9 @@
 //! librdmacm.so.1, rdma-core 44.0's RDMA connection manager library, in Rust.
 //!
-//! See docs/architecture.md. The FFI pattern (`ffi`) and the verbs types are
-//! the same source files libibverbs-rs uses; everything verbs-related is
-//! called through libibverbs.so.1 (`verbs` declares those imports). The
-//! netlink client and the character-device opener are shared source files
-//! too.
+//! See docs/architecture.md. The FFI pattern, the netlink client and the
+//! character-device opener come from the rdma-util crate and the C layouts
+//! from rdma-abi, as in libibverbs-rs; everything verbs-related is called
+//! through libibverbs.so.1 (`verbs` declares those imports).
 //!
 //! The connection manager (upstream's cma.c):
 //! - [`cma`]: library initialisation and AF_IB detection;
@@ -19,16 +18,7 @@
 //! [`rsocket`]: rsockets (sockets over RDMA) and rpoll/rselect.
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
-#[path = "../../libibverbs-rs/src/ffi.rs"]
-pub mod ffi;
-
-#[path = "../../libibverbs-rs/src/netlink/mod.rs"]
-pub mod netlink;
-
-#[path = "../../libibverbs-rs/src/cdev.rs"]
-pub mod cdev;
-
-/// Name used in our own diagnostics (see `ffi::guard`).
+/// Name used in our own diagnostics (see `rdma_util::ffi::guard`).
 pub const LIB_NAME: &str = "librdmacm";
 
 pub mod abi;

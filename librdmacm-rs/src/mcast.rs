@@ -4,6 +4,7 @@
 //! A group's events carry the group (not the id) as user id; leaving waits
 //! until the group's delivered events have been acked.
 
+use rdma_util::mem::zeroed;
 use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::addr::addrlen;
@@ -198,11 +199,11 @@ crate::export_sync! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Leaves a multicast group.
     fn rdma_leave_multicast(id: *mut rdma_cm_id, addr: *mut sockaddr) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
         // SAFETY: the caller's address (null is rejected inside).
         ret_int(unsafe { leave(Id::from_cm(id), addr) })
     }

@@ -20,12 +20,12 @@ pub fn set_option(id: Id, level: c_int, optname: c_int, optval: *mut c_void, opt
     write_cmd(id.fd(), RDMA_USER_CM_CMD_SET_OPTION, body)
 }
 
-crate::export! {
+rdma_util::export! {
     /// Sets an option of the id (RDMA_OPTION_ID_*, RDMA_OPTION_IB_PATH).
     fn rdma_set_option(id: *mut rdma_cm_id, level: c_int, optname: c_int, optval: *mut c_void,
                        optlen: usize) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
         ret_int(set_option(Id::from_cm(id), level, optname, optval, optlen))
     }
 }

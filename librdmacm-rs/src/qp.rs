@@ -8,11 +8,12 @@
 //! resources. On ABI version 3 kernels INIT is set up locally (P_Key index,
 //! port, access flags or Q_Key), as upstream does.
 
+use rdma_util::mem::zeroed;
 use crate::abi::cma::*;
 use crate::abi::kern::ib_uverbs_qp_attr;
 use crate::abi::ucma::*;
 use crate::abi::verbs::*;
-use crate::ffi::errno;
+use rdma_util::ffi::errno;
 use crate::id::{ret_int, Id, Res};
 use crate::ucma::{uaddr, write_cmd, write_cmd_resp};
 use crate::verbs as v;
@@ -499,107 +500,107 @@ pub fn process_conn_resp_ece(id: Id, ece: &rdma_ucm_ece) -> c_int {
 // Exports
 // ---------------------------------------------------------------------------
 
-crate::export! {
+rdma_util::export! {
     /// Asks the kernel for the attributes of the id's QP's next state.
     fn rdma_init_qp_attr(id: *mut rdma_cm_id, qp_attr: *mut ibv_qp_attr, qp_attr_mask: *mut c_int) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null() && !qp_attr.is_null() && !qp_attr_mask.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null() && !qp_attr.is_null() && !qp_attr_mask.is_null(), libc::EINVAL, -1);
         // SAFETY: non-null pointers from the caller to valid objects.
         ret_int(unsafe { init_qp_attr(Id::from_cm(id), &mut *qp_attr, &mut *qp_attr_mask) })
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates the id's QP (and CQs it lacks) and moves it to INIT (UD: RTS).
     fn rdma_create_qp(id: *mut rdma_cm_id, pd: *mut ibv_pd, qp_init_attr: *mut ibv_qp_init_attr) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null() && !qp_init_attr.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null() && !qp_init_attr.is_null(), libc::EINVAL, -1);
         // SAFETY: non-null attribute struct from the caller.
         ret_int(create_qp(Id::from_cm(id), pd, unsafe { &mut *qp_init_attr }))
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Extended-attribute form of rdma_create_qp.
     fn rdma_create_qp_ex(id: *mut rdma_cm_id, qp_init_attr: *mut ibv_qp_init_attr_ex) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null() && !qp_init_attr.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null() && !qp_init_attr.is_null(), libc::EINVAL, -1);
         // SAFETY: non-null attribute struct from the caller.
         ret_int(create_qp_ex(Id::from_cm(id), unsafe { &mut *qp_init_attr }))
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys the id's QP and the CQs the CM created for it.
     fn rdma_destroy_qp(id: *mut rdma_cm_id) -> (), on_panic = ();
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL);
         destroy_qp(Id::from_cm(id))
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates an SRQ on the id.
     fn rdma_create_srq(id: *mut rdma_cm_id, pd: *mut ibv_pd, attr: *mut ibv_srq_init_attr) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null() && !attr.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null() && !attr.is_null(), libc::EINVAL, -1);
         // SAFETY: non-null attribute struct from the caller.
         ret_int(create_srq(Id::from_cm(id), pd, unsafe { &mut *attr }))
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Extended-attribute form of rdma_create_srq.
     fn rdma_create_srq_ex(id: *mut rdma_cm_id, attr: *mut ibv_srq_init_attr_ex) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null() && !attr.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null() && !attr.is_null(), libc::EINVAL, -1);
         // SAFETY: non-null attribute struct from the caller.
         ret_int(create_srq_ex(Id::from_cm(id), unsafe { &mut *attr }))
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys the id's SRQ.
     fn rdma_destroy_srq(id: *mut rdma_cm_id) -> (), on_panic = ();
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL);
         destroy_srq(Id::from_cm(id))
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Completes a connection whose reply the application handled itself
     /// (no QP on the id): sends the RTU.
     fn rdma_establish(id: *mut rdma_cm_id) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
         let id = Id::from_cm(id);
-        crate::ensure!(id.qp().is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(id.qp().is_null(), libc::EINVAL, -1);
         ret_int(process_conn_resp(id))
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Sets the ECE options to offer (ids without a QP only).
     fn rdma_set_local_ece(id: *mut rdma_cm_id, ece: *mut ibv_ece) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null() && !ece.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null() && !ece.is_null(), libc::EINVAL, -1);
         let id = Id::from_cm(id);
         // SAFETY: non-null ECE from the caller.
         let e = unsafe { &*ece };
-        crate::ensure!(id.qp().is_null() && e.vendor_id != 0 && e.comp_mask == 0, libc::EINVAL, -1);
+        rdma_util::ensure!(id.qp().is_null() && e.vendor_id != 0 && e.comp_mask == 0, libc::EINVAL, -1);
         id.set_local_ece(ibv_ece { vendor_id: e.vendor_id, options: e.options, ..id.local_ece() });
         0
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// The peer's ECE options (ids without a QP only).
     fn rdma_get_remote_ece(id: *mut rdma_cm_id, ece: *mut ibv_ece) -> c_int, on_panic = -1;
     {
-        crate::ensure!(!id.is_null() && !ece.is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(!id.is_null() && !ece.is_null(), libc::EINVAL, -1);
         let id = Id::from_cm(id);
-        crate::ensure!(id.qp().is_null(), libc::EINVAL, -1);
+        rdma_util::ensure!(id.qp().is_null(), libc::EINVAL, -1);
         let remote = id.remote_ece();
         // SAFETY: non-null ECE from the caller.
         let e = unsafe { &mut *ece };

@@ -13,7 +13,7 @@
 //! short write is `ENODATA`, a failed one keeps write's errno.
 
 use crate::abi::ucma::*;
-use crate::ffi::errno;
+use rdma_util::ffi::errno;
 use core::ffi::{c_char, c_int, c_void};
 use core::sync::atomic::{AtomicI32, Ordering};
 use parking_lot::Mutex;
@@ -33,7 +33,7 @@ pub fn abi_ver() -> i32 {
 
 /// Netlink answer: name, dev_t and ABI version of the "rdma_cm" chardev.
 fn abi_from_netlink() -> Option<(String, libc::dev_t, i32)> {
-    let c = crate::netlink::get_chardev(None, "rdma_cm").ok()?;
+    let c = rdma_util::netlink::get_chardev(None, "rdma_cm").ok()?;
     // Upstream keeps the low 32 bits in an int; all-ones reads as "unknown".
     let ver = c.abi as u32 as i32;
     (ver != -1).then_some((c.name, c.cdev, ver))
@@ -116,7 +116,7 @@ pub fn check_abi_version() -> bool {
 /// known); Err(errno) on failure.
 pub fn open_channel_fd() -> Result<c_int, c_int> {
     let (name, cdev) = CDEV.lock().clone().unwrap_or_else(|| ("rdma_cm".to_owned(), 0));
-    match crate::cdev::open_cdev(name.as_bytes(), cdev) {
+    match rdma_util::cdev::open_cdev(name.as_bytes(), cdev) {
         Some(fd) => Ok(fd.into_raw_fd()),
         None => Err(match errno() {
             0 => libc::ENODEV,
@@ -168,7 +168,7 @@ pub unsafe fn write_raw_cancellable<T: Copy>(fd: c_int, cmd: &ucma_cmd<T>) -> Re
     let len = core::mem::size_of::<ucma_cmd<T>>();
     // SAFETY: as in write_raw; the caller's contract covers the unwind.
     let ret = unsafe {
-        crate::ffi::cancellable::write_cancellable(fd, (cmd as *const ucma_cmd<T>).cast::<c_void>(), len)
+        rdma_util::ffi::cancellable::write_cancellable(fd, (cmd as *const ucma_cmd<T>).cast::<c_void>(), len)
     };
     write_result(ret, len)
 }
@@ -203,7 +203,7 @@ pub fn uaddr<R>(r: &mut R) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::abi::ucma::zeroed;
+    use rdma_util::mem::zeroed;
 
     fn bytes<T: Copy>(c: &ucma_cmd<T>) -> Vec<u8> {
         let len = core::mem::size_of::<ucma_cmd<T>>();

@@ -148,7 +148,7 @@ pub unsafe fn create_qp_ex(ctx: *mut ibv_context, attr: *mut ibv_qp_init_attr_ex
         // SAFETY: provider op with its documented arguments.
         Some(op) => unsafe { op(ctx, attr) },
         None => {
-            crate::ffi::set_errno(libc::EOPNOTSUPP);
+            rdma_util::ffi::set_errno(libc::EOPNOTSUPP);
             core::ptr::null_mut()
         }
     }
@@ -174,7 +174,7 @@ pub unsafe fn create_srq_ex(ctx: *mut ibv_context, attr: *mut ibv_srq_init_attr_
         // SAFETY: provider op with its documented arguments.
         Some(op) => unsafe { op(ctx, attr) },
         None => {
-            crate::ffi::set_errno(libc::EOPNOTSUPP);
+            rdma_util::ffi::set_errno(libc::EOPNOTSUPP);
             core::ptr::null_mut()
         }
     }
@@ -190,7 +190,7 @@ pub unsafe fn open_xrcd(ctx: *mut ibv_context, attr: &mut ibv_xrcd_init_attr) ->
         // SAFETY: provider op with its documented arguments.
         Some(op) => unsafe { op(ctx, attr) },
         None => {
-            crate::ffi::set_errno(libc::EOPNOTSUPP);
+            rdma_util::ffi::set_errno(libc::EOPNOTSUPP);
             core::ptr::null_mut()
         }
     }

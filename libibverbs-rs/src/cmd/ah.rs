@@ -9,7 +9,8 @@ use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallb
 use super::{fallback_result, is_destroy_err};
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::{cmd_bit, ensure};
+use crate::cmd_bit;
+use rdma_util::ensure;
 
 /// `ibv_cmd_create_ah`.
 ///
@@ -58,7 +59,7 @@ pub unsafe fn create_ah(
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates an address handle (write() command; the provider's data, if
     /// any, only in the response). Sets `ah->handle` and `ah->context`.
     /// Returns 0 or an errno value.
@@ -100,7 +101,7 @@ pub unsafe fn destroy_ah(ah: *mut ibv_ah) -> c_int {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys an address handle. Returns 0 or an errno value; EIO counts
     /// as success when disassociated destroy is allowed.
     fn ibv_cmd_destroy_ah(ah: *mut ibv_ah) -> c_int, on_panic = libc::EIO;

@@ -8,9 +8,9 @@ use super::is_destroy_err;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ensure;
+use rdma_util::ensure;
 
-crate::export! {
+rdma_util::export! {
     /// Creates a counters object (ioctl only), with the provider's
     /// attributes in `link` (may be NULL). No `comp_mask` bit is supported
     /// (EOPNOTSUPP). Fills the object's context and handle. Returns 0 or an
@@ -45,7 +45,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys a counters object (ioctl only). Returns 0 or an errno
     /// value; EIO counts as success when disassociated destroy is allowed.
     fn ibv_cmd_destroy_counters(vcounters: *mut verbs_counters) -> c_int, on_panic = libc::EIO;
@@ -67,7 +67,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Reads `ncounters` 64-bit counter values into `counters_value` (ioctl
     /// only), with the provider's attributes in `link` (may be NULL).
     /// Returns 0 or an errno value.
@@ -125,10 +125,10 @@ mod tests {
         // An unknown comp_mask bit is refused before any syscall, with
         // errno untouched.
         init.comp_mask = 1;
-        crate::ffi::set_errno(0);
+        rdma_util::ffi::set_errno(0);
         // SAFETY: as above.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe { ibv_cmd_create_counters(ctx, &mut init, &mut vc, ptr::null_mut()) });
-        assert_eq!((ret, sent.len(), crate::ffi::errno()), (libc::EOPNOTSUPP, 0, 0));
+        assert_eq!((ret, sent.len(), rdma_util::ffi::errno()), (libc::EOPNOTSUPP, 0, 0));
 
         init.comp_mask = 0;
         let k = FakeKernel::new().on_ioctl(|_| libc::ENOTTY);

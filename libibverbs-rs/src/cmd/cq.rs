@@ -13,7 +13,8 @@ use super::{cmd_state, fallback_result, is_destroy_err};
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::{cmd_bit, ensure};
+use crate::cmd_bit;
+use rdma_util::ensure;
 
 /// The shared body of `ibv_cmd_create_cq(_ex)`: the CQ_CREATE ioctl, or the
 /// classic / extended CREATE_CQ write() command, with the provider data in
@@ -114,7 +115,7 @@ unsafe fn icmd_create_cq(
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates a CQ: the CQ_CREATE ioctl, or the CREATE_CQ write() command
     /// on older kernels. `cmd` may be NULL when the provider sends no data.
     /// Sets the CQ's context, handle and cqe. Returns 0 or an errno value.
@@ -137,7 +138,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates a CQ from extended attributes (timestamps and overrun
     /// flags become CQ_CREATE flags; flags other than a tolerated timestamp
     /// need the extended write() command on older kernels). Returns 0 or an
@@ -181,7 +182,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Resizes a CQ (write() command); sets `cq->cqe` to the new size.
     /// Returns 0 or an errno value.
     fn ibv_cmd_resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut ibv_resize_cq, cmd_size: usize,
@@ -203,7 +204,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Arms a CQ for a completion event (write() command). Returns 0 or an
     /// errno value.
     fn ibv_cmd_req_notify_cq(ibcq: *mut ibv_cq, solicited_only: c_int) -> c_int,
@@ -275,7 +276,7 @@ pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys a CQ and waits for the outstanding events to be
     /// acknowledged. Returns 0 or an errno value; EIO counts as success
     /// (without waiting) when disassociated destroy is allowed.

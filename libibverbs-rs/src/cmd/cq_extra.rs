@@ -7,9 +7,9 @@ use libc::c_int;
 use super::write::execute_cmd_write_ex_req;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ensure;
+use rdma_util::ensure;
 
-crate::export! {
+rdma_util::export! {
     /// Changes a CQ's moderation (completion count and period) with the
     /// extended write() command MODIFY_CQ, provider data after `cmd`.
     /// Unknown attribute bits give EINVAL. Returns 0 or an errno value.
@@ -77,11 +77,11 @@ mod tests {
         });
         assert_eq!(ret, libc::EOPNOTSUPP);
         attr.attr_mask = IBV_CQ_ATTR_RESERVED;
-        crate::ffi::set_errno(0);
+        rdma_util::ffi::set_errno(0);
         // SAFETY: as above.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
             ibv_cmd_modify_cq(&mut cq, &mut attr, &mut cmd.ibv_cmd, size_of::<DrvModifyCq>())
         });
-        assert_eq!((ret, sent.len(), crate::ffi::errno()), (libc::EINVAL, 0, 0));
+        assert_eq!((ret, sent.len(), rdma_util::ffi::errno()), (libc::EINVAL, 0, 0));
     }
 }

@@ -12,12 +12,13 @@ use super::write::{
 use crate::abi::driver::verbs_device;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::{cmd_bit, ensure, offset_end};
+use crate::{cmd_bit, offset_end};
+use rdma_util::ensure;
 
 /// Result of a fallback outcome a helper has no branch for (an extended
 /// write() where upstream only has the classic one): "not supported".
 pub(crate) fn unhandled_fallback() -> c_int {
-    crate::ffi::set_errno(libc::EOPNOTSUPP);
+    rdma_util::ffi::set_errno(libc::EOPNOTSUPP);
     libc::EOPNOTSUPP
 }
 
@@ -73,7 +74,7 @@ unsafe fn cmd_get_context(vctx: *mut verbs_context, link: *mut ibv_command_buffe
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Opens the kernel side of a new context: the async event FD (write()
     /// kernels) or the core support flags (ioctl kernels), and the number of
     /// completion vectors. Returns 0 or an errno value.
@@ -124,7 +125,7 @@ pub unsafe fn query_context(ctx: *mut ibv_context, driver: *mut ibv_command_buff
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Queries an existing context (used when importing one). Returns 0 or
     /// an errno value.
     fn ibv_cmd_query_context(ctx: *mut ibv_context, driver: *mut ibv_command_buffer) -> c_int,
@@ -242,7 +243,7 @@ pub unsafe fn query_port(
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Queries a port's attributes. Returns 0 or an errno value.
     fn ibv_cmd_query_port(context: *mut ibv_context, port_num: u8,
                           port_attr: *mut ibv_port_attr, cmd: *mut ibv_query_port,
@@ -435,7 +436,7 @@ pub unsafe fn query_device_any(
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Queries the device attributes, basic or extended depending on
     /// `attr_size`. Returns 0 or an errno value.
     fn ibv_cmd_query_device_any(context: *mut ibv_context,

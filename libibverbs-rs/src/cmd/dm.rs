@@ -9,10 +9,10 @@ use super::is_destroy_err;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ensure;
-use crate::ffi::{errno, set_errno};
+use rdma_util::ensure;
+use rdma_util::ffi::{errno, set_errno};
 
-crate::export! {
+rdma_util::export! {
     /// Allocates device memory (ioctl only), with the provider's attributes
     /// in `link` (may be NULL). Fills the handle (in `dm` and `dm->dm`), the
     /// handle mask bit and the context. Returns 0 or an errno value.
@@ -45,7 +45,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Frees device memory (ioctl only). Returns 0 or an errno value; EIO
     /// counts as success when disassociated destroy is allowed.
     fn ibv_cmd_free_dm(dm: *mut verbs_dm) -> c_int, on_panic = libc::EIO;
@@ -66,7 +66,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Registers `length` bytes of device memory at `offset` as an MR (ioctl
     /// only). The MR is always zero-based, so `access` must include
     /// IBV_ACCESS_ZERO_BASED (else EINVAL). Fills handle, keys, context,
@@ -177,12 +177,12 @@ mod tests {
         let access = IBV_ACCESS_ZERO_BASED | IBV_ACCESS_LOCAL_WRITE;
 
         // Not zero-based: refused, errno set, nothing sent.
-        crate::ffi::set_errno(0);
+        rdma_util::ffi::set_errno(0);
         // SAFETY: live objects.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
             ibv_cmd_reg_dm_mr(&mut pd, &mut dm, 0, 64, IBV_ACCESS_LOCAL_WRITE, &mut vmr, ptr::null_mut())
         });
-        assert_eq!((ret, crate::ffi::errno(), sent.len()), (libc::EINVAL, libc::EINVAL, 0));
+        assert_eq!((ret, rdma_util::ffi::errno(), sent.len()), (libc::EINVAL, libc::EINVAL, 0));
 
         let k = FakeKernel::new().on_ioctl(|c| {
             c.set_data(0, 0x66);

@@ -17,8 +17,9 @@ use super::{fallback_result, is_destroy_err};
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ffi::set_errno;
-use crate::{cmd_bit, ensure};
+use rdma_util::ffi::set_errno;
+use crate::cmd_bit;
+use rdma_util::ensure;
 
 /// Size of the `{type, size}` header of every verbs.h flow spec.
 const IB_SPEC_HDR_SIZE: i32 = size_of::<ibv_flow_spec_u_hdr>() as i32;
@@ -367,7 +368,7 @@ unsafe fn create_flow(
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Attaches a steering flow to a QP (extended write() command). The
     /// specs following `flow_attr` are translated to the kernel's layout
     /// (EINVAL for unknown or malformed ones, EOPNOTSUPP for filter fields
@@ -414,7 +415,7 @@ pub unsafe fn destroy_flow(flow: *mut ibv_flow) -> c_int {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys a steering flow (ioctl, or the extended write() on older
     /// kernels). Returns 0 or an errno value; EIO counts as success when
     /// disassociated destroy is allowed.
@@ -577,9 +578,9 @@ mod tests {
         // IPv6 filter too short for the kernel's fields: EINVAL.
         let mut fb = FlowBuf::new(flow_attr(1));
         fb.spec(IBV_FLOW_SPEC_IPV6, 8 + 2 * 38, &[]);
-        crate::ffi::set_errno(0);
+        rdma_util::ffi::set_errno(0);
         let (ret, sent, _) = create(&mut t, &mut fb, &[], ok_kernel());
-        assert_eq!((ret, crate::ffi::errno(), sent.len()), (libc::EINVAL, libc::EINVAL, 0));
+        assert_eq!((ret, rdma_util::ffi::errno(), sent.len()), (libc::EINVAL, libc::EINVAL, 0));
         // Mask bits beyond the kernel's fields: EOPNOTSUPP; zero ones are fine.
         for (extra_mask, want) in [(1u8, libc::EOPNOTSUPP), (0, 0)] {
             let mut fb = FlowBuf::new(flow_attr(1));

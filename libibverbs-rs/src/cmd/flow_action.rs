@@ -11,8 +11,8 @@ use super::is_destroy_err;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ensure;
-use crate::ffi::errno;
+use rdma_util::ensure;
+use rdma_util::ffi::errno;
 
 /// Room for the ESP attributes: the handle plus the five optional parts.
 const FLOW_ACTION_ESP_ATTRS_NUM: usize = 6;
@@ -57,7 +57,7 @@ unsafe fn fill_esp(cmdb: &mut CmdBuf, esp: *const ibv_flow_action_esp_attr) {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates an ESP flow action (ioctl only), with the provider's
     /// attributes in `driver` (may be NULL). Fills the action's context,
     /// type and handle. Returns 0 or an errno value.
@@ -91,7 +91,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Changes the ESP parameters of an existing flow action (ioctl only).
     /// Returns 0 or an errno value.
     fn ibv_cmd_modify_flow_action_esp(flow_action: *mut verbs_flow_action,
@@ -117,7 +117,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys a flow action (ioctl only). Returns 0 or an errno value; EIO
     /// counts as success when disassociated destroy is allowed.
     fn ibv_cmd_destroy_flow_action(action: *mut verbs_flow_action) -> c_int,

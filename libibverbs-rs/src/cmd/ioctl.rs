@@ -22,7 +22,7 @@ use libc::{c_int, c_uint, c_void};
 use super::{cmd_state, sys};
 use crate::abi::kern::*;
 use crate::abi::verbs::ibv_context;
-use crate::ffi::set_errno;
+use rdma_util::ffi::set_errno;
 
 /// Defined with the other ABI types (the layout test checks it there).
 pub use crate::abi::kern::ibv_command_buffer;
@@ -71,7 +71,7 @@ pub unsafe fn final_num_attrs(num_attrs: usize, mut link: *mut ibv_command_buffe
     n
 }
 
-crate::export! {
+rdma_util::export! {
     /// Number of attributes a command buffer must hold to carry `num_attrs`
     /// of its own plus all attributes filled in the chain `link`.
     fn __ioctl_final_num_attrs(num_attrs: c_uint, link: *mut ibv_command_buffer) -> c_uint,
@@ -82,13 +82,13 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Sends the command in `cmd` (with its linked buffers) to the kernel.
     /// Returns 0 or an errno value (errno is set too).
     fn execute_ioctl(context: *mut ibv_context, cmd: *mut ibv_command_buffer) -> c_int,
         on_panic = libc::EIO;
     {
-        crate::ensure!(!context.is_null() && !cmd.is_null(), libc::EINVAL, libc::EINVAL);
+        rdma_util::ensure!(!context.is_null() && !cmd.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: the provider passes its live context and a command buffer it built.
         unsafe { execute(context, cmd) }
     }
@@ -993,7 +993,7 @@ mod tests {
         // SAFETY: live context and chain.
         let (ret, _) = with_kernel(k, || unsafe { main.execute(t.ctx()) });
         assert_eq!(ret, libc::EPROTONOSUPPORT);
-        assert_eq!(crate::ffi::errno(), libc::EPROTONOSUPPORT);
+        assert_eq!(rdma_util::ffi::errno(), libc::EPROTONOSUPPORT);
         assert_eq!(compat.attrs()[0].data, &cmd.drv as *const u64 as u64);
     }
 
@@ -1008,7 +1008,7 @@ mod tests {
         // SAFETY: live context.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe { b.execute(t.ctx()) });
         assert_eq!(ret, libc::EINVAL);
-        assert_eq!(crate::ffi::errno(), libc::EINVAL);
+        assert_eq!(rdma_util::ffi::errno(), libc::EINVAL);
         assert!(sent.is_empty());
     }
 

@@ -16,8 +16,8 @@ use libc::c_int;
 use super::write::execute_cmd_write_no_uhw;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ensure;
-use crate::ffi::set_errno;
+use rdma_util::ensure;
+use rdma_util::ffi::set_errno;
 
 /// A zeroed, 8-byte aligned command buffer of `size` bytes, or ENOMEM.
 fn command_buffer(size: usize) -> Result<Vec<u64>, c_int> {
@@ -91,7 +91,7 @@ unsafe fn poll_cq(cq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Polls up to `ne` completions of `cq` through the kernel (write()
     /// command POLL_CQ). Returns the number of completions written to `wc`,
     /// or -1 with errno set.
@@ -262,7 +262,7 @@ unsafe fn post_send(qp: *mut ibv_qp, wr: *mut ibv_send_wr, bad_wr: *mut *mut ibv
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Posts a list of send work requests through the kernel (write()
     /// command POST_SEND). Returns 0, or an errno value with `*bad_wr` set
     /// to the first request not posted.
@@ -352,7 +352,7 @@ unsafe fn post_recv_list<C: WriteCmdResp>(
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Posts a list of receive work requests to a QP through the kernel
     /// (write() command POST_RECV). Returns 0, or an errno value with
     /// `*bad_wr` set to the first request not posted.
@@ -365,7 +365,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Posts a list of receive work requests to an SRQ through the kernel
     /// (write() command POST_SRQ_RECV). Returns 0, or an errno value with
     /// `*bad_wr` set to the first request not posted.
@@ -433,10 +433,10 @@ mod tests {
         let k = FakeKernel::new().on_write(|_| libc::EINVAL);
         // SAFETY: live CQ.
         let (ret, _) = with_kernel(k, || unsafe { ibv_cmd_poll_cq(&mut cq, 1, wc.as_mut_ptr()) });
-        assert_eq!((ret, crate::ffi::errno()), (-1, libc::EINVAL));
+        assert_eq!((ret, rdma_util::ffi::errno()), (-1, libc::EINVAL));
         // SAFETY: live CQ; nothing written for a negative count.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe { ibv_cmd_poll_cq(&mut cq, -1, wc.as_mut_ptr()) });
-        assert_eq!((ret, crate::ffi::errno(), sent.len()), (-1, libc::ENOMEM, 0));
+        assert_eq!((ret, rdma_util::ffi::errno(), sent.len()), (-1, libc::ENOMEM, 0));
         // Nothing asked, nothing returned: an 8-byte response.
         let k = FakeKernel::new().on_write(|w| {
             assert_eq!(w.hdr().out_words, 2);

@@ -7,7 +7,7 @@ use super::is_destroy_err;
 use super::write::execute_cmd_write_req;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ensure;
+use rdma_util::ensure;
 
 unsafe fn mcast_core(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> ib_uverbs_attach_mcast {
     // SAFETY: caller passes a live QP and GID.
@@ -22,7 +22,7 @@ unsafe fn mcast_core(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> ib_uverb
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Attaches a QP to a multicast group. Returns 0 or an errno value.
     fn ibv_cmd_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int,
         on_panic = libc::EIO;
@@ -36,7 +36,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Detaches a QP from a multicast group. Returns 0 or an errno value;
     /// EIO counts as success when disassociated destroy is allowed.
     fn ibv_cmd_detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int,

@@ -221,7 +221,7 @@ pub(crate) fn fallback_result(f: write::Fallback) -> c_int {
         write::Fallback::Success => 0,
         write::Fallback::Error(e) => e,
         write::Fallback::TryWrite | write::Fallback::TryWriteEx => {
-            crate::ffi::set_errno(libc::EOPNOTSUPP);
+            rdma_util::ffi::set_errno(libc::EOPNOTSUPP);
             libc::EOPNOTSUPP
         }
     }
@@ -246,7 +246,7 @@ pub(crate) mod sys {
         }
         // SAFETY: the caller guarantees the command is well-formed.
         if unsafe { libc::ioctl(fd, RDMA_VERBS_IOCTL, hdr) } != 0 {
-            return crate::ffi::errno();
+            return rdma_util::ffi::errno();
         }
         0
     }

@@ -10,8 +10,9 @@ use super::{fallback_result, is_destroy_err};
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ffi::set_errno;
-use crate::{cmd_bit, ensure};
+use rdma_util::ffi::set_errno;
+use crate::cmd_bit;
+use rdma_util::ensure;
 
 /// `ibv_cmd_reg_mr`.
 ///
@@ -67,7 +68,7 @@ pub unsafe fn reg_mr(
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Registers a memory region (write() command). Fills the handle, keys
     /// and context of `vmr->ibv_mr`, the MR type and access. Returns 0 or an
     /// errno value.
@@ -111,7 +112,7 @@ pub unsafe fn dereg_mr(vmr: *mut verbs_mr) -> c_int {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Deregisters a memory region. Returns 0 or an errno value; EIO counts
     /// as success when disassociated destroy is allowed.
     fn ibv_cmd_dereg_mr(vmr: *mut verbs_mr) -> c_int, on_panic = libc::EIO;
@@ -207,7 +208,7 @@ mod tests {
         });
         assert_eq!(ret, 0);
         assert_eq!(&sent[0].write_bytes()[24..32], &le64(u64::MAX));
-        crate::ffi::set_errno(0);
+        rdma_util::ffi::set_errno(0);
         // SAFETY: as above.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
             ibv_cmd_reg_mr(
@@ -224,7 +225,7 @@ mod tests {
             )
         });
         assert_eq!(
-            (ret, crate::ffi::errno(), sent.len()),
+            (ret, rdma_util::ffi::errno(), sent.len()),
             (libc::EINVAL, libc::EINVAL, 0)
         );
     }

@@ -14,10 +14,10 @@ use super::write::execute_cmd_write;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ensure;
-use crate::ffi::errno;
+use rdma_util::ensure;
+use rdma_util::ffi::errno;
 
-crate::export! {
+rdma_util::export! {
     /// Re-registers an MR (write() command, provider data after
     /// `cmd`/`resp`): new translation, PD and/or access as `flags` says.
     /// Updates the keys, and the context when the PD changes. Returns 0 or
@@ -56,7 +56,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Looks up the MR `mr_handle` (one shared through an imported PD's
     /// context) and fills `vmr` with its keys and length (ioctl only). The
     /// address is unknown (NULL); the type is IBV_MR_TYPE_IMPORTED_MR.
@@ -92,7 +92,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Gives the kernel advice (e.g. prefetch) about the ranges in
     /// `sg_list` of ODP MRs (ioctl only). Returns 0 or an errno value.
     fn ibv_cmd_advise_mr(pd: *mut ibv_pd, advice: ibv_advise_mr_advice, flags: u32,
@@ -119,7 +119,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Registers `length` bytes at `offset` of the dma-buf `fd`, mapped at
     /// `iova` (ioctl only). Fills handle, keys, context, PD, the offset as
     /// address, the length and type IBV_MR_TYPE_DMABUF_MR. Returns 0 or an

@@ -9,9 +9,10 @@ use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallb
 use super::{fallback_result, is_destroy_err};
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::{cmd_bit, ensure};
+use crate::cmd_bit;
+use rdma_util::ensure;
 
-crate::export! {
+rdma_util::export! {
     /// Allocates a memory window (write() command). Fills `mw`'s context,
     /// PD, rkey, handle and type. Returns 0 or an errno value.
     fn ibv_cmd_alloc_mw(pd: *mut ibv_pd, type_: ibv_mw_type, mw: *mut ibv_mw,
@@ -68,7 +69,7 @@ pub unsafe fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys a memory window. Returns 0 or an errno value; EIO counts as
     /// success when disassociated destroy is allowed.
     fn ibv_cmd_dealloc_mw(mw: *mut ibv_mw) -> c_int, on_panic = libc::EIO;

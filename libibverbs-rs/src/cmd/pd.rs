@@ -9,9 +9,10 @@ use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallb
 use super::{fallback_result, is_destroy_err};
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::{cmd_bit, ensure};
+use crate::cmd_bit;
+use rdma_util::ensure;
 
-crate::export! {
+rdma_util::export! {
     /// Allocates a PD (write() command, provider data after `cmd`/`resp`).
     /// Sets `pd->handle` and `pd->context`. Returns 0 or an errno value.
     fn ibv_cmd_alloc_pd(context: *mut ibv_context, pd: *mut ibv_pd, cmd: *mut ibv_alloc_pd,
@@ -60,7 +61,7 @@ pub unsafe fn dealloc_pd(pd: *mut ibv_pd) -> c_int {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys a PD (ioctl, or write() on older kernels). Returns 0 or an
     /// errno value; EIO counts as success when disassociated destroy is
     /// allowed.

@@ -13,8 +13,9 @@ use super::{abi_ver, cmd_state, fallback_result, is_destroy_err};
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ffi::set_errno;
-use crate::{cmd_bit, ensure};
+use rdma_util::ffi::set_errno;
+use crate::cmd_bit;
+use rdma_util::ensure;
 
 /// QP creation flags the kernel interface knows.
 const CREATE_QP_EX_SUP_CREATE_FLAGS: u32 = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB
@@ -336,7 +337,7 @@ unsafe fn icmd_create_qp(
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates a QP from the basic attributes; on success `attr->cap` holds
     /// the actual capacities. Returns 0 or an errno value.
     fn ibv_cmd_create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr,
@@ -374,7 +375,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates a QP from extended attributes limited to PD, XRC domain and
     /// send-ops flags. Returns 0 or an errno value (errno set too).
     fn ibv_cmd_create_qp_ex(context: *mut ibv_context, qp: *mut verbs_qp,
@@ -400,7 +401,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates a QP from extended attributes (creation flags, TSO header,
     /// RSS indirection table...). Returns 0 or an errno value (errno set
     /// too).
@@ -560,7 +561,7 @@ fn beyond_classic_modify(attr_mask: c_int) -> bool {
     attr_mask as u32 & !(IBV_QP_RATE_LIMIT - 1) != 0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Modifies a QP (write() command). Returns 0 or an errno value;
     /// EOPNOTSUPP for attributes only the extended command carries.
     fn ibv_cmd_modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int,
@@ -579,7 +580,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Modifies a QP with the extended write() command (which also carries
     /// the rate limit). Returns 0 or an errno value.
     fn ibv_cmd_modify_qp_ex(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int,
@@ -606,7 +607,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Reads a QP's attributes (write() command) into `attr` and `init_attr`.
     /// Returns 0 or an errno value; EOPNOTSUPP for attributes the command
     /// cannot report.
@@ -720,7 +721,7 @@ pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> c_int {
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys a QP and waits for its async events to be acknowledged.
     /// Returns 0 or an errno value; EIO counts as success (without waiting)
     /// when disassociated destroy is allowed.
@@ -995,13 +996,13 @@ mod tests {
         ] {
             a.comp_mask = mask;
             a.create_flags = flags;
-            crate::ffi::set_errno(0);
+            rdma_util::ffi::set_errno(0);
             // SAFETY: as above.
             let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
                 ibv_cmd_create_qp_ex2(ctx, qp, &mut a, ptr::null_mut(), 0, ptr::null_mut(), 0)
             });
             assert_eq!(
-                (ret, crate::ffi::errno(), sent.len()),
+                (ret, rdma_util::ffi::errno(), sent.len()),
                 (libc::EINVAL, libc::EINVAL, 0)
             );
         }

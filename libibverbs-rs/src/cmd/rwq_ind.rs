@@ -12,8 +12,9 @@ use super::write::{execute_cmd_write_ex_raw, execute_cmd_write_ex_req, execute_i
 use super::{fallback_result, is_destroy_err};
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ffi::set_errno;
-use crate::{cmd_bit, ensure};
+use rdma_util::ffi::set_errno;
+use crate::cmd_bit;
+use rdma_util::ensure;
 
 /// `ibv_cmd_create_rwq_ind_table`.
 ///
@@ -86,7 +87,7 @@ unsafe fn create_rwq_ind_table(
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates an RSS indirection table over `1 << log_ind_tbl_size` WQs
     /// (extended write() command; the provider's response data follows
     /// `resp`). Fills the table's handle, number and context. Returns 0 or
@@ -136,7 +137,7 @@ pub unsafe fn destroy_rwq_ind_table(table: *mut ibv_rwq_ind_table) -> c_int {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys an RSS indirection table (ioctl, or the extended write() on
     /// older kernels). Returns 0 or an errno value; EIO counts as success
     /// when disassociated destroy is allowed.

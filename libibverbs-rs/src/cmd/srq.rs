@@ -14,8 +14,9 @@ use super::{abi_ver, cmd_state, fallback_result, is_destroy_err};
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ffi::set_errno;
-use crate::{cmd_bit, ensure};
+use rdma_util::ffi::set_errno;
+use crate::cmd_bit;
+use rdma_util::ensure;
 
 fn einval() -> c_int {
     set_errno(libc::EINVAL);
@@ -202,7 +203,7 @@ unsafe fn icmd_create_srq(
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates a basic SRQ; on success `attr->attr` holds the actual
     /// max_wr/max_sge. Returns 0 or an errno value.
     fn ibv_cmd_create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr,
@@ -233,7 +234,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates an SRQ of any type (basic, XRC, tag matching) from extended
     /// attributes, which must name the PD. Returns 0 or an errno value
     /// (errno set too): EOPNOTSUPP for unknown comp_mask bits, EINVAL for
@@ -298,7 +299,7 @@ unsafe fn modify_srq_v3(
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Changes an SRQ's max_wr and/or limit (write() command). Returns 0 or
     /// an errno value.
     fn ibv_cmd_modify_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr, srq_attr_mask: c_int,
@@ -321,7 +322,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Reads an SRQ's attributes (write() command). Returns 0 or an errno
     /// value.
     fn ibv_cmd_query_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr,
@@ -391,7 +392,7 @@ pub unsafe fn destroy_srq(srq: *mut ibv_srq) -> c_int {
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys an SRQ and waits for its async events to be acknowledged.
     /// Returns 0 or an errno value; EIO counts as success (without waiting)
     /// when disassociated destroy is allowed.
@@ -686,7 +687,7 @@ mod tests {
             unsafe { (Box::new(zeroed()), zeroed()) };
         let ctx = t.ctx();
         let mut run = |attr: &mut ibv_srq_init_attr_ex| {
-            crate::ffi::set_errno(0);
+            rdma_util::ffi::set_errno(0);
             // SAFETY: live objects.
             let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
                 ibv_cmd_create_srq_ex(
@@ -700,7 +701,7 @@ mod tests {
                 )
             });
             assert!(sent.is_empty());
-            assert_eq!(crate::ffi::errno(), ret);
+            assert_eq!(rdma_util::ffi::errno(), ret);
             ret
         };
         attr.comp_mask = IBV_SRQ_INIT_ATTR_RESERVED;

@@ -250,7 +250,7 @@ pub(crate) fn intercept_ioctl(fd: c_int, hdr: *mut ib_uverbs_ioctl_hdr) -> Optio
         });
         let r = (k.on_ioctl)(&mut IoctlCmd { hdr });
         if r != 0 {
-            crate::ffi::set_errno(r);
+            rdma_util::ffi::set_errno(r);
         }
         Some(r)
     })
@@ -267,7 +267,7 @@ pub(crate) fn intercept_write(fd: c_int, buf: *const c_void, len: usize) -> Opti
         });
         let r = (k.on_write)(&WriteCmdView { bytes: &bytes });
         if r != 0 {
-            crate::ffi::set_errno(r);
+            rdma_util::ffi::set_errno(r);
             return Some(-1);
         }
         Some(len as isize)

@@ -15,8 +15,9 @@ use super::write::{
 use super::{cmd_state, fallback_result, is_destroy_err};
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::ffi::set_errno;
-use crate::{cmd_bit, ensure};
+use rdma_util::ffi::set_errno;
+use crate::cmd_bit;
+use rdma_util::ensure;
 
 fn fail(e: c_int) -> c_int {
     set_errno(e);
@@ -119,7 +120,7 @@ unsafe fn create_wq(
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates a receive work queue (ioctl, or the extended write() on older
     /// kernels), with provider data after `cmd`/`resp` (either may be
     /// NULL). Fills the WQ's context, PD, CQ, type, handle and number, and
@@ -149,7 +150,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Changes a WQ's state and flags (extended write() command, provider
     /// data after `cmd`). Unknown attribute bits give EINVAL, unknown flags
     /// EOPNOTSUPP. Records the new state in `wq` when it was changed.
@@ -239,7 +240,7 @@ pub unsafe fn destroy_wq(wq: *mut ibv_wq) -> c_int {
     0
 }
 
-crate::export! {
+rdma_util::export! {
     /// Destroys a WQ and waits for its outstanding async events to be
     /// acknowledged. Returns 0 or an errno value; EIO counts as success
     /// (without waiting) when disassociated destroy is allowed.
@@ -412,14 +413,14 @@ mod tests {
         };
         let mut init = init_attr(&mut o);
         init.comp_mask = IBV_WQ_INIT_ATTR_RESERVED;
-        crate::ffi::set_errno(0);
+        rdma_util::ffi::set_errno(0);
         let (ret, sent) = call(&mut init, FakeKernel::new());
-        assert_eq!((ret, crate::ffi::errno(), sent.len()), (libc::EINVAL, libc::EINVAL, 0));
+        assert_eq!((ret, rdma_util::ffi::errno(), sent.len()), (libc::EINVAL, libc::EINVAL, 0));
 
         let mut init = init_attr(&mut o);
         init.create_flags = IBV_WQ_FLAGS_RESERVED;
         let (ret, sent) = call(&mut init, FakeKernel::new());
-        assert_eq!((ret, crate::ffi::errno(), sent.len()), (libc::EOPNOTSUPP, libc::EOPNOTSUPP, 0));
+        assert_eq!((ret, rdma_util::ffi::errno(), sent.len()), (libc::EOPNOTSUPP, libc::EOPNOTSUPP, 0));
 
         // Other ioctl failures are final.
         let mut init = init_attr(&mut o);

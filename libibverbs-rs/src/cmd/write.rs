@@ -26,7 +26,7 @@ use super::ioctl::{CMDB_FALLBACK_IOCTL_ONLY, CMDB_FALLBACK_REQUIRE_EX};
 use super::{cmd_state, sys};
 use crate::abi::kern::*;
 use crate::abi::verbs::ibv_context;
-use crate::ffi::{errno, set_errno};
+use rdma_util::ffi::{errno, set_errno};
 
 /// What a helper does after trying its ioctl (upstream's `enum write_fallback`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -872,13 +872,13 @@ mod tests {
         link.fill_in_u64(0x1000 | 7, 1);
         // SAFETY: link outlives main.
         let main = unsafe { CmdBuf::with_link(0, 0, 0, link.as_ptr()) }.unwrap();
-        crate::ffi::set_errno(0);
+        rdma_util::ffi::set_errno(0);
         // SAFETY: valid chain.
         assert_eq!(
             unsafe { check_legacy(main.as_ptr()) },
             Fallback::Error(libc::EOPNOTSUPP)
         );
-        assert_eq!(crate::ffi::errno(), libc::EOPNOTSUPP);
+        assert_eq!(rdma_util::ffi::errno(), libc::EOPNOTSUPP);
 
         // Optional ones can be dropped; a link asking for the extended
         // command gets it.

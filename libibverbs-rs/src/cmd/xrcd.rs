@@ -12,9 +12,10 @@ use super::{fallback_result, is_destroy_err};
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::{cmd_bit, ensure};
+use crate::cmd_bit;
+use rdma_util::ensure;
 
-crate::export! {
+rdma_util::export! {
     /// Opens (or creates, by `oflags`) the XRC domain of the file `attr->fd`
     /// (write() command, provider data after `cmd`/`resp`). Both the FD and
     /// OFLAGS mask bits are required (EINVAL); unknown bits give EOPNOTSUPP.
@@ -83,7 +84,7 @@ pub unsafe fn close_xrcd(xrcd: *mut verbs_xrcd) -> c_int {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Closes an XRC domain (ioctl, or write() on older kernels). Returns 0
     /// or an errno value; EIO counts as success when disassociated destroy
     /// is allowed.
@@ -95,7 +96,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Opens an existing XRC target QP (number `attr->qp_num`) through the
     /// XRC domain `attr->xrcd` (write() command, provider data after
     /// `cmd`/`resp`). The XRCD, NUM and TYPE mask bits are required

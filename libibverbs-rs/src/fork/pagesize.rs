@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 
-use crate::ffi::errno;
+use rdma_util::ffi::errno;
 
 /// The kernel's `struct procmap_query` (include/uapi/linux/fs.h, 6.11+).
 #[repr(C)]

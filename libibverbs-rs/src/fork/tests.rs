@@ -15,7 +15,7 @@
 
 use super::pagesize::smaps_header;
 use super::*;
-use crate::ffi;
+use rdma_util::ffi;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

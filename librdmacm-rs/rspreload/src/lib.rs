@@ -43,12 +43,8 @@
 //! The exports are left out of unit-test builds: in a test executable they
 //! would replace the C library's read, write, close... for the test harness
 //! itself.
-#![deny(unsafe_op_in_unsafe_fn)]
 
-#[path = "../../../libibverbs-rs/src/ffi.rs"]
-pub mod ffi;
-
-/// Name used in our own diagnostics (see `ffi::guard`).
+/// Name used in our own diagnostics (see `rdma_util::ffi::guard`).
 pub const LIB_NAME: &str = "librspreload";
 
 pub mod config;

@@ -10,7 +10,7 @@
 
 use crate::epoll::{self, Route, REGISTRY};
 use crate::fdtable::{ClosePlan, Entry, FdType, ForkState, TABLE};
-use crate::ffi::{errno, set_errno, ErrnoGuard};
+use rdma_util::ffi::{errno, set_errno, ErrnoGuard};
 use crate::real;
 use crate::rs::*;
 use crate::state;
@@ -73,7 +73,7 @@ macro_rules! export_io {
         /// As the C library's function of the same name.
         #[no_mangle]
         pub unsafe extern "C-unwind" fn $name($sock: c_int $(, $arg: $ty)*) -> $ret {
-            match crate::ffi::guard(stringify!($name), Then::Done($fail), move || -> Then<$ret> { $body }) {
+            match rdma_util::ffi::guard(crate::LIB_NAME, stringify!($name), Then::Done($fail), move || -> Then<$ret> { $body }) {
                 Then::Done(r) => r,
                 // SAFETY: the caller's arguments go unchanged to the C
                 // library's function, the descriptor replaced by the one
@@ -381,7 +381,7 @@ fn fd_fork_get(index: c_int) -> (FdType, c_int) {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// socket(2): an rsocket where the rules allow and librdmacm can make one
     /// (the program gets a number of its own for it), else a kernel socket.
     fn socket(domain: c_int, ty: c_int, protocol: c_int) -> c_int, on_panic = -1;
@@ -419,7 +419,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn bind(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int, on_panic = -1;
     {
         match fd_get(socket) {
@@ -429,7 +429,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn listen(socket: c_int, backlog: c_int) -> c_int, on_panic = -1;
     {
         match fd_get(socket) {
@@ -463,7 +463,7 @@ enum AcceptPlan {
 /// As accept(2).
 #[no_mangle]
 pub unsafe extern "C-unwind" fn accept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int {
-    let plan = crate::ffi::guard("accept", AcceptPlan::Done(-1), move || {
+    let plan = rdma_util::ffi::guard(crate::LIB_NAME, "accept", AcceptPlan::Done(-1), move || {
         let e = TABLE.get(socket);
         let (ty, fd) = fd_get(socket);
         let fork_listen = matches!(e, Some(Entry { state: ForkState::Listen, .. }));
@@ -488,7 +488,7 @@ pub unsafe extern "C-unwind" fn accept(socket: c_int, addr: *mut sockaddr, addrl
         AcceptPlan::Rsocket { fd, index } => {
             // SAFETY: as above.
             let nfd = unsafe { raccept(fd, addr, addrlen) };
-            crate::ffi::guard("accept", -1, move || accepted(index, nfd, FdType::Rsocket, ForkState::Ready))
+            rdma_util::ffi::guard(crate::LIB_NAME, "accept", -1, move || accepted(index, nfd, FdType::Rsocket, ForkState::Ready))
         }
     }
 }
@@ -649,7 +649,7 @@ pub unsafe extern "C-unwind" fn poll(fds: *mut pollfd, nfds: nfds_t, timeout: c_
     let zero = pollfd { fd: -1, events: 0, revents: 0 };
     let mut small = [zero; 16];
     let small_ptr = small.as_mut_ptr();
-    let plan = crate::ffi::guard("poll", None, move || Some(poll_translate(fds, nfds, small_ptr)));
+    let plan = rdma_util::ffi::guard(crate::LIB_NAME, "poll", None, move || Some(poll_translate(fds, nfds, small_ptr)));
     let Some(plan) = plan else { return -1 };
     let Some((work, rsock)) = plan else {
         // SAFETY: the caller's arguments, unchanged.
@@ -664,7 +664,7 @@ pub unsafe extern "C-unwind" fn poll(fds: *mut pollfd, nfds: nfds_t, timeout: c_
         }
     };
     let e = errno();
-    crate::ffi::guard("poll", (), move || {
+    rdma_util::ffi::guard(crate::LIB_NAME, "poll", (), move || {
         // SAFETY: the caller's nfds entries and our translated copy.
         unsafe {
             let user = std::slice::from_raw_parts_mut(fds, nfds as usize);
@@ -768,7 +768,7 @@ struct SelectSet {
 #[no_mangle]
 pub unsafe extern "C-unwind" fn select(nfds: c_int, readfds: *mut fd_set, writefds: *mut fd_set, exceptfds: *mut fd_set,
                                         timeout: *mut timeval) -> c_int {
-    let set = crate::ffi::guard("select", Err(libc::EIO), move || select_set(nfds, readfds, writefds, exceptfds, timeout));
+    let set = rdma_util::ffi::guard(crate::LIB_NAME, "select", Err(libc::EIO), move || select_set(nfds, readfds, writefds, exceptfds, timeout));
     let set = match set {
         Ok(s) => s,
         Err(e) => {
@@ -780,7 +780,7 @@ pub unsafe extern "C-unwind" fn select(nfds: c_int, readfds: *mut fd_set, writef
     let ptr = if set.len == 0 { &mut dummy as *mut pollfd } else { set.pfds };
     // SAFETY: ptr holds set.len entries (or is a dummy for none).
     let ret = unsafe { rpoll(ptr, set.len as nfds_t, set.ms) };
-    crate::ffi::guard("select", -1, move || select_answer(set, ret, nfds, readfds, writefds, exceptfds))
+    rdma_util::ffi::guard(crate::LIB_NAME, "select", -1, move || select_answer(set, ret, nfds, readfds, writefds, exceptfds))
 }
 
 fn select_set(nfds: c_int, readfds: *mut fd_set, writefds: *mut fd_set, exceptfds: *mut fd_set,
@@ -857,7 +857,7 @@ fn select_answer(set: SelectSet, ret: c_int, nfds: c_int, readfds: *mut fd_set, 
     cnt
 }
 
-crate::export! {
+rdma_util::export! {
     fn shutdown(socket: c_int, how: c_int) -> c_int, on_panic = -1;
     {
         match fd_get(socket) {
@@ -913,7 +913,7 @@ export_io! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn getpeername(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
         match fd_get(socket) {
@@ -923,7 +923,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn getsockname(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
         match fd_get(socket) {
@@ -933,7 +933,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn setsockopt(socket: c_int, level: c_int, optname: c_int, optval: *const c_void, optlen: socklen_t)
         -> c_int, on_panic = -1;
     {
@@ -944,7 +944,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn getsockopt(socket: c_int, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut socklen_t)
         -> c_int, on_panic = -1;
     {
@@ -955,7 +955,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// fcntl(2), `int fcntl(int fd, int cmd, ...)`. On x86-64 and aarch64
     /// Linux the one optional argument (an integer or a pointer) arrives in
     /// the register a third fixed argument would, so it is taken as one and
@@ -969,7 +969,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// dup2(2). Duplicating one of our numbers makes the new number another
     /// name for the same socket. A number that other numbers were duplicated
     /// from cannot be replaced (EBUSY).
@@ -983,7 +983,7 @@ crate::export! {
             fork_settle(oldfd);
         }
         if TABLE.get(newfd).is_some() {
-            crate::ensure!(TABLE.refcnt(newfd) <= 1, libc::EBUSY, -1);
+            rdma_util::ensure!(TABLE.refcnt(newfd) <= 1, libc::EBUSY, -1);
             // Our close: releases the socket behind newfd, and newfd itself.
             // SAFETY: our own close on a number of ours.
             unsafe { close(newfd) };
@@ -1065,7 +1065,7 @@ fn sendfile_rsocket(rfd: c_int, in_fd: c_int, offset: *mut off_t, count: size_t)
     done as ssize_t
 }
 
-crate::export! {
+rdma_util::export! {
     /// sendfile(2); onto an rsocket, see [`sendfile_rsocket`].
     fn sendfile(out_fd: c_int, in_fd: c_int, offset: *mut off_t, count: size_t) -> ssize_t, on_panic = -1;
     {
@@ -1090,7 +1090,7 @@ fn is_epoll(epfd: c_int) -> Result<(), c_int> {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// epoll_ctl(2). A number that stands for an rsocket is watched in the
     /// instance's rsocket table (see [`crate::epoll`]); every other number
     /// goes to the kernel's instance (our kernel sockets with the descriptor
@@ -1142,8 +1142,8 @@ fn wait_common(
     timeout: c_int,
     sigmask: *const sigset_t,
 ) -> c_int {
-    crate::ensure!(maxevents > 0, libc::EINVAL, -1);
-    crate::ensure!(!events.is_null(), libc::EFAULT, -1);
+    rdma_util::ensure!(maxevents > 0, libc::EINVAL, -1);
+    rdma_util::ensure!(!events.is_null(), libc::EFAULT, -1);
     let start = std::time::Instant::now();
     loop {
         let Some(mut probes) = REGISTRY.probes(&TABLE, epfd) else {
@@ -1155,7 +1155,7 @@ fn wait_common(
         fds.push(pollfd { fd: epfd, events: libc::POLLIN, revents: 0 });
         let left = epoll::remaining(timeout, start);
         // Under the guard: not cancellable (see ffi::cancellable).
-        let no_cancel = crate::ffi::NoCancel::new();
+        let no_cancel = rdma_util::ffi::NoCancel::new();
         // SAFETY: our own array of fds.len() entries.
         let r = with_sigmask(sigmask, || unsafe { rpoll(fds.as_mut_ptr(), fds.len() as nfds_t, left) });
         drop(no_cancel);

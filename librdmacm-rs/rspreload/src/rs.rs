@@ -1,11 +1,8 @@
 //! The rsocket family, imported from librdmacm.so.1 (RDMACM_1.0).
 use libc::{c_int, c_void, iovec, msghdr, nfds_t, pollfd, size_t, sockaddr, socklen_t, ssize_t};
 
-/// setsockopt level of the rsocket options (rdma/rsocket.h).
-pub const SOL_RDMA: c_int = 0x10000;
-pub const RDMA_SQSIZE: c_int = 0;
-pub const RDMA_RQSIZE: c_int = 1;
-pub const RDMA_INLINE: c_int = 2;
+// The rsocket option constants of rdma/rsocket.h.
+pub use rdma_abi::rsocket::{RDMA_INLINE, RDMA_RQSIZE, RDMA_SQSIZE, SOL_RDMA};
 
 // raccept and rpoll wait in cancellation points that may unwind the thread
 // (librdmacm's ffi::cancellable): called so, from an export's own frame

@@ -86,7 +86,7 @@ fn read_config_file(path: &CStr) -> Vec<u8> {
     loop {
         // SAFETY: read(2) into a stack buffer of the length given.
         let n = unsafe { libc::syscall(libc::SYS_read, fd, buf.as_mut_ptr(), buf.len()) };
-        if n < 0 && crate::ffi::errno() == libc::EINTR {
+        if n < 0 && rdma_util::ffi::errno() == libc::EINTR {
             continue;
         }
         if n <= 0 || data.len() > (1 << 20) {

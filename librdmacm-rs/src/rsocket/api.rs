@@ -11,7 +11,7 @@ use super::connection::{self, do_connect};
 use super::stream::*;
 use super::{dgram, index, opts, poll, svc};
 use crate::abi::cma::*;
-use crate::ffi::{errno, set_errno};
+use rdma_util::ffi::{errno, set_errno};
 use crate::id::Res;
 use parking_lot::{Mutex, MutexGuard};
 use libc::{iovec, msghdr, nfds_t, pollfd, sockaddr, socklen_t, ssize_t};
@@ -231,7 +231,7 @@ fn send_iov(rs: &Rsocket, iov: *const iovec, iovcnt: c_int, flags: c_int) -> ssi
     send(rs, len, flags, |_| None, &mut fill)
 }
 
-crate::export! {
+rdma_util::export! {
     /// Creates an rsocket: stream (RC QP through the CM) or datagram (UDP
     /// socket plus UD QPs, see `dgram`).
     fn rsocket(domain: c_int, type_: c_int, protocol: c_int) -> c_int, on_panic = -1;
@@ -262,7 +262,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rbind(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int, on_panic = -1;
     {
         let _ = addrlen;
@@ -281,7 +281,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rlisten(socket: c_int, backlog: c_int) -> c_int, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -305,7 +305,7 @@ crate::export! {
 #[no_mangle]
 pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int {
     const NAME: &str = "raccept";
-    let queue = crate::ffi::guard(NAME, Err(libc::EIO), || {
+    let queue = rdma_util::ffi::guard(crate::LIB_NAME, NAME, Err(libc::EIO), || {
         // Datagram sockets: see dgram.rs.
         if dgram::lookup(socket).is_some() {
             return Err(libc::EOPNOTSUPP);
@@ -331,8 +331,8 @@ pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addr
     // The wait, a cancellation point: this frame holds nothing with a
     // destructor here.
     // SAFETY: reading an int into a local from our socketpair.
-    let n = unsafe { crate::ffi::cancellable::read_cancellable(q, (&mut fd as *mut c_int).cast(), 4) };
-    crate::ffi::guard(NAME, -1, || {
+    let n = unsafe { rdma_util::ffi::cancellable::read_cancellable(q, (&mut fd as *mut c_int).cast(), 4) };
+    rdma_util::ffi::guard(crate::LIB_NAME, NAME, -1, || {
         let e = errno();
         // SAFETY: from Arc::into_raw above, released once.
         drop(unsafe { Arc::from_raw(listener) });
@@ -352,7 +352,7 @@ pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addr
     })
 }
 
-crate::export! {
+rdma_util::export! {
     fn rconnect(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -387,7 +387,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rrecv(socket: c_int, buf: *mut c_void, len: usize, flags: c_int) -> ssize_t, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -400,7 +400,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rrecvfrom(socket: c_int, buf: *mut c_void, len: usize, flags: c_int, src_addr: *mut sockaddr, addrlen: *mut socklen_t) -> ssize_t, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -421,7 +421,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Fills only the first vector, as upstream (and passes the message's
     /// own msg_flags as the flags, as upstream does).
     fn rrecvmsg(socket: c_int, msg: *mut msghdr, flags: c_int) -> ssize_t, on_panic = -1;
@@ -452,7 +452,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rread(socket: c_int, buf: *mut c_void, count: usize) -> ssize_t, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -465,7 +465,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Fills only the first vector, as upstream.
     fn rreadv(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t, on_panic = -1;
     {
@@ -487,7 +487,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rsend(socket: c_int, buf: *const c_void, len: usize, flags: c_int) -> ssize_t, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -500,7 +500,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rsendto(socket: c_int, buf: *const c_void, len: usize, flags: c_int, dest_addr: *const sockaddr, addrlen: socklen_t) -> ssize_t, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -516,7 +516,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rsendmsg(socket: c_int, msg: *const msghdr, flags: c_int) -> ssize_t, on_panic = -1;
     {
         if msg.is_null() {
@@ -542,7 +542,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rwrite(socket: c_int, buf: *const c_void, count: usize) -> ssize_t, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -555,7 +555,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rwritev(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -573,7 +573,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rshutdown(socket: c_int, how: c_int) -> c_int, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -585,7 +585,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Returns EBADF (not -1) for an unknown descriptor, as upstream.
     fn rclose(socket: c_int) -> c_int, on_panic = -1;
     {
@@ -608,7 +608,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rgetpeername(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -630,7 +630,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rgetsockname(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -652,7 +652,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rsetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *const c_void, optlen: socklen_t) -> c_int, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -665,7 +665,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn rgetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -686,7 +686,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// `int rfcntl(int socket, int cmd, ...)`: the one variadic argument
     /// F_SETFL takes is an int, which the x86-64 and AArch64 C calling
     /// conventions pass exactly like a third named int argument.
@@ -717,9 +717,9 @@ unsafe fn rpoll_sleeping(name: &'static str, step: poll::PollStep, fds: impl Fn(
         step,
         // The sleep, a cancellation point.
         // SAFETY: the sleep's own set of n entries.
-        |set, n, ms| unsafe { crate::ffi::cancellable::poll_cancellable(set, n, ms) },
+        |set, n, ms| unsafe { rdma_util::ffi::cancellable::poll_cancellable(set, n, ms) },
         |w, r, e| {
-            crate::ffi::guard(name, poll::PollStep::Done(Err(libc::EIO)), || {
+            rdma_util::ffi::guard(crate::LIB_NAME, name, poll::PollStep::Done(Err(libc::EIO)), || {
                 // SAFETY: the caller's live set (the contract).
                 poll::rpoll_after(w, unsafe { &mut *fds() }, r, e)
             })
@@ -745,7 +745,7 @@ pub unsafe extern "C-unwind" fn rpoll(fds: *mut pollfd, nfds: nfds_t, timeout: c
         let base = if nfds == 0 { core::ptr::NonNull::dangling().as_ptr() } else { fds };
         core::ptr::slice_from_raw_parts_mut(base, nfds as usize)
     };
-    let step = crate::ffi::guard(NAME, poll::PollStep::Done(Err(libc::EIO)), || {
+    let step = rdma_util::ffi::guard(crate::LIB_NAME, NAME, poll::PollStep::Done(Err(libc::EIO)), || {
         // SAFETY: the caller's array of nfds entries.
         poll::rpoll_begin(unsafe { &mut *set() }, timeout)
     });
@@ -765,7 +765,7 @@ pub unsafe extern "C-unwind" fn rpoll(fds: *mut pollfd, nfds: nfds_t, timeout: c
 #[no_mangle]
 pub unsafe extern "C-unwind" fn rselect(nfds: c_int, readfds: *mut libc::fd_set, writefds: *mut libc::fd_set, exceptfds: *mut libc::fd_set, timeout: *mut libc::timeval) -> c_int {
     const NAME: &str = "rselect";
-    let begun = crate::ffi::guard(NAME, None, || {
+    let begun = rdma_util::ffi::guard(crate::LIB_NAME, NAME, None, || {
         // SAFETY: the caller's sets and timeout (null allowed).
         let sel = unsafe { poll::rselect_begin(nfds, readfds, writefds, exceptfds, timeout) };
         // SAFETY: the set just built.
@@ -777,13 +777,13 @@ pub unsafe extern "C-unwind" fn rselect(nfds: c_int, readfds: *mut libc::fd_set,
     // stays allocated until rselect_finish.
     let r = unsafe { rpoll_sleeping(NAME, step, move || sel.fds() as *mut [pollfd]) };
     // SAFETY: the caller's sets, as given to rselect_begin.
-    match crate::ffi::guard(NAME, Err(libc::EIO), || unsafe { poll::rselect_finish(sel, r, readfds, writefds, exceptfds) }) {
+    match rdma_util::ffi::guard(crate::LIB_NAME, NAME, Err(libc::EIO), || unsafe { poll::rselect_finish(sel, r, readfds, writefds, exceptfds) }) {
         Ok(n) => n,
         Err(e) => err(e),
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Maps `buf` for the peer's riowrite (PROT_WRITE) at `offset` (-1:
     /// the buffer's address); returns the offset.
     fn riomap(socket: c_int, buf: *mut c_void, len: usize, prot: c_int, flags: c_int, offset: libc::off_t) -> libc::off_t, on_panic = -1;
@@ -801,7 +801,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     fn riounmap(socket: c_int, buf: *mut c_void, len: usize) -> c_int, on_panic = -1;
     {
         // Datagram sockets: see dgram.rs.
@@ -813,7 +813,7 @@ crate::export! {
     }
 }
 
-crate::export! {
+rdma_util::export! {
     /// Writes into the peer's mapping at `offset`; (size_t)-1 with errno
     /// when nothing could be written.
     fn riowrite(socket: c_int, buf: *const c_void, count: usize, offset: libc::off_t, flags: c_int) -> usize, on_panic = usize::MAX;

@@ -260,7 +260,7 @@ pub fn accept_one(l: &Rsocket) {
     let new_id = match crate::conn::get_request(Id::from_cm(l.cm_id)) {
         Ok(id) => id.cm(),
         Err(e) => {
-            crate::ffi::set_errno(e);
+            rdma_util::ffi::set_errno(e);
             return;
         }
     };

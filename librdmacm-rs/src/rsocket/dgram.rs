@@ -46,7 +46,7 @@ use crate::id::Res;
 use crate::verbs as v;
 
 fn last_err() -> c_int {
-    let e = crate::ffi::errno();
+    let e = rdma_util::ffi::errno();
     if e == 0 {
         libc::EIO
     } else {
@@ -214,12 +214,12 @@ unsafe fn free_qp(mut q: DsQp, epfd: c_int) -> c_int {
                 libc::epoll_ctl(epfd, libc::EPOLL_CTL_DEL, fd, null_mut());
                 crate::qp::rdma_destroy_qp(q.cm_id);
             }
-            let e = crate::ffi::errno();
+            let e = rdma_util::ffi::errno();
             crate::id::rdma_destroy_id(q.cm_id);
-            crate::ffi::set_errno(e);
+            rdma_util::ffi::set_errno(e);
         }
     }
-    crate::ffi::errno()
+    rdma_util::ffi::errno()
 }
 
 // ---- the table of datagram rsockets -------------------------------------
@@ -392,7 +392,7 @@ impl Dsock {
                 Ok(i)
             }
             Err(e) => {
-                crate::ffi::set_errno(e);
+                rdma_util::ffi::set_errno(e);
                 // SAFETY: the QP never joined the socket.
                 let e = unsafe { free_qp(q, self.epfd) };
                 Err(if e == 0 { libc::EIO } else { e })
@@ -696,7 +696,7 @@ impl Dsock {
         }
         let mut ev = libc::epoll_event { events: 0, u64: 0 };
         // Not cancellable under our guard (see ffi::cancellable).
-        let no_cancel = crate::ffi::NoCancel::new();
+        let no_cancel = rdma_util::ffi::NoCancel::new();
         // SAFETY: our epoll set; one local event.
         let n = unsafe { libc::epoll_wait(self.epfd, &mut ev, 1, -1) };
         if n < 0 {
@@ -1073,7 +1073,8 @@ pub unsafe fn sendv(d: &Arc<Dsock>, iov: &[libc::iovec], flags: c_int, name: *co
         }
     }
     if name.is_null() {
-        send(d, v.as_ptr(), v.len(), flags)
+        // SAFETY: v holds v.len() bytes.
+        unsafe { send(d, v.as_ptr(), v.len(), flags) }
     } else {
         // SAFETY: per the contract.
         unsafe { sendto(d, v.as_ptr(), v.len(), flags, name, namelen) }

@@ -47,7 +47,7 @@ pub fn add(d: &Arc<Dsock>) -> Res<()> {
         // SAFETY: plain eventfd creation.
         let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
         if fd < 0 {
-            return Err(crate::ffi::errno());
+            return Err(rdma_util::ffi::errno());
         }
         if std::thread::Builder::new().name("rsocket-udp".into()).spawn(move || run(fd)).is_err() {
             // SAFETY: our eventfd.

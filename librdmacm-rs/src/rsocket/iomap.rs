@@ -74,7 +74,7 @@ pub fn riomap(rs: &Rsocket, buf: *mut u8, len: usize, prot: c_int, offset: i64) 
     // SAFETY: registering the caller's buffer in the socket's PD.
     let mr = unsafe { v::ibv_reg_mr(pd, buf.cast(), len, access as c_int) };
     if mr.is_null() {
-        let e = crate::ffi::errno();
+        let e = rdma_util::ffi::errno();
         return Err(if e == 0 { libc::ENOMEM } else { e });
     }
     let offset = if offset == -1 { buf as i64 } else { offset };

@@ -14,15 +14,10 @@ use crate::abi::cma::*;
 use crate::abi::verbs::*;
 use crate::id::Res;
 
-pub const SOL_RDMA: c_int = 0x10000;
-pub const RDMA_SQSIZE: c_int = 0;
-pub const RDMA_RQSIZE: c_int = 1;
-pub const RDMA_INLINE: c_int = 2;
-pub const RDMA_IOMAPSIZE: c_int = 3;
-pub const RDMA_ROUTE: c_int = 4;
+pub use rdma_abi::rsocket::*;
 
 fn last_err() -> c_int {
-    let e = crate::ffi::errno();
+    let e = rdma_util::ffi::errno();
     if e == 0 {
         libc::EIO
     } else {

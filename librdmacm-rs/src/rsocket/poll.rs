@@ -82,20 +82,20 @@ fn enter() -> bool {
 
 /// Leaving after poll(2) failed.
 fn exit(fd: c_int) {
-    let e = crate::ffi::errno();
+    let e = rdma_util::ffi::errno();
     let mut g = GATE.lock();
     g.count -= 1;
     if g.count == 0 {
         read_signal(fd);
         g.suspended = false;
     }
-    crate::ffi::set_errno(e);
+    rdma_util::ffi::set_errno(e);
 }
 
 /// Leaving after poll(2) returned: the last one out clears the wake-up;
 /// otherwise the others are woken to re-check.
 fn stop(fd: c_int) {
-    let e = crate::ffi::errno();
+    let e = rdma_util::ffi::errno();
     let mut g = GATE.lock();
     g.count -= 1;
     if g.count == 0 {
@@ -106,7 +106,7 @@ fn stop(fd: c_int) {
         write_signal(fd);
     }
     drop(g);
-    crate::ffi::set_errno(e);
+    rdma_util::ffi::set_errno(e);
 }
 
 /// The events `rs` has for `events` (processing completions first).
@@ -129,7 +129,7 @@ pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
         }
         if state & RS_OPENING != 0 {
             match super::connection::do_connect(rs) {
-                Err(libc::EINPROGRESS) => crate::ffi::set_errno(0),
+                Err(libc::EINPROGRESS) => rdma_util::ffi::set_errno(0),
                 _ => continue,
             }
         }
@@ -406,7 +406,7 @@ pub fn drive(
             PollStep::Sleep(w, ms) => {
                 let (set, n) = w.set();
                 let r = sleep(set, n, ms);
-                let e = crate::ffi::errno();
+                let e = rdma_util::ffi::errno();
                 step = after(w, r, e);
             }
         }

@@ -249,13 +249,13 @@ fn verbs_ret(r: c_int) -> Res<()> {
     if r == 0 {
         Ok(())
     } else {
-        Err(if r > 0 { r } else { crate::ffi::errno() })
+        Err(if r > 0 { r } else { rdma_util::ffi::errno() })
     }
 }
 
 /// The current errno as an error.
 pub(super) fn last_err() -> c_int {
-    let e = crate::ffi::errno();
+    let e = rdma_util::ffi::errno();
     if e == 0 {
         libc::EIO
     } else {
@@ -1261,7 +1261,7 @@ impl Rsocket {
         let mut ctx = null_mut();
         // The wait runs under our guard: not cancellable (see
         // ffi::cancellable); a cancel takes effect after the call returns.
-        let no_cancel = crate::ffi::NoCancel::new();
+        let no_cancel = rdma_util::ffi::NoCancel::new();
         // SAFETY: live channel; out pointers are locals.
         let r = unsafe { v::ibv_get_cq_event(ch, &mut ecq, &mut ctx) };
         drop(no_cancel);

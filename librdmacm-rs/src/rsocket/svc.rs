@@ -55,7 +55,7 @@ impl Svc {
             // SAFETY: plain eventfd creation.
             let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
             if fd < 0 {
-                return Err(crate::ffi::errno());
+                return Err(rdma_util::ffi::errno());
             }
             let spawn = std::thread::Builder::new().name("rsocket-cm".into()).spawn(move || self.run(fd));
             if spawn.is_err() {

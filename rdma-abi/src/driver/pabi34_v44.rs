@@ -2,7 +2,7 @@
 //! rdma-core v44.0's `libibverbs/driver.h` (not installed; providers are
 //! built against it, and it is versioned as IBVERBS_PRIVATE_34).
 //!
-//! Conventions are those of [`super::verbs`] (see the top of that file for the
+//! Conventions are those of [`crate::verbs`] (see the top of that file for the
 //! naming rule of C's anonymous members: the union at the head of `verbs_qp`
 //! and `verbs_cq` is the field `base`).
 //!
@@ -14,7 +14,7 @@
 use core::ffi::{c_char, c_int, c_uint, c_void};
 use core::sync::atomic::AtomicI32;
 
-use super::verbs::*;
+use crate::verbs::*;
 
 // ---------------------------------------------------------------------------
 // ccan/list.h

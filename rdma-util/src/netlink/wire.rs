@@ -274,7 +274,7 @@ pub fn until_nul(p: &[u8]) -> &[u8] {
 
 /// Test helpers that build received messages by hand, from the header
 /// layouts, independently of [`MsgBuilder`].
-#[cfg(test)]
+#[cfg(any(test, feature = "testkit"))]
 pub mod testbuf {
     /// One attribute: header, payload, padding.
     pub fn attr(ty: u16, payload: &[u8]) -> Vec<u8> {

@@ -1,5 +1,4 @@
-//! Compile-time layout checks, shared by libibverbs-rs and librdmacm-rs
-//! (librdmacm includes this file by path, so the two crates use one copy).
+//! Compile-time layout checks, and the marker for types that may be zeroed.
 
 /// Checks the size of a C mirror and the offset of each listed field at
 /// compile time. The numbers come from `abi-tests/probe/`, which prints them
@@ -21,5 +20,17 @@ macro_rules! assert_layout {
 macro_rules! assert_consts {
     ($($name:ident = $val:expr),* $(,)?) => {
         $(const _: () = assert!($name as i128 == $val as i128);)*
+    };
+}
+
+/// Marks types whose all-zero bytes are a valid value (see [`crate::Zeroable`]).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! zeroable {
+    ($($ty:ty),* $(,)?) => {
+        // SAFETY: each listed type is a #[repr(C)] struct or union of
+        // integers, arrays, raw pointers and other such types, or a libc
+        // socket address: all-zero bytes are a valid value of each.
+        $(unsafe impl $crate::Zeroable for $ty {})*
     };
 }

@@ -14,7 +14,7 @@
 //! `abi-tests/probe/run-rdmacm.sh`).
 #![allow(non_camel_case_types)]
 
-use crate::abi::verbs::{
+use crate::verbs::{
     ibv_ah_attr, ibv_comp_channel, ibv_context, ibv_cq, ibv_gid, ibv_pd, ibv_qp, ibv_qp_type,
     ibv_sa_path_rec, ibv_srq,
 };
@@ -348,3 +348,20 @@ assert_consts!(
     RDMA_OPTION_IB_PATH = 1,
 );
 // END PROBE ASSERTIONS
+
+/// librdmacm's private CM header for AF_IB connections (`cma.h`); IPv4
+/// addresses go in the last word of each address.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ib_connect_hdr {
+    pub cma_version: u8,
+    /// IP version in bits 7:4.
+    pub ip_version: u8,
+    pub port: u16,
+    pub src_addr: [u32; 4],
+    pub dst_addr: [u32; 4],
+}
+
+crate::assert_layout!(ib_connect_hdr, size = 36, align = 4, ip_version = 1, src_addr = 4, dst_addr = 20);
+
+crate::zeroable!(ib_addr_ib_u, ib_addr, sockaddr_ib, crate::verbs::ibv_path_data);

@@ -1,7 +1,9 @@
 //! The FFI edge: the one pattern every exported function follows.
 //!
-//! Shared by libibverbs-rs and librdmacm-rs (which includes this file by path,
-//! so both libraries use one copy); each crate defines `LIB_NAME`.
+//! Each library that uses these macros defines, at its crate root,
+//! `pub(crate) const LIB_NAME: &str`: the macros name it as `crate::LIB_NAME`,
+//! which resolves in the crate that invokes them, so a panic report says
+//! which library failed.
 //!
 //! Each export is written with [`export!`] (or [`export_versioned!`] for names
 //! that exist at two symbol versions). The macro produces an `extern "C"`
@@ -30,18 +32,18 @@ pub fn errno() -> i32 {
     unsafe { *libc::__errno_location() }
 }
 
-/// Runs `f`; if it panics, reports the function name on stderr, sets errno to
-/// EIO and returns `on_panic`.
+/// Runs `f`; if it panics, reports `lib` and the function name on stderr,
+/// sets errno to EIO and returns `on_panic`.
 ///
 /// Always inlined into the export: as a separate call it cost each exported
 /// function 14 to 44 instructions (moving the closure's captures), which is
 /// a tenth of a cheap ibv_cmd_* helper. The panic path stays out of line.
 #[inline(always)]
-pub fn guard<R>(name: &'static str, on_panic: R, f: impl FnOnce() -> R) -> R {
+pub fn guard<R>(lib: &'static str, name: &'static str, on_panic: R, f: impl FnOnce() -> R) -> R {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(_) => {
-            report_panic(name);
+            report_panic(lib, name);
             on_panic
         }
     }
@@ -49,8 +51,8 @@ pub fn guard<R>(name: &'static str, on_panic: R, f: impl FnOnce() -> R) -> R {
 
 #[cold]
 #[inline(never)]
-fn report_panic(name: &'static str) {
-    eprintln!("{}: internal error in {name}; returning an error (EIO)", crate::LIB_NAME);
+fn report_panic(lib: &'static str, name: &'static str) {
+    eprintln!("{lib}: internal error in {name}; returning an error (EIO)");
     set_errno(libc::EIO);
 }
 
@@ -184,7 +186,7 @@ macro_rules! export {
         #[no_mangle]
         #[allow(clippy::missing_safety_doc)]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
-            $crate::ffi::guard(stringify!($name), $fail, move || -> $ret { $body })
+            $crate::ffi::guard(crate::LIB_NAME, stringify!($name), $fail, move || -> $ret { $body })
         }
     };
 }
@@ -203,7 +205,7 @@ macro_rules! export_versioned {
         $(#[$meta])*
         #[allow(clippy::missing_safety_doc)]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
-            $crate::ffi::guard(stringify!($name), $fail, move || -> $ret { $body })
+            $crate::ffi::guard(crate::LIB_NAME, stringify!($name), $fail, move || -> $ret { $body })
         }
     };
 }
@@ -263,9 +265,9 @@ mod guard_tests {
     #[test]
     fn guard_passes_results_through_and_turns_panics_into_eio() {
         set_errno(0);
-        assert_eq!(guard("t", -1, || 7), 7);
+        assert_eq!(guard("test", "t", -1, || 7), 7);
         assert_eq!(errno(), 0);
-        let r = guard("t", -1, || -> i32 { panic!("deliberate test panic") });
+        let r = guard("test", "t", -1, || -> i32 { panic!("deliberate test panic") });
         assert_eq!(r, -1);
         assert_eq!(errno(), libc::EIO);
     }

@@ -35,7 +35,7 @@ pub mod wire;
 
 use neli::consts::socket::NlFamily;
 
-use crate::abi::netlink::*;
+use rdma_abi::netlink::*;
 use sock::Socket;
 use wire::{AttrTable, MsgBuilder, NlMsg, NLMSG_DONE, NLMSG_ERROR, NLMSG_NOOP, NLMSG_OVERRUN};
 use wire::{NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_MULTI};

@@ -16,8 +16,8 @@
 //! `abi-tests/probe/ucma_abi.c` (run `abi-tests/probe/run-rdmacm.sh`).
 #![allow(non_camel_case_types)]
 
-use crate::abi::kern::{ib_uverbs_ah_attr, ib_uverbs_qp_attr};
-use crate::abi::verbs::{ib_path_rec_data, ib_user_path_rec, ibv_path_data};
+use crate::kern::{ib_uverbs_ah_attr, ib_uverbs_qp_attr};
+use crate::verbs::{ib_path_rec_data, ib_user_path_rec, ibv_path_data};
 use libc::{sockaddr_in6, sockaddr_storage};
 
 pub type __kernel_sockaddr_storage = sockaddr_storage;
@@ -380,12 +380,42 @@ pub struct rdma_ucm_migrate_resp {
     pub events_reported: u32,
 }
 
-/// Zero-initialised instance of a plain-data ABI struct.
-pub fn zeroed<T: Copy>() -> T {
-    // SAFETY: only used for the #[repr(C)] integer/array/sockaddr structs of
-    // this module and abi::cma, for which all-zero bytes is a valid value.
-    unsafe { core::mem::zeroed() }
-}
+
+crate::zeroable!(
+    rdma_ucm_cmd_hdr,
+    rdma_ucm_create_id,
+    rdma_ucm_create_id_resp,
+    rdma_ucm_destroy_id,
+    rdma_ucm_destroy_id_resp,
+    rdma_ucm_bind_ip,
+    rdma_ucm_bind,
+    rdma_ucm_resolve_ip,
+    rdma_ucm_resolve_addr,
+    rdma_ucm_resolve_route,
+    rdma_ucm_query,
+    rdma_ucm_query_route_resp,
+    rdma_ucm_query_addr_resp,
+    rdma_ucm_query_path_resp,
+    ucma_query_path_buf,
+    rdma_ucm_conn_param,
+    rdma_ucm_ud_param,
+    rdma_ucm_ece,
+    rdma_ucm_connect,
+    rdma_ucm_listen,
+    rdma_ucm_accept,
+    rdma_ucm_reject,
+    rdma_ucm_disconnect,
+    rdma_ucm_init_qp_attr,
+    rdma_ucm_notify,
+    rdma_ucm_join_ip_mcast,
+    rdma_ucm_join_mcast,
+    rdma_ucm_get_event,
+    rdma_ucm_event_resp_param,
+    rdma_ucm_event_resp,
+    rdma_ucm_set_option,
+    rdma_ucm_migrate_id,
+    rdma_ucm_migrate_resp,
+);
 
 macro_rules! assert_cmd {
     ($body:ident, $size:expr) => {

@@ -1,0 +1,49 @@
+//! The C layouts of rdma-core's ABI, as Rust types and constants.
+//!
+//! This crate holds types only: no exported functions, no statics, no
+//! behaviour. It is the one source of the layouts for libibverbs-rs,
+//! librdmacm-rs, librspreload and abi-tests, as rdma-core keeps its
+//! `kernel-headers/` apart from the libraries.
+//!
+//! - [`verbs`]: `<infiniband/verbs.h>` (and the `ibv_*` types of
+//!   `<infiniband/sa.h>` and `<rdma/ib_user_sa.h>`);
+//! - [`driver`]: the providers' private ABI (`driver.h`), one module per
+//!   release;
+//! - [`kern`]: the kernel's uverbs uAPI and rdma-core's command wrappers;
+//! - [`netlink`]: `<rdma/rdma_netlink.h>`;
+//! - [`acm`]: the ibacm daemon's messages (`<infiniband/acm.h>`);
+//! - [`cma`]: `<rdma/rdma_cma.h>`, `<infiniband/ib.h>` and librdmacm's CM header for AF_IB;
+//! - [`ucma`]: `<rdma/rdma_user_cm.h>`, the rdma_cm character device;
+//! - [`rsocket`]: the constants of `<rdma/rsocket.h>`.
+//!
+//! Every struct is checked at compile time against sizes, alignments and
+//! field offsets measured from the C headers by the probes in
+//! `abi-tests/probe/` ([`assert_layout!`], [`assert_consts!`]).
+#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
+
+mod macros;
+
+pub mod acm;
+pub mod cma;
+pub mod driver;
+pub mod kern;
+pub mod netlink;
+pub mod rsocket;
+pub mod ucma;
+pub mod verbs;
+
+/// Types for which all-zero bytes are a valid value: C's `= {}`.
+/// `rdma_util::mem::zeroed` makes them without `unsafe`.
+///
+/// # Safety
+/// Implement it only for types whose every field accepts all-zero bytes:
+/// integers, arrays and raw pointers do; references, `NonNull`, function
+/// pointers outside `Option` and enums without a zero variant do not.
+pub unsafe trait Zeroable: Copy {}
+
+zeroable!(
+    libc::sockaddr,
+    libc::sockaddr_in,
+    libc::sockaddr_in6,
+    libc::sockaddr_storage,
+);

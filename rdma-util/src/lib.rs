@@ -1,0 +1,18 @@
+//! Helpers that each of our libraries links in, as rdma-core links its
+//! `util/` into every library.
+//!
+//! - [`ffi`]: the FFI edge: [`export!`], [`ensure!`], [`symver!`], `guard`,
+//!   errno, and the waits a thread cancellation may end;
+//! - [`netlink`]: a NETLINK_RDMA client (device list, link info, ...);
+//! - [`cdev`]: finding the character device of an RDMA device;
+//! - [`mem`]: zero-initialised C structs.
+//!
+//! Like rdma-core's util/, this crate exports no symbol and holds no global
+//! state, so linking a copy into each .so is safe: two libraries in one
+//! process share nothing through it.
+#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
+
+pub mod cdev;
+pub mod ffi;
+pub mod mem;
+pub mod netlink;
