@@ -148,7 +148,7 @@ fn debian_providers_find_these_verbs_in_ours() {
         if p.parent() != Some(dir) || p.extension().and_then(|x| x.to_str()) != Some("so") {
             continue;
         }
-        let out = Command::new("ldd").arg("-r").arg(&p).env("LD_LIBRARY_PATH", &lib).output().unwrap();
+        let out = Command::new("ldd").arg("-r").arg(p).env("LD_LIBRARY_PATH", &lib).output().unwrap();
         let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         let ours = lib.join("libibverbs.so.1");
         assert!(

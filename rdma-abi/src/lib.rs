@@ -5,16 +5,16 @@
 //! librdmacm-rs, librspreload and abi-tests, as rdma-core keeps its
 //! `kernel-headers/` apart from the libraries.
 //!
-//! - [`verbs`]: `<infiniband/verbs.h>` (and the `ibv_*` types of
+//! - [`verbs`], `<infiniband/verbs.h>` (and the `ibv_*` types of
 //!   `<infiniband/sa.h>` and `<rdma/ib_user_sa.h>`);
-//! - [`driver`]: the providers' private ABI (`driver.h`), one module per
+//! - [`driver`], the providers' private ABI (`driver.h`), one module per
 //!   release;
-//! - [`kern`]: the kernel's uverbs uAPI and rdma-core's command wrappers;
-//! - [`netlink`]: `<rdma/rdma_netlink.h>`;
-//! - [`acm`]: the ibacm daemon's messages (`<infiniband/acm.h>`);
-//! - [`cma`]: `<rdma/rdma_cma.h>`, `<infiniband/ib.h>` and librdmacm's CM header for AF_IB;
-//! - [`ucma`]: `<rdma/rdma_user_cm.h>`, the rdma_cm character device;
-//! - [`rsocket`]: the constants of `<rdma/rsocket.h>`.
+//! - [`kern`], the kernel's uverbs uAPI and rdma-core's command wrappers;
+//! - [`netlink`], `<rdma/rdma_netlink.h>`;
+//! - [`acm`], the ibacm daemon's messages (`<infiniband/acm.h>`);
+//! - [`cma`], `<rdma/rdma_cma.h>`, `<infiniband/ib.h>` and librdmacm's CM header for AF_IB;
+//! - [`ucma`], `<rdma/rdma_user_cm.h>`, the rdma_cm character device;
+//! - [`rsocket`], the constants of `<rdma/rsocket.h>`.
 //!
 //! Every struct is checked at compile time against sizes, alignments and
 //! field offsets measured from the C headers by the probes in

@@ -176,6 +176,8 @@ macro_rules! ensure {
 /// }
 /// ```
 #[macro_export]
+// `crate::LIB_NAME` on purpose: the invoking library's name (see the module docs).
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! export {
     (
         $(#[$meta:meta])*
@@ -196,6 +198,8 @@ macro_rules! export {
 /// [`symver!`]. Used for the names upstream exports twice (`@IBVERBS_1.0` and
 /// `@@IBVERBS_1.1`).
 #[macro_export]
+// `crate::LIB_NAME` on purpose, as in export!.
+#[allow(clippy::crate_in_macro_def)]
 macro_rules! export_versioned {
     (
         $(#[$meta:meta])*

@@ -1,11 +1,11 @@
 //! Helpers that each of our libraries links in, as rdma-core links its
 //! `util/` into every library.
 //!
-//! - [`ffi`]: the FFI edge: [`export!`], [`ensure!`], [`symver!`], `guard`,
+//! - [`ffi`], the FFI edge: [`export!`], [`ensure!`], [`symver!`], `guard`,
 //!   errno, and the waits a thread cancellation may end;
-//! - [`netlink`]: a NETLINK_RDMA client (device list, link info, ...);
-//! - [`cdev`]: finding the character device of an RDMA device;
-//! - [`mem`]: zero-initialised C structs.
+//! - [`netlink`], a NETLINK_RDMA client (device list, link info, ...);
+//! - [`cdev`], finding the character device of an RDMA device;
+//! - [`mem`], zero-initialised C structs.
 //!
 //! Like rdma-core's util/, this crate exports no symbol and holds no global
 //! state, so linking a copy into each .so is safe: two libraries in one

@@ -6,6 +6,6 @@
 //! releases that keep the same NN. So a layout is named by both: the private
 //! ABI number and the rdma-core release it was measured from.
 //!
-//! - [`pabi34_v44`]: IBVERBS_PRIVATE_34 as rdma-core 44 defines it (Debian 12).
+//! - [`pabi34_v44`], IBVERBS_PRIVATE_34 as rdma-core 44 defines it (Debian 12).
 
 pub mod pabi34_v44;
