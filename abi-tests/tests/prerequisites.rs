@@ -65,10 +65,10 @@ fn librspreload_release_build_is_current() {
     release_build_is_current(
         "librspreload.so.1",
         &[
-            "librdmacm-rs/rspreload/src",
-            "librdmacm-rs/rspreload/Cargo.toml",
-            "librdmacm-rs/rspreload/build.rs",
-            "librdmacm-rs/rspreload/librspreload.map",
+            "librspreload-rs/src",
+            "librspreload-rs/Cargo.toml",
+            "librspreload-rs/build.rs",
+            "librspreload-rs/librspreload.map",
             "rdma-abi",
             "rdma-util",
         ],

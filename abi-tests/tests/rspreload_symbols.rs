@@ -24,7 +24,7 @@ fn ours() -> PathBuf {
 }
 
 /// The 26 names upstream's librspreload.map exports, and our four epoll
-/// calls (beyond rdma-core 44: see librdmacm-rs/rspreload/src/epoll.rs).
+/// calls (beyond rdma-core 44: see librspreload-rs/src/epoll.rs).
 const EXPORTS: &[&str] = &[
     "accept", "bind", "close", "connect", "dup2", "epoll_ctl", "epoll_pwait", "epoll_pwait2", "epoll_wait",
     "fcntl", "getpeername", "getsockname", "getsockopt", "listen", "poll", "read", "readv", "recv", "recvfrom",
