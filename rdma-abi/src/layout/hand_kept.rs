@@ -2,6 +2,30 @@
 //! this file. Each section names where its numbers come from; change them
 //! only together with the C layout they describe.
 
+/// librdmacm's private CM header for AF_IB, `struct ib_connect_hdr` of
+/// rdma-core 44's `librdmacm/cma.h` (not installed): sent in private data, so
+/// its layout is the wire format between librdmacm peers. Counted by hand.
+mod cma {
+    use crate::cma::ib_connect_hdr;
+
+    crate::assert_layout!(
+        ib_connect_hdr,
+        size = 36,
+        align = 4,
+        ip_version = 1,
+        src_addr = 4,
+        dst_addr = 20
+    );
+}
+
+/// Types of `ucma.rs` that exist only in Rust.
+mod ucma {
+    use crate::ucma::ucma_query_path_buf;
+
+    // The QUERY_PATH response header, then room for six path records.
+    crate::assert_layout!(ucma_query_path_buf, size = 8 + 6 * 72);
+}
+
 /// `kern.rs`: what the probe's numbers imply rather than print.
 mod kern {
     use crate::kern::*;
