@@ -9,18 +9,18 @@
 //! `abi-tests/probe/gen.py` from what the C probes print; rerun the probe
 //! rather than edit them:
 //!
-//! | file                    | mirror                   | written by                        |
-//! |-------------------------|--------------------------|-----------------------------------|
-//! | `verbs.rs`              | `verbs.rs`               | `abi-tests/probe/run.sh`          |
-//! | `driver/pabi34_v44.rs`  | `driver/pabi34_v44.rs`   | `abi-tests/probe/run.sh`          |
-//! | `kern.rs`               | `kern.rs`                | `abi-tests/probe/run.sh`          |
-//! | `ucma.rs`               | `ucma.rs`                | `abi-tests/probe/run-rdmacm.sh`   |
-//! | `cma.rs`                | `cma.rs`                 | `abi-tests/probe/run-rdmacm.sh`   |
-//! | `hand_kept.rs`          | a few types of the others | kept by hand                     |
+//! | file                   | checks                          | written by                      |
+//! |------------------------|---------------------------------|---------------------------------|
+//! | `verbs.rs`             | `verbs.rs`                      | `abi-tests/probe/run.sh`        |
+//! | `driver/pabi34_v44.rs` | `driver/pabi34_v44.rs`          | `abi-tests/probe/run.sh`        |
+//! | `kern.rs`              | `kern.rs`                       | `abi-tests/probe/run.sh`        |
+//! | `ucma.rs`              | `ucma.rs`                       | `abi-tests/probe/run-rdmacm.sh` |
+//! | `cma.rs`               | `cma.rs`                        | `abi-tests/probe/run-rdmacm.sh` |
+//! | `hand_kept.rs`         | `acm.rs`, a few types of others | kept by hand                    |
 //!
-//! `hand_kept.rs` holds the checks no probe prints: types of headers that are
-//! not installed and that no probe compiles against (librdmacm's cma.h), and
-//! relations between numbers.
+//! `hand_kept.rs` holds the checks no probe prints: types of headers no probe
+//! compiles against (acm.h, librdmacm's private cma.h), a Rust-only buffer,
+//! and relations between numbers.
 
 mod cma;
 mod driver;
