@@ -1,13 +1,14 @@
 /*
- * Layout probe for src/abi/kern.rs.
+ * Layout probe for rdma-abi/src/kern.rs.
  *
  * Compiled against the kernel uAPI headers that rdma-core 44.0 builds with
  * (its kernel-headers/rdma directory; /usr/include/rdma from linux-libc-dev
  * has the same layouts and lacks only a few newer enumerators), it prints
- * the Rust constants and compile-time layout assertions pasted into
- * kern.rs: every number there is what the C compiler computes.
- *
- *   gcc -I /tmp/up/kernel-headers -o /tmp/kern_abi abi-tests/probe/kern_abi.c && /tmp/kern_abi
+ * what the C compiler computes, one fact a line (see gen.py): the size,
+ * alignment and field offsets of every struct kern.rs mirrors, which gen.py
+ * turns into rdma-abi/src/layout/kern.rs, and the Rust definitions of the
+ * constants and enum aliases, which gen.py requires to stand verbatim in
+ * kern.rs. run.sh compiles and runs it.
  *
  * The second half declares rdma-core's command wrappers (kern-abi.h: the
  * classic header or the extended header followed by the kernel's core
@@ -23,10 +24,10 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_ioctl_cmds.h>
 
-#define S(T) printf("const _: () = assert!(size_of::<%s>() == %zu && align_of::<%s>() == %zu);\n", #T, sizeof(struct T), #T, _Alignof(struct T))
-#define F(T, f) printf("const _: () = assert!(offset_of!(%s, %s) == %zu);\n", #T, #f, offsetof(struct T, f))
+#define S(T) printf("S %s %zu %zu\n", #T, sizeof(struct T), _Alignof(struct T))
+#define F(T, f) printf("F %s %s %zu\n", #T, #f, offsetof(struct T, f))
 /* fields whose C name is a Rust keyword get a trailing underscore */
-#define FR(T, f) printf("const _: () = assert!(offset_of!(%s, %s_) == %zu);\n", #T, #f, offsetof(struct T, f))
+#define FR(T, f) printf("F %s %s_ %zu\n", #T, #f, offsetof(struct T, f))
 #define T(name, ty) printf("pub type %s = %s;\n", name, ty)
 #define E(ty, N) konst(#N, ty, (unsigned long long)(N))
 #define D(ty, N) konst(#N, ty, (unsigned long long)(N))
@@ -161,22 +162,37 @@ struct ibv_command_buffer {
 	struct ib_uverbs_ioctl_hdr hdr;
 };
 
-static void bit(const char *name, struct ibv_command_buffer *b)
+/* The byte of *b that holds the one bit-field set in it, and its mask. */
+static size_t bit_byte(const struct ibv_command_buffer *b, unsigned int *mask)
 {
 	unsigned char bytes[sizeof(*b)];
 	size_t i;
 
 	memcpy(bytes, b, sizeof(*b));
 	for (i = 0; i < sizeof(bytes); i++)
-		if (bytes[i])
-			printf("pub const %s: (usize, u8) = (%zu, %#x);\n", name, i, bytes[i]);
+		if (bytes[i]) {
+			*mask = bytes[i];
+			return i;
+		}
+	*mask = 0;
+	return sizeof(bytes);
+}
+
+/* Where a bit-field lives, as a comment of the layout file (the masks are
+ * libibverbs-rs's CMDB_* constants). */
+static void bit(const char *name, struct ibv_command_buffer *b)
+{
+	unsigned int mask;
+	size_t at = bit_byte(b, &mask);
+
+	printf("# %s: byte %zu, mask %#x\n", name, at, mask);
 }
 
 int main(void)
 {
 	struct ibv_command_buffer b;
+	unsigned int mask;
 
-	printf("// ---- constants ----\n");
 	D("u32", IB_USER_VERBS_ABI_VERSION);
 	D("u32", IB_USER_VERBS_CMD_THRESHOLD);
 	D("u32", IB_USER_VERBS_CMD_COMMAND_MASK);
@@ -665,7 +681,6 @@ int main(void)
 	E("u16", UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX);
 	E("u16", UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS);
 	E("u16", UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY);
-	printf("// ---- layouts ----\n");
 	S(ib_uverbs_attr);
 	F(ib_uverbs_attr, attr_id);
 	F(ib_uverbs_attr, len);
@@ -1461,8 +1476,7 @@ int main(void)
 	S(ibv_kern_spec_ipv4);
 	F(ibv_kern_spec_ipv4, val);
 	F(ibv_kern_spec_ipv4, mask);
-	printf("const _: () = assert!(size_of::<ibv_kern_spec>() == %zu && align_of::<ibv_kern_spec>() == %zu);\n",
-	       sizeof(union ibv_kern_spec), _Alignof(union ibv_kern_spec));
+	printf("S ibv_kern_spec %zu %zu\n", sizeof(union ibv_kern_spec), _Alignof(union ibv_kern_spec));
 	S(ibv_alloc_mw);
 	F(ibv_alloc_mw, core_payload);
 	S(ibv_alloc_pd);
@@ -1567,6 +1581,10 @@ int main(void)
 	F(ibv_command_buffer, uhw_out_idx);
 	F(ibv_command_buffer, uhw_in_headroom_dwords);
 	F(ibv_command_buffer, uhw_out_headroom_dwords);
+	/* the three bit-fields share one byte, the Rust field `bitfields` */
+	memset(&b, 0, sizeof(b));
+	b.buffer_error = 1;
+	printf("F ibv_command_buffer bitfields %zu\n", bit_byte(&b, &mask));
 	F(ibv_command_buffer, hdr);
 	/* where each bit-field lives: (byte offset, mask) */
 	memset(&b, 0, sizeof(b));

@@ -10,8 +10,10 @@
 //! unions are `rdma_addr_addr` and `rdma_cm_event_param`, and the union in
 //! `struct ib_addr` is `ib_addr_ib_u`.
 //!
-//! The assertions at the end come from `abi-tests/probe/cma_abi.c` (run
-//! `abi-tests/probe/run-rdmacm.sh`).
+//! Their layout is checked in `src/layout/cma.rs`, with numbers from
+//! `abi-tests/probe/cma_abi.c` (run `abi-tests/probe/run-rdmacm.sh`);
+//! [`ib_connect_hdr`], a private struct of librdmacm, in
+//! `src/layout/hand_kept.rs`.
 #![allow(non_camel_case_types)]
 
 use crate::verbs::{
@@ -292,63 +294,6 @@ pub const RDMA_OPTION_ID_ACK_TIMEOUT: c_int = 3;
 /// `struct ibv_path_data[]`.
 pub const RDMA_OPTION_IB_PATH: c_int = 1;
 
-use crate::{assert_consts, assert_layout};
-// BEGIN PROBE ASSERTIONS
-assert_layout!(ib_addr, size = 16, align = 8, ib_u = 0);
-assert_layout!(sockaddr_ib, size = 48, align = 8, sib_family = 0, sib_pkey = 2, sib_flowinfo = 4, sib_addr = 8, sib_sid = 24, sib_sid_mask = 32, sib_scope_id = 40);
-assert_layout!(rdma_ib_addr, size = 40, align = 8, sgid = 0, dgid = 16, pkey = 32);
-assert_layout!(rdma_addr, size = 296, align = 8, src = 0, dst = 128, addr = 256);
-assert_layout!(rdma_route, size = 312, align = 8, addr = 0, path_rec = 296, num_paths = 304);
-assert_layout!(rdma_event_channel, size = 4, align = 4, fd = 0);
-assert_layout!(rdma_cm_id, size = 416, align = 8, verbs = 0, channel = 8, context = 16, qp = 24, route = 32, ps = 344, port_num = 348, event = 352, send_cq_channel = 360, send_cq = 368, recv_cq_channel = 376, recv_cq = 384, srq = 392, pd = 400, qp_type = 408);
-assert_layout!(rdma_conn_param, size = 24, align = 8, private_data = 0, private_data_len = 8, responder_resources = 9, initiator_depth = 10, flow_control = 11, retry_count = 12, rnr_retry_count = 13, srq = 14, qp_num = 16);
-assert_layout!(rdma_ud_param, size = 56, align = 8, private_data = 0, private_data_len = 8, ah_attr = 16, qp_num = 48, qkey = 52);
-assert_layout!(rdma_cm_event, size = 80, align = 8, id = 0, listen_id = 8, event = 16, status = 20, param = 24);
-assert_layout!(rdma_addrinfo, size = 96, align = 8, ai_flags = 0, ai_family = 4, ai_qp_type = 8, ai_port_space = 12, ai_src_len = 16, ai_dst_len = 20, ai_src_addr = 24, ai_dst_addr = 32, ai_src_canonname = 40, ai_dst_canonname = 48, ai_route_len = 56, ai_route = 64, ai_connect_len = 72, ai_connect = 80, ai_next = 88);
-assert_layout!(rdma_cm_join_mc_attr_ex, size = 16, align = 8, comp_mask = 0, join_flags = 4, addr = 8);
-assert_layout!(rdma_addr_src, size = 128, align = 8);
-assert_layout!(rdma_addr_addr, size = 40, align = 8);
-assert_layout!(rdma_cm_event_param, size = 56, align = 8);
-assert_consts!(
-    AF_IB = 27,
-    RDMA_CM_EVENT_ADDR_RESOLVED = 0,
-    RDMA_CM_EVENT_CONNECT_REQUEST = 4,
-    RDMA_CM_EVENT_ESTABLISHED = 9,
-    RDMA_CM_EVENT_DEVICE_REMOVAL = 11,
-    RDMA_CM_EVENT_MULTICAST_JOIN = 12,
-    RDMA_CM_EVENT_TIMEWAIT_EXIT = 15,
-    RDMA_PS_IPOIB = 2,
-    RDMA_PS_TCP = 262,
-    RDMA_PS_UDP = 273,
-    RDMA_PS_IB = 319,
-    RDMA_IB_IP_PS_MASK = 18446744073709486080,
-    RDMA_IB_IP_PORT_MASK = 65535,
-    RDMA_IB_IP_PS_TCP = 17170432,
-    RDMA_IB_IP_PS_UDP = 17891328,
-    RDMA_IB_PS_IB = 20905984,
-    RDMA_UDP_QKEY = 19088743,
-    RDMA_MAX_RESP_RES = 255,
-    RDMA_MAX_INIT_DEPTH = 255,
-    RAI_PASSIVE = 1,
-    RAI_NUMERICHOST = 2,
-    RAI_NOROUTE = 4,
-    RAI_FAMILY = 8,
-    RDMA_CM_JOIN_MC_ATTR_ADDRESS = 1,
-    RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS = 2,
-    RDMA_CM_JOIN_MC_ATTR_RESERVED = 4,
-    RDMA_MC_JOIN_FLAG_FULLMEMBER = 0,
-    RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER = 1,
-    RDMA_MC_JOIN_FLAG_RESERVED = 2,
-    RDMA_OPTION_ID = 0,
-    RDMA_OPTION_IB = 1,
-    RDMA_OPTION_ID_TOS = 0,
-    RDMA_OPTION_ID_REUSEADDR = 1,
-    RDMA_OPTION_ID_AFONLY = 2,
-    RDMA_OPTION_ID_ACK_TIMEOUT = 3,
-    RDMA_OPTION_IB_PATH = 1,
-);
-// END PROBE ASSERTIONS
-
 /// librdmacm's private CM header for AF_IB connections (`cma.h`); IPv4
 /// addresses go in the last word of each address.
 #[repr(C)]
@@ -361,7 +306,5 @@ pub struct ib_connect_hdr {
     pub src_addr: [u32; 4],
     pub dst_addr: [u32; 4],
 }
-
-crate::assert_layout!(ib_connect_hdr, size = 36, align = 4, ip_version = 1, src_addr = 4, dst_addr = 20);
 
 crate::zeroable!(ib_addr_ib_u, ib_addr, sockaddr_ib, crate::verbs::ibv_path_data);

@@ -18,9 +18,11 @@
 //!
 //! Every struct is checked at compile time against sizes, alignments and
 //! field offsets measured from the C headers by the probes in
-//! `abi-tests/probe/` ([`assert_layout!`], [`assert_consts!`]).
+//! `abi-tests/probe/` ([`assert_layout!`], [`assert_consts!`]); the checks
+//! live in `src/layout/`, one file per module, apart from the types.
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
+mod layout;
 mod macros;
 
 pub mod acm;

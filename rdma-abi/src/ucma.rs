@@ -8,12 +8,13 @@
 //! buffer whose address sits in the body's `response` field. [`ucma_cmd`]
 //! is that pair; librdmacm's own `ucma_abi_*` structs
 //! (`<rdma/rdma_cma_abi.h>`) have exactly the same sizes, which the probe
-//! checks (`assert_cmd!`).
+//! checks.
 //!
 //! Kernel `__kernel_sockaddr_storage` is `libc::sockaddr_storage` (128
 //! bytes, 8-aligned) and the kernel's `struct sockaddr_in6` is
-//! `libc::sockaddr_in6`. Numbers in the assertions at the end come from
-//! `abi-tests/probe/ucma_abi.c` (run `abi-tests/probe/run-rdmacm.sh`).
+//! `libc::sockaddr_in6`. The layouts are checked in `src/layout/ucma.rs`,
+//! with numbers from `abi-tests/probe/ucma_abi.c` (run
+//! `abi-tests/probe/run-rdmacm.sh`).
 #![allow(non_camel_case_types)]
 
 use crate::kern::{ib_uverbs_ah_attr, ib_uverbs_qp_attr};
@@ -416,72 +417,3 @@ crate::zeroable!(
     rdma_ucm_migrate_id,
     rdma_ucm_migrate_resp,
 );
-
-macro_rules! assert_cmd {
-    ($body:ident, $size:expr) => {
-        const _: () = assert!(core::mem::size_of::<ucma_cmd<$body>>() == $size);
-    };
-}
-macro_rules! assert_layout_size {
-    ($ty:ident, $size:expr) => {
-        const _: () = assert!(core::mem::size_of::<$ty>() == $size);
-    };
-}
-const _: () = assert!(core::mem::size_of::<ucma_query_path_buf>() == 8 + 6 * 72);
-
-use crate::{assert_consts, assert_layout};
-// BEGIN PROBE ASSERTIONS
-assert_layout!(rdma_ucm_cmd_hdr, size = 8, align = 4, cmd = 0, in_ = 4, out = 6);
-assert_layout!(rdma_ucm_create_id, size = 24, align = 8, uid = 0, response = 8, ps = 16, qp_type = 18, reserved = 19);
-assert_layout!(rdma_ucm_create_id_resp, size = 4, align = 4, id = 0);
-assert_layout!(rdma_ucm_destroy_id, size = 16, align = 8, response = 0, id = 8, reserved = 12);
-assert_layout!(rdma_ucm_destroy_id_resp, size = 4, align = 4, events_reported = 0);
-assert_layout!(rdma_ucm_bind_ip, size = 40, align = 8, response = 0, addr = 8, id = 36);
-assert_layout!(rdma_ucm_bind, size = 136, align = 8, id = 0, addr_size = 4, reserved = 6, addr = 8);
-assert_layout!(rdma_ucm_resolve_ip, size = 64, align = 4, src_addr = 0, dst_addr = 28, id = 56, timeout_ms = 60);
-assert_layout!(rdma_ucm_resolve_addr, size = 272, align = 8, id = 0, timeout_ms = 4, src_size = 8, dst_size = 10, reserved = 12, src_addr = 16, dst_addr = 144);
-assert_layout!(rdma_ucm_resolve_route, size = 8, align = 4, id = 0, timeout_ms = 4);
-assert_layout!(rdma_ucm_query, size = 16, align = 8, response = 0, id = 8, option = 12);
-assert_layout!(rdma_ucm_query_route_resp, size = 208, align = 8, node_guid = 0, ib_route = 8, src_addr = 136, dst_addr = 164, num_paths = 192, port_num = 196, reserved = 197, ibdev_index = 200, reserved1 = 204);
-assert_layout!(rdma_ucm_query_addr_resp, size = 280, align = 8, node_guid = 0, port_num = 8, reserved = 9, pkey = 10, src_size = 12, dst_size = 14, src_addr = 16, dst_addr = 144, ibdev_index = 272, reserved1 = 276);
-assert_layout!(rdma_ucm_query_path_resp, size = 8, align = 4, num_paths = 0, reserved = 4, path_data = 8);
-assert_layout!(rdma_ucm_conn_param, size = 272, align = 4, qp_num = 0, qkey = 4, private_data = 8, private_data_len = 264, srq = 265, responder_resources = 266, initiator_depth = 267, flow_control = 268, retry_count = 269, rnr_retry_count = 270, valid = 271);
-assert_layout!(rdma_ucm_ud_param, size = 304, align = 4, qp_num = 0, qkey = 4, ah_attr = 8, private_data = 40, private_data_len = 296, reserved = 297);
-assert_layout!(rdma_ucm_ece, size = 8, align = 4, vendor_id = 0, attr_mod = 4);
-assert_layout!(rdma_ucm_connect, size = 288, align = 4, conn_param = 0, id = 272, reserved = 276, ece = 280);
-assert_layout!(rdma_ucm_listen, size = 8, align = 4, id = 0, backlog = 4);
-assert_layout!(rdma_ucm_accept, size = 296, align = 8, uid = 0, conn_param = 8, id = 280, reserved = 284, ece = 288);
-assert_layout!(rdma_ucm_reject, size = 264, align = 4, id = 0, private_data_len = 4, reason = 5, reserved = 6, private_data = 8);
-assert_layout!(rdma_ucm_disconnect, size = 4, align = 4, id = 0);
-assert_layout!(rdma_ucm_init_qp_attr, size = 16, align = 8, response = 0, id = 8, qp_state = 12);
-assert_layout!(rdma_ucm_notify, size = 8, align = 4, id = 0, event = 4);
-assert_layout!(rdma_ucm_join_ip_mcast, size = 48, align = 8, response = 0, uid = 8, addr = 16, id = 44);
-assert_layout!(rdma_ucm_join_mcast, size = 152, align = 8, response = 0, uid = 8, id = 16, addr_size = 20, join_flags = 22, addr = 24);
-assert_layout!(rdma_ucm_get_event, size = 8, align = 8, response = 0);
-assert_layout!(rdma_ucm_event_resp, size = 336, align = 8, uid = 0, id = 8, event = 12, status = 16, param = 20, reserved = 324, ece = 328);
-assert_layout!(rdma_ucm_set_option, size = 24, align = 8, optval = 0, id = 8, level = 12, optname = 16, optlen = 20);
-assert_layout!(rdma_ucm_migrate_id, size = 16, align = 8, response = 0, id = 8, fd = 12);
-assert_layout!(rdma_ucm_migrate_resp, size = 4, align = 4, events_reported = 0);
-assert_cmd!(rdma_ucm_create_id, 32);
-assert_cmd!(rdma_ucm_destroy_id, 24);
-assert_cmd!(rdma_ucm_bind_ip, 48);
-assert_cmd!(rdma_ucm_bind, 144);
-assert_cmd!(rdma_ucm_resolve_ip, 72);
-assert_cmd!(rdma_ucm_resolve_addr, 280);
-assert_cmd!(rdma_ucm_resolve_route, 16);
-assert_cmd!(rdma_ucm_query, 24);
-assert_cmd!(rdma_ucm_connect, 296);
-assert_cmd!(rdma_ucm_listen, 16);
-assert_cmd!(rdma_ucm_accept, 304);
-assert_cmd!(rdma_ucm_reject, 272);
-assert_cmd!(rdma_ucm_disconnect, 12);
-assert_cmd!(rdma_ucm_init_qp_attr, 24);
-assert_cmd!(rdma_ucm_notify, 16);
-assert_cmd!(rdma_ucm_join_ip_mcast, 56);
-assert_cmd!(rdma_ucm_join_mcast, 160);
-assert_cmd!(rdma_ucm_get_event, 16);
-assert_cmd!(rdma_ucm_set_option, 32);
-assert_cmd!(rdma_ucm_migrate_id, 24);
-assert_layout_size!(rdma_ucm_event_resp, 336);
-assert_consts!(RDMA_USER_CM_ABI_VERSION = 4, RDMA_MAX_PRIVATE_DATA = 256, RDMA_USER_CM_MIN_ABI_VERSION = 3, RDMA_USER_CM_MAX_ABI_VERSION = 4, RDMA_USER_CM_CMD_CREATE_ID = 0, RDMA_USER_CM_CMD_JOIN_MCAST = 22, RDMA_USER_CM_CMD_QUERY = 19, RDMA_USER_CM_CMD_GET_EVENT = 12, RDMA_USER_CM_QUERY_ADDR = 0, RDMA_USER_CM_QUERY_PATH = 1, RDMA_USER_CM_QUERY_GID = 2);
-// END PROBE ASSERTIONS

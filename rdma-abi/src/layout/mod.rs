@@ -1,0 +1,30 @@
+//! Compile-time checks of every C layout this crate mirrors: the size,
+//! alignment and field offsets of each struct and union, the size and
+//! signedness of each enum type, and the value of each constant, as the C
+//! headers give them ([`assert_layout!`](crate::assert_layout),
+//! [`assert_consts!`](crate::assert_consts)). A mismatch fails the build.
+//!
+//! One file per ABI module, the same path under `layout/` as the module's
+//! under `src/`. All of them but `hand_kept.rs` are written whole by
+//! `abi-tests/probe/gen.py` from what the C probes print; rerun the probe
+//! rather than edit them:
+//!
+//! | file                   | checks                          | written by                      |
+//! |------------------------|---------------------------------|---------------------------------|
+//! | `verbs.rs`             | `verbs.rs`                      | `abi-tests/probe/run.sh`        |
+//! | `driver/pabi34_v44.rs` | `driver/pabi34_v44.rs`          | `abi-tests/probe/run.sh`        |
+//! | `kern.rs`              | `kern.rs`                       | `abi-tests/probe/run.sh`        |
+//! | `ucma.rs`              | `ucma.rs`                       | `abi-tests/probe/run-rdmacm.sh` |
+//! | `cma.rs`               | `cma.rs`                        | `abi-tests/probe/run-rdmacm.sh` |
+//! | `hand_kept.rs`         | `acm.rs`, a few types of others | kept by hand                    |
+//!
+//! `hand_kept.rs` holds the checks no probe prints: types of headers no probe
+//! compiles against (acm.h, librdmacm's private cma.h), a Rust-only buffer,
+//! and relations between numbers.
+
+mod cma;
+mod driver;
+mod hand_kept;
+mod kern;
+mod ucma;
+mod verbs;
