@@ -397,7 +397,7 @@ pub fn resolve_on(conn: &Mutex<OwnedFd>, chain: &mut Vec<AddrInfo>, hints: &Hint
 /// when ibacm is not reachable.
 pub fn ib_resolve(chain: &mut Chain, hints: &Hints) {
     if let Some(conn) = ib_init() {
-        resolve_on(conn, chain.as_vec(), hints, crate::cma::af_ib_support());
+        resolve_on(conn, chain.as_vec(), hints, crate::ucma::af_ib_support());
     }
 }
 

@@ -12,7 +12,7 @@ use rdma_util::mem::zeroed;
 use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::abi::verbs::*;
-use crate::cma::af_ib_support;
+use crate::ucma::af_ib_support;
 use crate::id::{complete, ret_int, Id, Res};
 use crate::ucma::{uaddr, write_cmd, write_cmd_resp};
 use core::ffi::c_int;

@@ -1,6 +1,5 @@
-//! Library initialisation (`ucma_init`) and the AF_IB capability, the two
-//! entry points other parts of librdmacm (rdma_getaddrinfo, rsockets) use,
-//! plus re-exports of the address helpers they share.
+//! Library initialisation (`ucma_init`), which the entry points other
+//! parts of librdmacm (rdma_getaddrinfo, rsockets) use first.
 //!
 //! `ucma_init`, as upstream: once per process, check the kernel's rdma_cm
 //! ABI version (EPERM if unsupported) and read the device list (ENODEV if
@@ -13,16 +12,8 @@ use core::ffi::c_int;
 use core::sync::atomic::{AtomicBool, Ordering};
 use parking_lot::Mutex;
 
-pub use crate::addr::{addrlen as ucma_addrlen, get_port as ucma_get_port};
-
 static READY: AtomicBool = AtomicBool::new(false);
 static INIT: Mutex<()> = Mutex::new(());
-static AF_IB_SUPPORT: AtomicBool = AtomicBool::new(false);
-
-/// Whether the kernel accepts AF_IB addresses (known after init).
-pub fn af_ib_support() -> bool {
-    AF_IB_SUPPORT.load(Ordering::Acquire)
-}
 
 /// Initialises the library; Err(errno) on failure. Idempotent.
 pub fn ucma_init() -> Result<(), c_int> {
@@ -39,13 +30,13 @@ pub fn ucma_init() -> Result<(), c_int> {
     }
     crate::devices::DEVICES.lock().0.sync()?;
     READY.store(true, Ordering::Release);
-    set_af_ib_support();
+    probe_af_ib();
     Ok(())
 }
 
 /// Binds a synchronous RDMA_PS_IB id to the AF_IB "any" address with the
 /// TCP port-space service id; success means AF_IB is supported.
-fn set_af_ib_support() {
+fn probe_af_ib() {
     let Ok(id) = crate::id::create_id2(
         core::ptr::null_mut(),
         core::ptr::null_mut(),
@@ -58,10 +49,10 @@ fn set_af_ib_support() {
     sib.sib_family = AF_IB as u16;
     sib.sib_sid = RDMA_IB_IP_PS_TCP.to_be();
     sib.sib_sid_mask = RDMA_IB_IP_PS_MASK.to_be();
-    AF_IB_SUPPORT.store(true, Ordering::Release);
+    crate::ucma::set_af_ib_support(true);
     // SAFETY: sib is a complete sockaddr_ib.
     let ok = unsafe { crate::addr::bind_addr(id, (&sib as *const sockaddr_ib).cast()) }.is_ok();
-    AF_IB_SUPPORT.store(ok, Ordering::Release);
+    crate::ucma::set_af_ib_support(ok);
     let _ = crate::id::destroy_id(id);
 }
 
@@ -78,6 +69,6 @@ mod tests {
         }
         assert_eq!(ucma_init(), Err(libc::ENODEV));
         assert_eq!(ucma_init(), Err(libc::ENODEV));
-        assert!(!af_ib_support());
+        assert!(!crate::ucma::af_ib_support());
     }
 }

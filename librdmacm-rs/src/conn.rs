@@ -13,7 +13,7 @@ use rdma_util::mem::zeroed;
 use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::abi::verbs::*;
-use crate::cma::af_ib_support;
+use crate::ucma::af_ib_support;
 use crate::id::{complete, ret_int, Id, Res};
 use crate::qp::{modify_qp_err, modify_qp_rtr, modify_qp_rts, modify_qp_sqd};
 use crate::ucma::write_cmd;

@@ -5,7 +5,7 @@
 
 use crate::abi::cma::*;
 use crate::abi::verbs::*;
-use crate::cma::af_ib_support;
+use crate::ucma::af_ib_support;
 use crate::id::{complete, create_id2, ret_int, Id, Res};
 use core::ptr::null_mut;
 

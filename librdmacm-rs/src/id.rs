@@ -694,7 +694,7 @@ fn copy_ud_event(evt: &mut CmaEvent, src: &rdma_ucm_ud_param) {
 
 fn process_addr_resolved(evt: &mut CmaEvent) {
     let id = Id(evt.id_priv);
-    let r = if crate::cma::af_ib_support() {
+    let r = if crate::ucma::af_ib_support() {
         crate::addr::query_addr(id).and_then(|()| {
             if id.transport() == Some(IBV_TRANSPORT_IB) {
                 crate::addr::query_gid(id)
@@ -716,7 +716,7 @@ fn process_route_resolved(evt: &mut CmaEvent) {
     if id.transport() != Some(IBV_TRANSPORT_IB) {
         return;
     }
-    let r = if crate::cma::af_ib_support() {
+    let r = if crate::ucma::af_ib_support() {
         crate::addr::query_path(id)
     } else {
         crate::addr::query_route(id)
@@ -728,7 +728,7 @@ fn process_route_resolved(evt: &mut CmaEvent) {
 }
 
 fn query_req_info(id: Id) -> Res<()> {
-    if !crate::cma::af_ib_support() {
+    if !crate::ucma::af_ib_support() {
         return crate::addr::query_route(id);
     }
     crate::addr::query_addr(id)?;

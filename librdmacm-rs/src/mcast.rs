@@ -8,7 +8,7 @@ use rdma_util::mem::zeroed;
 use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::addr::addrlen;
-use crate::cma::af_ib_support;
+use crate::ucma::af_ib_support;
 use crate::id::{complete, ret_int, CmaEvent, Id, Mcast, Res};
 use crate::ucma::{uaddr, write_cmd_resp};
 use core::ffi::{c_int, c_void};

@@ -15,7 +15,7 @@
 use crate::abi::ucma::*;
 use rdma_util::ffi::errno;
 use core::ffi::{c_char, c_int, c_void};
-use core::sync::atomic::{AtomicI32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use parking_lot::Mutex;
 use std::os::fd::IntoRawFd;
 
@@ -25,6 +25,21 @@ static ABI_VER: AtomicI32 = AtomicI32::new(-1);
 /// The device node name under /dev/infiniband and its dev_t (0: don't
 /// check), as learned from the kernel.
 static CDEV: Mutex<Option<(String, libc::dev_t)>> = Mutex::new(None);
+
+/// Whether the kernel takes AF_IB addresses (and so the newer commands:
+/// BIND, RESOLVE_ADDR, QUERY, JOIN_MCAST). Learned once by library
+/// initialisation (`cma`), which probes the kernel; false until then.
+static AF_IB_SUPPORT: AtomicBool = AtomicBool::new(false);
+
+/// Whether the kernel accepts AF_IB addresses (known after init).
+pub fn af_ib_support() -> bool {
+    AF_IB_SUPPORT.load(Ordering::Acquire)
+}
+
+/// Records what the initialisation's probe found (see [`af_ib_support`]).
+pub fn set_af_ib_support(on: bool) {
+    AF_IB_SUPPORT.store(on, Ordering::Release);
+}
 
 /// The ABI version (-1 before [`check_abi_version`] succeeded).
 pub fn abi_ver() -> i32 {
