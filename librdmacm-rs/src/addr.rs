@@ -13,7 +13,8 @@ use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::abi::verbs::*;
 use crate::ucma::af_ib_support;
-use crate::id::{complete, ret_int, Id, Res};
+use crate::event::complete;
+use crate::id::{ret_int, Id, Res};
 use crate::ucma::{uaddr, write_cmd, write_cmd_resp};
 use core::ffi::c_int;
 use core::mem::MaybeUninit;
@@ -424,7 +425,7 @@ rdma_util::export! {
     }
 }
 
-crate::export_sync! {
+crate::event::export_sync! {
     /// Resolves a destination address (and binds to a source).
     fn rdma_resolve_addr(id: *mut rdma_cm_id, src_addr: *mut sockaddr, dst_addr: *mut sockaddr,
                          timeout_ms: c_int) -> c_int;
@@ -437,7 +438,7 @@ crate::export_sync! {
     }
 }
 
-crate::export_sync! {
+crate::event::export_sync! {
     /// Resolves the route to the resolved destination.
     fn rdma_resolve_route(id: *mut rdma_cm_id, timeout_ms: c_int) -> c_int;
     {

@@ -56,6 +56,40 @@ fn probe_af_ib() {
     let _ = crate::id::destroy_id(id);
 }
 
+/// Waits for (or, on a non-blocking channel, fetches) the next event.
+///
+/// Not written with `export!`: its wait is a cancellation point, as
+/// upstream's, so it runs outside the guarded parts (see
+/// `ffi::cancellable`), and the function may unwind (`C-unwind`).
+///
+/// # Safety
+/// As rdma_get_cm_event(3): `channel` is a live event channel.
+#[no_mangle]
+pub unsafe extern "C-unwind" fn rdma_get_cm_event(channel: *mut rdma_event_channel, event: *mut *mut rdma_cm_event) -> c_int {
+    const NAME: &str = "rdma_get_cm_event";
+    let begin = rdma_util::ffi::guard(crate::LIB_NAME, NAME, Err(libc::EIO), || {
+        ucma_init()?;
+        if event.is_null() || channel.is_null() {
+            return Err(libc::EINVAL);
+        }
+        // SAFETY: checked non-NULL; the caller's live channel.
+        Ok(unsafe { crate::event::EventWait::new(channel) })
+    });
+    let w = match begin {
+        Ok(w) => w,
+        Err(e) => return crate::id::ret_int(Err(e)),
+    };
+    // SAFETY: w is fresh; this frame holds nothing with a destructor.
+    match unsafe { crate::event::wait_event_cancellable(NAME, w) } {
+        Ok(ev) => {
+            // SAFETY: event is a valid out-pointer (checked non-null).
+            unsafe { *event = ev };
+            0
+        }
+        Err(e) => crate::id::ret_int(Err(e)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

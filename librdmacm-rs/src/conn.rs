@@ -7,14 +7,15 @@
 //! device's maximum); explicit values above the device's maxima are refused
 //! with EINVAL for RDMA_PS_TCP ids. The accepting side moves its QP to RTR
 //! and RTS before sending the reply; the connecting side does so when the
-//! reply arrives (see `id::translate_event`).
+//! reply arrives (see `event::translate_event`).
 
 use rdma_util::mem::zeroed;
 use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::abi::verbs::*;
 use crate::ucma::af_ib_support;
-use crate::id::{complete, ret_int, Id, Res};
+use crate::event::complete;
+use crate::id::{ret_int, Id, Res};
 use crate::qp::{modify_qp_err, modify_qp_rtr, modify_qp_rts, modify_qp_sqd};
 use crate::ucma::write_cmd;
 use core::ffi::{c_int, c_void};
@@ -138,19 +139,19 @@ pub fn listen(id: Id, backlog: c_int) -> Res<()> {
 pub fn get_request(listen: Id) -> Res<Id> {
     let w = get_request_begin(listen)?;
     // SAFETY: fresh from get_request_begin.
-    let event = unsafe { crate::id::get_cm_event_with(w) }?;
+    let event = unsafe { crate::event::get_cm_event_with(w) }?;
     // SAFETY: the event just returned.
     unsafe { get_request_finish(listen, event) }
 }
 
 /// The checks of rdma_get_request before its wait, and the wait's start.
-pub fn get_request_begin(listen: Id) -> Res<crate::id::EventWait> {
+pub fn get_request_begin(listen: Id) -> Res<crate::event::EventWait> {
     if !listen.sync() {
         return Err(libc::EINVAL);
     }
     crate::id::ack_held_event(listen);
     // SAFETY: a synchronous id's private channel lives as long as the id.
-    Ok(unsafe { crate::id::EventWait::new(listen.channel()) })
+    Ok(unsafe { crate::event::EventWait::new(listen.channel()) })
 }
 
 /// rdma_get_request after its wait returned `event`.
@@ -272,7 +273,7 @@ fn param<'a>(p: *mut rdma_conn_param) -> Option<&'a rdma_conn_param> {
 // Exports
 // ---------------------------------------------------------------------------
 
-crate::export_sync! {
+crate::event::export_sync! {
     /// Starts a connection to the resolved destination.
     fn rdma_connect(id: *mut rdma_cm_id, conn_param: *mut rdma_conn_param) -> c_int;
     {
@@ -313,7 +314,7 @@ pub unsafe extern "C-unwind" fn rdma_get_request(listen: *mut rdma_cm_id, id: *m
         Err(e) => return ret_int(Err(e)),
     };
     // SAFETY: w is fresh; this frame holds nothing with a destructor.
-    let event = match unsafe { crate::id::wait_event_cancellable(NAME, w) } {
+    let event = match unsafe { crate::event::wait_event_cancellable(NAME, w) } {
         Ok(ev) => ev,
         Err(e) => return ret_int(Err(e)),
     };
@@ -328,7 +329,7 @@ pub unsafe extern "C-unwind" fn rdma_get_request(listen: *mut rdma_cm_id, id: *m
     }
 }
 
-crate::export_sync! {
+crate::event::export_sync! {
     /// Accepts a connection request.
     fn rdma_accept(id: *mut rdma_cm_id, conn_param: *mut rdma_conn_param) -> c_int;
     {
@@ -366,7 +367,7 @@ rdma_util::export! {
     }
 }
 
-crate::export_sync! {
+crate::event::export_sync! {
     /// Disconnects (after flushing the QP).
     fn rdma_disconnect(id: *mut rdma_cm_id) -> c_int;
     {

@@ -6,7 +6,8 @@
 use crate::abi::cma::*;
 use crate::abi::verbs::*;
 use crate::ucma::af_ib_support;
-use crate::id::{complete, create_id2, ret_int, Id, Res};
+use crate::event::complete;
+use crate::id::{create_id2, ret_int, Id, Res};
 use core::ptr::null_mut;
 
 /// Route resolution timeout upstream uses for endpoints.

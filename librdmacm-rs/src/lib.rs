@@ -25,6 +25,7 @@ pub mod abi;
 pub mod addr;
 pub mod addrinfo;
 pub mod cma;
+pub mod event;
 pub mod conn;
 pub mod devices;
 pub mod ep;
