@@ -1,5 +1,9 @@
-//! Library initialisation (`ucma_init`), which the entry points other
-//! parts of librdmacm (rdma_getaddrinfo, rsockets) use first.
+//! Library initialisation (`ucma_init`) and the entry points that begin
+//! with it: rdma_create_event_channel, rdma_create_id, rdma_get_cm_event,
+//! rdma_get_devices, and the helpers that do the same for rdma_create_ep
+//! and rsockets. Nothing below this module initialises the library: the
+//! modules it builds on (ucma, devices, id, addr, event) expect it done,
+//! which it is whenever an id or a channel exists.
 //!
 //! `ucma_init`, as upstream: once per process, check the kernel's rdma_cm
 //! ABI version (EPERM if unsupported) and read the device list (ENODEV if
@@ -8,16 +12,20 @@
 //! throw-away id to an AF_IB wildcard address.
 
 use crate::abi::cma::*;
-use core::ffi::c_int;
+use crate::abi::verbs::*;
+use crate::devices::CmaDevice;
+use crate::id::{create_id2, open_event_channel, qp_type_for, ret_int, Id, Res};
+use core::ffi::{c_int, c_void};
+use core::ptr::null_mut;
 use core::sync::atomic::{AtomicBool, Ordering};
 use parking_lot::Mutex;
+use rdma_util::ffi::set_errno;
 
 static READY: AtomicBool = AtomicBool::new(false);
 static INIT: Mutex<()> = Mutex::new(());
 
 /// Initialises the library; Err(errno) on failure. Idempotent.
 pub fn ucma_init() -> Result<(), c_int> {
-    // The AF_IB probe below calls back into here: the flag is set before it.
     if READY.load(Ordering::Acquire) {
         return Ok(());
     }
@@ -37,12 +45,7 @@ pub fn ucma_init() -> Result<(), c_int> {
 /// Binds a synchronous RDMA_PS_IB id to the AF_IB "any" address with the
 /// TCP port-space service id; success means AF_IB is supported.
 fn probe_af_ib() {
-    let Ok(id) = crate::id::create_id2(
-        core::ptr::null_mut(),
-        core::ptr::null_mut(),
-        RDMA_PS_IB,
-        crate::id::qp_type_for(RDMA_PS_IB),
-    ) else {
+    let Ok(id) = create_id2(null_mut(), null_mut(), RDMA_PS_IB, qp_type_for(RDMA_PS_IB)) else {
         return;
     };
     let mut sib: sockaddr_ib = rdma_util::mem::zeroed();
@@ -54,6 +57,59 @@ fn probe_af_ib() {
     let ok = unsafe { crate::addr::bind_addr(id, (&sib as *const sockaddr_ib).cast()) }.is_ok();
     crate::ucma::set_af_ib_support(ok);
     let _ = crate::id::destroy_id(id);
+}
+
+/// `rdma_create_id2` from an entry point: initialises the library first.
+pub fn create_id(
+    channel: *mut rdma_event_channel,
+    context: *mut c_void,
+    ps: rdma_port_space,
+    qp_type: ibv_qp_type,
+) -> Res<Id> {
+    ucma_init()?;
+    create_id2(channel, context, ps, qp_type)
+}
+
+/// `ucma_max_qpsize` (for rsockets): the device's limit, or, without a
+/// device, the smallest of all devices' after initialising the library (0
+/// when that fails).
+pub fn max_qpsize(d: Option<*mut CmaDevice>) -> i32 {
+    if d.is_none() && ucma_init().is_err() {
+        return 0;
+    }
+    crate::devices::max_qpsize(d)
+}
+
+// ---------------------------------------------------------------------------
+// Exports
+// ---------------------------------------------------------------------------
+
+rdma_util::export! {
+    /// Opens a new event channel on the rdma_cm device.
+    fn rdma_create_event_channel() -> *mut rdma_event_channel, on_panic = null_mut();
+    {
+        ucma_init().and_then(|()| open_event_channel()).unwrap_or_else(|e| {
+            set_errno(e);
+            null_mut()
+        })
+    }
+}
+
+rdma_util::export! {
+    /// Creates an id in port space `ps` (QP type from the port space).
+    fn rdma_create_id(channel: *mut rdma_event_channel, id: *mut *mut rdma_cm_id,
+                      context: *mut c_void, ps: rdma_port_space) -> c_int, on_panic = -1;
+    {
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
+        match create_id(channel, context, ps, qp_type_for(ps)) {
+            Ok(n) => {
+                // SAFETY: id is a valid out-pointer (checked non-null).
+                unsafe { *id = n.cm() };
+                0
+            }
+            Err(e) => ret_int(Err(e)),
+        }
+    }
 }
 
 /// Waits for (or, on a non-blocking channel, fetches) the next event.
@@ -77,7 +133,7 @@ pub unsafe extern "C-unwind" fn rdma_get_cm_event(channel: *mut rdma_event_chann
     });
     let w = match begin {
         Ok(w) => w,
-        Err(e) => return crate::id::ret_int(Err(e)),
+        Err(e) => return ret_int(Err(e)),
     };
     // SAFETY: w is fresh; this frame holds nothing with a destructor.
     match unsafe { crate::event::wait_event_cancellable(NAME, w) } {
@@ -86,13 +142,56 @@ pub unsafe extern "C-unwind" fn rdma_get_cm_event(channel: *mut rdma_event_chann
             unsafe { *event = ev };
             0
         }
-        Err(e) => crate::id::ret_int(Err(e)),
+        Err(e) => ret_int(Err(e)),
+    }
+}
+
+
+rdma_util::export! {
+    /// A NULL-terminated array of the contexts of all RDMA devices (opened
+    /// by the CM); free it with rdma_free_devices.
+    fn rdma_get_devices(num_devices: *mut c_int) -> *mut *mut ibv_context, on_panic = core::ptr::null_mut();
+    {
+        let devs = match ucma_init() {
+            Err(e) => {
+                rdma_util::ffi::set_errno(e);
+                None
+            }
+            Ok(()) => {
+                let d = crate::devices::get_devices();
+                if d.is_none() {
+                    rdma_util::ffi::set_errno(libc::ENODEV);
+                }
+                d
+            }
+        };
+        let out = devs.and_then(|v| {
+            // SAFETY: plain allocation; freed by rdma_free_devices with free().
+            let arr = unsafe { libc::malloc(core::mem::size_of::<*mut ibv_context>() * (v.len() + 1)) }
+                .cast::<*mut ibv_context>();
+            if arr.is_null() {
+                crate::devices::free_devices(&v);
+                return None;
+            }
+            // SAFETY: arr has room for v.len() + 1 pointers.
+            unsafe {
+                core::ptr::copy_nonoverlapping(v.as_ptr(), arr, v.len());
+                *arr.add(v.len()) = core::ptr::null_mut();
+            }
+            Some((arr, v.len()))
+        });
+        if !num_devices.is_null() {
+            // SAFETY: non-null out-pointer from the caller.
+            unsafe { *num_devices = out.map_or(0, |(_, n)| n as c_int) };
+        }
+        out.map_or(core::ptr::null_mut(), |(a, _)| a)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rdma_util::ffi::errno;
 
     /// This machine has no RDMA device (and no rdma_cm): initialisation
     /// fails the way upstream's does there, and keeps failing.
@@ -104,5 +203,39 @@ mod tests {
         assert_eq!(ucma_init(), Err(libc::ENODEV));
         assert_eq!(ucma_init(), Err(libc::ENODEV));
         assert!(!crate::ucma::af_ib_support());
+    }
+
+    /// On this machine there is no rdma_cm device and no RDMA device: the
+    /// exported entry points fail the way Debian's librdmacm does.
+    #[test]
+    fn entry_points_without_rdma_fail_like_upstream() {
+        if std::path::Path::new("/dev/infiniband/rdma_cm").exists() {
+            return;
+        }
+        // SAFETY: calling our own exports with valid or null arguments.
+        unsafe {
+            set_errno(0);
+            assert!(rdma_create_event_channel().is_null());
+            assert_eq!(errno(), libc::ENODEV);
+            let mut id: *mut rdma_cm_id = null_mut();
+            set_errno(0);
+            assert_eq!(rdma_create_id(null_mut(), &mut id, null_mut(), RDMA_PS_TCP), -1);
+            assert_eq!(errno(), libc::ENODEV);
+            assert!(id.is_null());
+            let mut n = 5;
+            set_errno(0);
+            assert!(rdma_get_devices(&mut n).is_null());
+            assert_eq!((n, errno()), (0, libc::ENODEV));
+            let mut ev: *mut rdma_cm_event = null_mut();
+            set_errno(0);
+            assert_eq!(rdma_get_cm_event(null_mut(), &mut ev), -1);
+            assert_eq!(errno(), libc::ENODEV);
+            set_errno(0);
+            assert_eq!(crate::id::rdma_ack_cm_event(null_mut()), -1);
+            assert_eq!(errno(), libc::EINVAL);
+            set_errno(0);
+            assert_eq!(crate::id::rdma_destroy_id(null_mut()), -1);
+            assert_eq!(errno(), libc::EINVAL);
+        }
     }
 }

@@ -486,14 +486,12 @@ pub fn free_devices(list: &[*mut ibv_context]) {
 }
 
 /// The smallest max_qp_wr of the live devices after opening them all, or
-/// that of `d` (`ucma_max_qpsize`; used by rsockets).
+/// that of `d` (`ucma_max_qpsize`, whose initialisation, for `None`, is
+/// `cma::max_qpsize`'s).
 pub fn max_qpsize(d: Option<*mut CmaDevice>) -> i32 {
     if let Some(d) = d {
         // SAFETY: the caller's id holds a reference to d.
         return unsafe { (*d).max_qpsize };
-    }
-    if crate::cma::ucma_init().is_err() {
-        return 0;
     }
     let mut g = DEVICES.lock();
     let l = &mut g.0;
@@ -704,47 +702,6 @@ mod tests {
 // ---------------------------------------------------------------------------
 // Exports
 // ---------------------------------------------------------------------------
-
-rdma_util::export! {
-    /// A NULL-terminated array of the contexts of all RDMA devices (opened
-    /// by the CM); free it with rdma_free_devices.
-    fn rdma_get_devices(num_devices: *mut c_int) -> *mut *mut ibv_context, on_panic = core::ptr::null_mut();
-    {
-        let devs = match crate::cma::ucma_init() {
-            Err(e) => {
-                rdma_util::ffi::set_errno(e);
-                None
-            }
-            Ok(()) => {
-                let d = get_devices();
-                if d.is_none() {
-                    rdma_util::ffi::set_errno(libc::ENODEV);
-                }
-                d
-            }
-        };
-        let out = devs.and_then(|v| {
-            // SAFETY: plain allocation; freed by rdma_free_devices with free().
-            let arr = unsafe { libc::malloc(core::mem::size_of::<*mut ibv_context>() * (v.len() + 1)) }
-                .cast::<*mut ibv_context>();
-            if arr.is_null() {
-                free_devices(&v);
-                return None;
-            }
-            // SAFETY: arr has room for v.len() + 1 pointers.
-            unsafe {
-                core::ptr::copy_nonoverlapping(v.as_ptr(), arr, v.len());
-                *arr.add(v.len()) = core::ptr::null_mut();
-            }
-            Some((arr, v.len()))
-        });
-        if !num_devices.is_null() {
-            // SAFETY: non-null out-pointer from the caller.
-            unsafe { *num_devices = out.map_or(0, |(_, n)| n as c_int) };
-        }
-        out.map_or(core::ptr::null_mut(), |(a, _)| a)
-    }
-}
 
 rdma_util::export! {
     /// Releases a list from rdma_get_devices.

@@ -7,7 +7,8 @@ use crate::abi::cma::*;
 use crate::abi::verbs::*;
 use crate::ucma::af_ib_support;
 use crate::event::complete;
-use crate::id::{create_id2, ret_int, Id, Res};
+use crate::cma::create_id;
+use crate::id::{ret_int, Id, Res};
 use core::ptr::null_mut;
 
 /// Route resolution timeout upstream uses for endpoints.
@@ -62,7 +63,7 @@ fn active_ep(id: Id, res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv
 
 /// `rdma_create_ep`.
 pub fn create_ep(res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv_qp_init_attr>) -> Res<Id> {
-    let id = create_id2(null_mut(), null_mut(), res.ai_port_space as rdma_port_space, res.ai_qp_type as ibv_qp_type)?;
+    let id = create_id(null_mut(), null_mut(), res.ai_port_space as rdma_port_space, res.ai_qp_type as ibv_qp_type)?;
     let r = if res.ai_flags & RAI_PASSIVE != 0 {
         passive_ep(id, res, pd, init.map(|i| &*i))
     } else {

@@ -29,8 +29,6 @@ use crate::abi::ucma::*;
 use crate::abi::verbs::*;
 use crate::devices::CmaDevice;
 use rdma_util::ffi::set_errno;
-#[cfg(test)]
-use rdma_util::ffi::errno;
 use crate::ucma::{uaddr, write_cmd_resp};
 use core::ffi::{c_int, c_void};
 use core::mem::MaybeUninit;
@@ -307,9 +305,10 @@ pub(crate) fn lookup_id(h: u32) -> Option<Id> {
 // Event channels
 // ---------------------------------------------------------------------------
 
-/// `rdma_create_event_channel`.
-pub fn create_event_channel() -> Res<*mut rdma_event_channel> {
-    crate::cma::ucma_init()?;
+/// A new event channel: an open rdma_cm device. The library must be
+/// initialised (rdma_create_event_channel does that first, in `cma`; every
+/// other caller works for an id, which exists only once it was).
+pub fn open_event_channel() -> Res<*mut rdma_event_channel> {
     let fd = crate::ucma::open_channel_fd()?;
     Ok(Box::into_raw(Box::new(rdma_event_channel { fd })))
 }
@@ -317,9 +316,9 @@ pub fn create_event_channel() -> Res<*mut rdma_event_channel> {
 /// `rdma_destroy_event_channel`.
 ///
 /// # Safety
-/// `ch` came from [`create_event_channel`] and is not used afterwards.
+/// `ch` came from [`open_event_channel`] and is not used afterwards.
 pub unsafe fn destroy_event_channel(ch: *mut rdma_event_channel) {
-    // SAFETY: ch came from create_event_channel and is destroyed once.
+    // SAFETY: ch came from open_event_channel and is destroyed once.
     let ch = unsafe { Box::from_raw(ch) };
     // SAFETY: closing the channel's own fd.
     unsafe { libc::close(ch.fd) };
@@ -338,7 +337,7 @@ pub fn alloc_id(
     qp_type: ibv_qp_type,
 ) -> Res<Id> {
     let (channel, sync) = if channel.is_null() {
-        (create_event_channel()?, true)
+        (open_event_channel()?, true)
     } else {
         (channel, false)
     };
@@ -387,21 +386,21 @@ pub fn free_id(id: Id) {
     }
     if id.sync() {
         // SAFETY: a synchronous id owns its private channel (made by
-        // create_event_channel); the id dies below.
+        // open_event_channel); the id dies below.
         unsafe { destroy_event_channel(id.channel()) };
     }
     // SAFETY: the id came from Box::into_raw in alloc_id; this is its end.
     drop(unsafe { Box::from_raw(id.0) });
 }
 
-/// `rdma_create_id2`: an id with an explicit QP type.
+/// `rdma_create_id2`: an id with an explicit QP type, on an initialised
+/// library (see `cma::create_id`, which initialises it first).
 pub fn create_id2(
     channel: *mut rdma_event_channel,
     context: *mut c_void,
     ps: rdma_port_space,
     qp_type: ibv_qp_type,
 ) -> Res<Id> {
-    crate::cma::ucma_init()?;
     // Upstream reports any allocation failure, including that of a private
     // channel, as ENOMEM.
     let id = alloc_id(channel, context, ps, qp_type).map_err(|_| libc::ENOMEM)?;
@@ -467,7 +466,7 @@ pub fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
         return Err(libc::EINVAL);
     }
     let sync = channel.is_null();
-    let channel = if sync { create_event_channel()? } else { channel };
+    let channel = if sync { open_event_channel()? } else { channel };
     let mut resp = rdma_ucm_migrate_resp::default();
     let body = rdma_ucm_migrate_id { response: uaddr(&mut resp), id: id.handle(), fd: id.fd() as u32 };
     // SAFETY: channel is live (ours or the caller's).
@@ -482,7 +481,7 @@ pub fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
     if id.sync() {
         ack_held_event(id);
         // SAFETY: a synchronous id owns its private channel (made by
-        // create_event_channel); the id is moved to `channel` below.
+        // open_event_channel); the id is moved to `channel` below.
         unsafe { destroy_event_channel(id.channel()) };
     }
     id.set_sync(sync);
@@ -548,17 +547,6 @@ pub fn ack_held_event(id: Id) {
 // ---------------------------------------------------------------------------
 
 rdma_util::export! {
-    /// Opens a new event channel on the rdma_cm device.
-    fn rdma_create_event_channel() -> *mut rdma_event_channel, on_panic = null_mut();
-    {
-        create_event_channel().unwrap_or_else(|e| {
-            set_errno(e);
-            null_mut()
-        })
-    }
-}
-
-rdma_util::export! {
     /// Closes and frees an event channel.
     fn rdma_destroy_event_channel(channel: *mut rdma_event_channel) -> (), on_panic = ();
     {
@@ -566,23 +554,6 @@ rdma_util::export! {
         // SAFETY: checked non-NULL; the caller's channel from
         // rdma_create_event_channel, given up here.
         unsafe { destroy_event_channel(channel) }
-    }
-}
-
-rdma_util::export! {
-    /// Creates an id in port space `ps` (QP type from the port space).
-    fn rdma_create_id(channel: *mut rdma_event_channel, id: *mut *mut rdma_cm_id,
-                      context: *mut c_void, ps: rdma_port_space) -> c_int, on_panic = -1;
-    {
-        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
-        match create_id2(channel, context, ps, qp_type_for(ps)) {
-            Ok(n) => {
-                // SAFETY: id is a valid out-pointer (checked non-null).
-                unsafe { *id = n.cm() };
-                0
-            }
-            Err(e) => ret_int(Err(e)),
-        }
     }
 }
 
@@ -659,39 +630,5 @@ pub(crate) mod tests {
         assert_eq!(qp_type_for(RDMA_PS_IB), IBV_QPT_RC);
         assert_eq!(qp_type_for(RDMA_PS_UDP), IBV_QPT_UD);
         assert_eq!(qp_type_for(RDMA_PS_IPOIB), IBV_QPT_UD);
-    }
-
-    /// On this machine there is no rdma_cm device and no RDMA device: the
-    /// exported entry points fail the way Debian's librdmacm does.
-    #[test]
-    fn entry_points_without_rdma_fail_like_upstream() {
-        if std::path::Path::new("/dev/infiniband/rdma_cm").exists() {
-            return;
-        }
-        // SAFETY: calling our own exports with valid or null arguments.
-        unsafe {
-            set_errno(0);
-            assert!(rdma_create_event_channel().is_null());
-            assert_eq!(errno(), libc::ENODEV);
-            let mut id: *mut rdma_cm_id = null_mut();
-            set_errno(0);
-            assert_eq!(rdma_create_id(null_mut(), &mut id, null_mut(), RDMA_PS_TCP), -1);
-            assert_eq!(errno(), libc::ENODEV);
-            assert!(id.is_null());
-            let mut n = 5;
-            set_errno(0);
-            assert!(crate::devices::rdma_get_devices(&mut n).is_null());
-            assert_eq!((n, errno()), (0, libc::ENODEV));
-            let mut ev: *mut rdma_cm_event = null_mut();
-            set_errno(0);
-            assert_eq!(crate::cma::rdma_get_cm_event(null_mut(), &mut ev), -1);
-            assert_eq!(errno(), libc::ENODEV);
-            set_errno(0);
-            assert_eq!(rdma_ack_cm_event(null_mut()), -1);
-            assert_eq!(errno(), libc::EINVAL);
-            set_errno(0);
-            assert_eq!(rdma_destroy_id(null_mut()), -1);
-            assert_eq!(errno(), libc::EINVAL);
-        }
     }
 }

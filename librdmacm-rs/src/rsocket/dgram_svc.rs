@@ -207,7 +207,7 @@ fn create_ah(d: &Dsock, di: usize, qpn: u32) {
     };
     let mut id = null_mut();
     // SAFETY: out pointer is a local; synchronous id.
-    if unsafe { crate::id::rdma_create_id(null_mut(), &mut id, null_mut(), ps) } != 0 {
+    if unsafe { crate::cma::rdma_create_id(null_mut(), &mut id, null_mut(), ps) } != 0 {
         return;
     }
     let mut src = local.without_port();
