@@ -38,16 +38,16 @@ fn active_ep(id: Id, res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv
     // SAFETY: the address info's addresses are valid for their lengths.
     unsafe {
         if af_ib_support() {
-            crate::addr::resolve_addr2(id, res.ai_src_addr, res.ai_src_len, res.ai_dst_addr, res.ai_dst_len, EP_TIMEOUT_MS)?;
+            crate::resolve::resolve_addr2(id, res.ai_src_addr, res.ai_src_len, res.ai_dst_addr, res.ai_dst_len, EP_TIMEOUT_MS)?;
         } else {
-            crate::addr::resolve_addr(id, res.ai_src_addr, res.ai_dst_addr, EP_TIMEOUT_MS)?;
+            crate::resolve::resolve_addr(id, res.ai_src_addr, res.ai_dst_addr, EP_TIMEOUT_MS)?;
         }
     }
     if res.ai_route_len != 0 {
         crate::options::set_option(id, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, res.ai_route, res.ai_route_len)?;
         complete(id)?;
     } else {
-        crate::addr::resolve_route(id, EP_TIMEOUT_MS)?;
+        crate::resolve::resolve_route(id, EP_TIMEOUT_MS)?;
     }
     if let Some(init) = init {
         init.qp_type = res.ai_qp_type as ibv_qp_type;

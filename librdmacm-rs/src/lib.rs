@@ -34,6 +34,7 @@ pub mod id;
 pub mod mcast;
 pub mod options;
 pub mod qp;
+pub mod resolve;
 pub mod rsocket;
 pub mod ucma;
 pub mod verbs;

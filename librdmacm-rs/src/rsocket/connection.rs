@@ -87,7 +87,7 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
                 // SAFETY: our id; the destination was stored by rconnect.
                 let r = cm_ret(unsafe {
                     let dst = core::ptr::addr_of_mut!((*id).route.addr.dst.dst_addr);
-                    crate::addr::rdma_resolve_addr(id, null_mut(), dst, to)
+                    crate::resolve::rdma_resolve_addr(id, null_mut(), dst, to)
                 });
                 match r {
                     Ok(()) => step = Step::ResolveRoute,
@@ -135,7 +135,7 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
                     }
                 } else {
                     // SAFETY: our id.
-                    match cm_ret(unsafe { crate::addr::rdma_resolve_route(id, to) }) {
+                    match cm_ret(unsafe { crate::resolve::rdma_resolve_route(id, to) }) {
                         Ok(()) => step = Step::Connect,
                         Err(e) => {
                             if would_block(e) {
