@@ -4,6 +4,9 @@
 //! How a result is made
 //! 1. No node, no service and no hints: -1 with errno EINVAL. Then the CM is
 //!    initialised (`cma::ucma_init`); its failure is returned unchanged.
+//!    (The export, rdma_getaddrinfo, is in `cma` with the other entry points
+//!    that initialise the library; this module and the ibacm client, `acm`,
+//!    which works on its types, sit below it.)
 //! 2. With a node or a service, the system getaddrinfo resolves them. The
 //!    RDMA hints are translated to socket hints (RAI_PASSIVE / RAI_NUMERICHOST
 //!    to AI_PASSIVE / AI_NUMERICHOST, the family unless it is AF_IB, the
@@ -414,7 +417,7 @@ fn null_hint() -> c_int {
 }
 
 /// rdma_getaddrinfo on safe values, after the library is initialised
-/// (the export runs [`init`] first). `ib_resolve` is the ibacm step (the
+/// (its export, in `cma`, initialises the library first). `ib_resolve` is the ibacm step (the
 /// process-wide [`crate::acm::ib_resolve`] in the library; tests pass their
 /// own). `Err` holds rdma_getaddrinfo's return value (errno set as upstream
 /// sets it).
@@ -556,7 +559,7 @@ pub unsafe fn free_chain(mut res: *mut rdma_addrinfo) {
 }
 
 // ---------------------------------------------------------------------------
-// Exports
+// Entry points
 // ---------------------------------------------------------------------------
 
 /// A C string argument, or None for NULL.
@@ -568,53 +571,48 @@ unsafe fn opt_cstr<'a>(p: *const c_char) -> Option<&'a CStr> {
     (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) })
 }
 
-/// The library initialisation rdma_getaddrinfo starts with (upstream's
-/// ucma_init: no RDMA device or no rdma_cm gives -1 with errno ENODEV).
-/// Upstream only fails here with -1 and errno set; should the CM core report
-/// a positive errno value instead, return it the same way.
-fn init() -> Result<(), c_int> {
-    crate::cma::ucma_init().map_err(|e| {
-        if e > 0 {
-            set_errno(e);
-            -1
-        } else {
-            e
-        }
-    })
+/// rdma_getaddrinfo's C arguments as safe values: the strings, and the
+/// hints copied out.
+///
+/// # Safety
+/// `node` and `service` are NULL or NUL-terminated strings; `hints` is NULL
+/// or valid hints whose non-NULL pointers cover their lengths.
+pub unsafe fn c_args<'a>(
+    node: *const c_char,
+    service: *const c_char,
+    hints: *const rdma_addrinfo,
+) -> (Option<&'a CStr>, Option<&'a CStr>, Option<Hints>) {
+    // SAFETY: forwarded contract.
+    unsafe { (opt_cstr(node), opt_cstr(service), hints.as_ref().map(|h| Hints::from_c(h))) }
 }
 
-rdma_util::export! {
-    /// Resolves `node`/`service` into RDMA addresses and, through ibacm,
-    /// routes. Returns 0 and a chain in `*res`, -1 with errno set, or the
-    /// getaddrinfo (EAI_*) error code.
-    fn rdma_getaddrinfo(node: *const c_char, service: *const c_char,
-                        hints: *const rdma_addrinfo, res: *mut *mut rdma_addrinfo)
-        -> c_int, on_panic = -1;
-    {
-        rdma_util::ensure!(!(node.is_null() && service.is_null() && hints.is_null()), libc::EINVAL, -1);
-        rdma_util::ensure!(!res.is_null(), libc::EINVAL, -1);
-        // SAFETY: the caller passes NULL or valid C strings and hints whose
-        // non-NULL pointers cover their lengths (rdma_getaddrinfo's contract).
-        let (node, service, hints) = unsafe {
-            (opt_cstr(node), opt_cstr(service), hints.as_ref().map(|h| Hints::from_c(h)))
-        };
-        if let Err(ret) = init() {
-            return ret;
+/// rdma_getaddrinfo once its arguments are checked and the library is
+/// initialised (its export, in `cma`, does both first): resolves, lets
+/// `ib_resolve` (ibacm) complete the result, and stores the C copy of the
+/// chain in `*res`. Returns rdma_getaddrinfo's value.
+///
+/// # Safety
+/// `res` is a valid out-pointer.
+pub unsafe fn getaddrinfo_to_c(
+    node: Option<&CStr>,
+    service: Option<&CStr>,
+    hints: Option<&Hints>,
+    ib_resolve: &mut dyn FnMut(&mut Chain, &Hints),
+    res: *mut *mut rdma_addrinfo,
+) -> c_int {
+    let chain = match getaddrinfo_with(node, service, hints, ib_resolve) {
+        Ok(chain) => chain,
+        Err(ret) => return ret,
+    };
+    match chain_to_c(&chain) {
+        Some(head) => {
+            // SAFETY: res is a valid out-pointer (the contract).
+            unsafe { *res = head };
+            0
         }
-        let chain = match getaddrinfo_with(node, service, hints.as_ref(), &mut crate::acm::ib_resolve) {
-            Ok(chain) => chain,
-            Err(ret) => return ret,
-        };
-        match chain_to_c(&chain) {
-            Some(head) => {
-                // SAFETY: res was checked non-NULL and points to writable storage.
-                unsafe { *res = head };
-                0
-            }
-            None => {
-                set_errno(libc::ENOMEM);
-                -1
-            }
+        None => {
+            set_errno(libc::ENOMEM);
+            -1
         }
     }
 }
@@ -639,7 +637,7 @@ pub(crate) mod tests {
         b.iter().map(|x| format!("{x:02x}")).collect()
     }
 
-    fn c(s: &str) -> CString {
+    pub(crate) fn c(s: &str) -> CString {
         CString::new(s).unwrap()
     }
 
@@ -655,7 +653,7 @@ pub(crate) mod tests {
         (r.map(Chain::into_vec), calls)
     }
 
-    fn sin(addr: [u8; 4], port: u16) -> Vec<u8> {
+    pub(crate) fn sin(addr: [u8; 4], port: u16) -> Vec<u8> {
         let mut b = vec![0u8; 16];
         b[0..2].copy_from_slice(&(libc::AF_INET as u16).to_ne_bytes());
         b[2..4].copy_from_slice(&port.to_be_bytes());
@@ -871,7 +869,7 @@ pub(crate) mod tests {
     }
 
     /// Reads a (pointer, length) field back.
-    fn blob(p: *const c_void, len: usize) -> Option<Vec<u8>> {
+    pub(crate) fn blob(p: *const c_void, len: usize) -> Option<Vec<u8>> {
         // SAFETY: test-only; p is NULL or a block of len bytes chain_to_c made.
         (!p.is_null()).then(|| unsafe { core::slice::from_raw_parts(p.cast::<u8>(), len) }.to_vec())
     }
@@ -917,68 +915,5 @@ pub(crate) mod tests {
         unsafe { free_chain(head) };
         // SAFETY: freeing NULL is a no-op.
         unsafe { free_chain(ptr::null_mut()) };
-    }
-
-    /// Whether this machine can run the CM (the library initialises).
-    fn cm_available() -> bool {
-        crate::cma::ucma_init().is_ok()
-    }
-
-    #[test]
-    fn without_rdma_the_exports_fail_with_enodev_like_upstream() {
-        if cm_available() {
-            eprintln!("skipped: this machine has an RDMA device; the_exports_resolve_and_free covers it");
-            return;
-        }
-        let mut res: *mut rdma_addrinfo = ptr::null_mut();
-        let node = c("127.0.0.1");
-        rdma_util::ffi::set_errno(0);
-        // SAFETY: valid string and out pointer; no hints.
-        let ret = unsafe { rdma_getaddrinfo(node.as_ptr(), ptr::null(), ptr::null(), &mut res) };
-        assert_eq!((ret, errno()), (-1, libc::ENODEV));
-        assert!(res.is_null());
-        // Argument errors come first, as upstream checks them before init.
-        // SAFETY: all-NULL arguments are rejected before anything is read.
-        let ret = unsafe { rdma_getaddrinfo(ptr::null(), ptr::null(), ptr::null(), &mut res) };
-        assert_eq!((ret, errno()), (-1, libc::EINVAL));
-    }
-
-    #[test]
-    fn the_exports_resolve_and_free() {
-        if !cm_available() {
-            eprintln!("skipped: no RDMA CM on this machine (see without_rdma_...); runs in the VM");
-            return;
-        }
-        let mut res: *mut rdma_addrinfo = ptr::null_mut();
-        let node = c("127.0.0.1");
-        let service = c("7471");
-        // SAFETY: valid strings and out pointer; no hints.
-        let ret = unsafe { rdma_getaddrinfo(node.as_ptr(), service.as_ptr(), ptr::null(), &mut res) };
-        assert_eq!(ret, 0);
-        assert!(!res.is_null());
-        // SAFETY: res is the chain just returned. ibacm (if a host runs one)
-        // may only add a leading AF_IB entry; the last entry is the IP result.
-        let last = unsafe {
-            let mut p = res;
-            while !(*p).ai_next.is_null() {
-                p = (*p).ai_next;
-            }
-            &*p
-        };
-        assert_eq!(last.ai_family, libc::AF_INET);
-        assert_eq!(blob(last.ai_dst_addr.cast(), last.ai_dst_len as usize), Some(sin([127, 0, 0, 1], 7471)));
-        // SAFETY: res came from rdma_getaddrinfo.
-        unsafe { rdma_freeaddrinfo(res) };
-
-        // SAFETY: all-NULL arguments are rejected before anything is read.
-        let ret = unsafe { rdma_getaddrinfo(ptr::null(), ptr::null(), ptr::null(), &mut res) };
-        assert_eq!((ret, errno()), (-1, libc::EINVAL));
-        // SAFETY: a NULL res is rejected.
-        let ret = unsafe { rdma_getaddrinfo(node.as_ptr(), ptr::null(), ptr::null(), ptr::null_mut()) };
-        assert_eq!((ret, errno()), (-1, libc::EINVAL));
-        // SAFETY: a valid call whose resolution fails returns the EAI code.
-        let bad = c("no-such-host.invalid");
-        let ret = unsafe { rdma_getaddrinfo(bad.as_ptr(), ptr::null(), ptr::null(), &mut res) };
-        assert_eq!(ret, libc::EAI_NONAME);
     }
 }

@@ -1,7 +1,7 @@
 //! Library initialisation (`ucma_init`) and the entry points that begin
 //! with it: rdma_create_event_channel, rdma_create_id, rdma_get_cm_event,
-//! rdma_get_devices, and the helpers that do the same for rdma_create_ep
-//! and rsockets. Nothing below this module initialises the library: the
+//! rdma_get_devices, rdma_getaddrinfo, and the helpers that do the same
+//! for rdma_create_ep and rsockets. Nothing below this module initialises the library: the
 //! modules it builds on (ucma, devices, id, addr, event) expect it done,
 //! which it is whenever an id or a channel exists.
 //!
@@ -15,7 +15,7 @@ use crate::abi::cma::*;
 use crate::abi::verbs::*;
 use crate::devices::CmaDevice;
 use crate::id::{create_id2, open_event_channel, qp_type_for, ret_int, Id, Res};
-use core::ffi::{c_int, c_void};
+use core::ffi::{c_char, c_int, c_void};
 use core::ptr::null_mut;
 use core::sync::atomic::{AtomicBool, Ordering};
 use parking_lot::Mutex;
@@ -188,9 +188,50 @@ rdma_util::export! {
     }
 }
 
+
+/// The library initialisation rdma_getaddrinfo starts with (upstream's
+/// ucma_init: no RDMA device or no rdma_cm gives -1 with errno ENODEV).
+/// Upstream only fails here with -1 and errno set; should the CM core report
+/// a positive errno value instead, return it the same way.
+fn getaddrinfo_init() -> Result<(), c_int> {
+    ucma_init().map_err(|e| {
+        if e > 0 {
+            set_errno(e);
+            -1
+        } else {
+            e
+        }
+    })
+}
+
+rdma_util::export! {
+    /// Resolves `node`/`service` into RDMA addresses and, through ibacm,
+    /// routes. Returns 0 and a chain in `*res`, -1 with errno set, or the
+    /// getaddrinfo (EAI_*) error code.
+    fn rdma_getaddrinfo(node: *const c_char, service: *const c_char,
+                        hints: *const rdma_addrinfo, res: *mut *mut rdma_addrinfo)
+        -> c_int, on_panic = -1;
+    {
+        rdma_util::ensure!(!(node.is_null() && service.is_null() && hints.is_null()), libc::EINVAL, -1);
+        rdma_util::ensure!(!res.is_null(), libc::EINVAL, -1);
+        // SAFETY: the caller passes NULL or valid C strings and hints whose
+        // non-NULL pointers cover their lengths (rdma_getaddrinfo's contract).
+        let (node, service, hints) = unsafe { crate::addrinfo::c_args(node, service, hints) };
+        if let Err(ret) = getaddrinfo_init() {
+            return ret;
+        }
+        // SAFETY: res was checked non-NULL and points to writable storage.
+        unsafe {
+            crate::addrinfo::getaddrinfo_to_c(node, service, hints.as_ref(), &mut crate::acm::ib_resolve, res)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::addrinfo::rdma_freeaddrinfo;
+    use crate::addrinfo::tests::{blob, c, sin};
     use rdma_util::ffi::errno;
 
     /// This machine has no RDMA device (and no rdma_cm): initialisation
@@ -237,5 +278,68 @@ mod tests {
             assert_eq!(crate::id::rdma_destroy_id(null_mut()), -1);
             assert_eq!(errno(), libc::EINVAL);
         }
+    }
+
+    /// Whether this machine can run the CM (the library initialises).
+    fn cm_available() -> bool {
+        ucma_init().is_ok()
+    }
+
+    #[test]
+    fn without_rdma_the_exports_fail_with_enodev_like_upstream() {
+        if cm_available() {
+            eprintln!("skipped: this machine has an RDMA device; the_exports_resolve_and_free covers it");
+            return;
+        }
+        let mut res: *mut rdma_addrinfo = core::ptr::null_mut();
+        let node = c("127.0.0.1");
+        rdma_util::ffi::set_errno(0);
+        // SAFETY: valid string and out pointer; no hints.
+        let ret = unsafe { rdma_getaddrinfo(node.as_ptr(), core::ptr::null(), core::ptr::null(), &mut res) };
+        assert_eq!((ret, errno()), (-1, libc::ENODEV));
+        assert!(res.is_null());
+        // Argument errors come first, as upstream checks them before init.
+        // SAFETY: all-NULL arguments are rejected before anything is read.
+        let ret = unsafe { rdma_getaddrinfo(core::ptr::null(), core::ptr::null(), core::ptr::null(), &mut res) };
+        assert_eq!((ret, errno()), (-1, libc::EINVAL));
+    }
+
+    #[test]
+    fn the_exports_resolve_and_free() {
+        if !cm_available() {
+            eprintln!("skipped: no RDMA CM on this machine (see without_rdma_...); runs in the VM");
+            return;
+        }
+        let mut res: *mut rdma_addrinfo = core::ptr::null_mut();
+        let node = c("127.0.0.1");
+        let service = c("7471");
+        // SAFETY: valid strings and out pointer; no hints.
+        let ret = unsafe { rdma_getaddrinfo(node.as_ptr(), service.as_ptr(), core::ptr::null(), &mut res) };
+        assert_eq!(ret, 0);
+        assert!(!res.is_null());
+        // SAFETY: res is the chain just returned. ibacm (if a host runs one)
+        // may only add a leading AF_IB entry; the last entry is the IP result.
+        let last = unsafe {
+            let mut p = res;
+            while !(*p).ai_next.is_null() {
+                p = (*p).ai_next;
+            }
+            &*p
+        };
+        assert_eq!(last.ai_family, libc::AF_INET);
+        assert_eq!(blob(last.ai_dst_addr.cast(), last.ai_dst_len as usize), Some(sin([127, 0, 0, 1], 7471)));
+        // SAFETY: res came from rdma_getaddrinfo.
+        unsafe { rdma_freeaddrinfo(res) };
+
+        // SAFETY: all-NULL arguments are rejected before anything is read.
+        let ret = unsafe { rdma_getaddrinfo(core::ptr::null(), core::ptr::null(), core::ptr::null(), &mut res) };
+        assert_eq!((ret, errno()), (-1, libc::EINVAL));
+        // SAFETY: a NULL res is rejected.
+        let ret = unsafe { rdma_getaddrinfo(node.as_ptr(), core::ptr::null(), core::ptr::null(), core::ptr::null_mut()) };
+        assert_eq!((ret, errno()), (-1, libc::EINVAL));
+        // SAFETY: a valid call whose resolution fails returns the EAI code.
+        let bad = c("no-such-host.invalid");
+        let ret = unsafe { rdma_getaddrinfo(bad.as_ptr(), core::ptr::null(), core::ptr::null(), &mut res) };
+        assert_eq!(ret, libc::EAI_NONAME);
     }
 }

@@ -108,7 +108,7 @@ fn set_ib_route(id: Id) -> Res<()> {
     hint.ai_dst_len = unsafe { addrlen(hint.ai_dst_addr) };
     let mut rai: *mut rdma_addrinfo = core::ptr::null_mut();
     // SAFETY: hint is valid; rai is an out-pointer.
-    let ret = unsafe { crate::addrinfo::rdma_getaddrinfo(core::ptr::null(), core::ptr::null(), &hint, &mut rai) };
+    let ret = unsafe { crate::cma::rdma_getaddrinfo(core::ptr::null(), core::ptr::null(), &hint, &mut rai) };
     if ret != 0 {
         return Err(rdma_util::ffi::errno());
     }
