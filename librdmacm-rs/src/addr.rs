@@ -27,7 +27,7 @@ use libc::{sockaddr, sockaddr_in, sockaddr_in6, socklen_t};
 /// # Safety
 /// `addr` is null or points to a readable socket address (at least its
 /// family field).
-pub unsafe fn addrlen(addr: *const sockaddr) -> socklen_t {
+pub(crate) unsafe fn addrlen(addr: *const sockaddr) -> socklen_t {
     if addr.is_null() {
         return 0;
     }
@@ -46,7 +46,7 @@ pub unsafe fn addrlen(addr: *const sockaddr) -> socklen_t {
 /// # Safety
 /// `addr` points to a readable socket address of at least the size its
 /// family implies.
-pub unsafe fn get_port(addr: *const sockaddr) -> u16 {
+unsafe fn get_port(addr: *const sockaddr) -> u16 {
     // SAFETY: the caller passes an address buffer of at least the size its
     // family implies (per the contract).
     unsafe {
@@ -63,7 +63,7 @@ pub unsafe fn get_port(addr: *const sockaddr) -> u16 {
 ///
 /// # Safety
 /// `src` must be readable for `len` bytes.
-pub unsafe fn copy_addr(dst: *mut u8, src: *const u8, len: usize) {
+pub(crate) unsafe fn copy_addr(dst: *mut u8, src: *const u8, len: usize) {
     let len = len.min(core::mem::size_of::<libc::sockaddr_storage>());
     // SAFETY: dst is a sockaddr_storage (128 bytes); src readable per contract.
     unsafe { core::ptr::copy_nonoverlapping(src, dst, len) };
@@ -92,7 +92,7 @@ fn query(id: Id, option: u32, resp: &mut rdma_ucm_query_addr_resp) -> Res<()> {
 }
 
 /// QUERY(ADDR): addresses, and the device, port and P_Key once bound.
-pub fn query_addr(id: Id) -> Res<()> {
+pub(crate) fn query_addr(id: Id) -> Res<()> {
     let mut resp: rdma_ucm_query_addr_resp = zeroed();
     // Kernels without ibdev_index leave this as is.
     resp.ibdev_index = crate::devices::UCMA_INVALID_IB_INDEX;
@@ -111,7 +111,7 @@ pub fn query_addr(id: Id) -> Res<()> {
 }
 
 /// QUERY(GID): source and destination GIDs (from AF_IB addresses).
-pub fn query_gid(id: Id) -> Res<()> {
+pub(crate) fn query_gid(id: Id) -> Res<()> {
     let mut resp: rdma_ucm_query_addr_resp = zeroed();
     query(id, RDMA_USER_CM_QUERY_GID, &mut resp)?;
     // SAFETY: the kernel returns AF_IB addresses here; sockaddr_ib (48
@@ -128,7 +128,7 @@ pub fn query_gid(id: Id) -> Res<()> {
 }
 
 /// The SA path record librdmacm reports for one `ibv_path_data`.
-pub fn convert_path(pd: &ibv_path_data) -> ibv_sa_path_rec {
+fn convert_path(pd: &ibv_path_data) -> ibv_sa_path_rec {
     let p = &pd.path;
     // SAFETY: all-zero is a valid path record.
     let mut sa: ibv_sa_path_rec = unsafe { core::mem::zeroed() };
@@ -178,7 +178,7 @@ fn set_paths(id: Id, n: usize, mut rec: impl FnMut(usize) -> ibv_sa_path_rec) ->
 }
 
 /// QUERY(PATH): the resolved path records.
-pub fn query_path(id: Id) -> Res<()> {
+pub(crate) fn query_path(id: Id) -> Res<()> {
     // Not zeroed (upstream does not zero its buffer either): on success the
     // kernel copies out its zero-initialised header and the first
     // `num_paths` records, all of which it has filled or zeroed, and only
@@ -197,7 +197,7 @@ pub fn query_path(id: Id) -> Res<()> {
 
 /// QUERY_ROUTE (kernels without AF_IB): addresses, GIDs, P_Key, paths and
 /// the device in one response.
-pub fn query_route(id: Id) -> Res<()> {
+pub(crate) fn query_route(id: Id) -> Res<()> {
     let mut resp: rdma_ucm_query_route_resp = zeroed();
     resp.ibdev_index = crate::devices::UCMA_INVALID_IB_INDEX;
     let body = rdma_ucm_query { response: uaddr(&mut resp), id: id.handle(), option: 0 };
@@ -257,7 +257,7 @@ pub(crate) unsafe fn in6_of(addr: *const sockaddr, len: socklen_t) -> sockaddr_i
 ///
 /// # Safety
 /// `addr` must be readable for `len` bytes.
-pub unsafe fn bind_addr2(id: Id, addr: *const sockaddr, len: socklen_t) -> Res<()> {
+pub(crate) unsafe fn bind_addr2(id: Id, addr: *const sockaddr, len: socklen_t) -> Res<()> {
     let body = rdma_ucm_bind {
         id: id.handle(),
         addr_size: len as u16,
@@ -274,7 +274,7 @@ pub unsafe fn bind_addr2(id: Id, addr: *const sockaddr, len: socklen_t) -> Res<(
 ///
 /// # Safety
 /// `addr` must be null or a socket address of its family's size.
-pub unsafe fn bind_addr(id: Id, addr: *const sockaddr) -> Res<()> {
+pub(crate) unsafe fn bind_addr(id: Id, addr: *const sockaddr) -> Res<()> {
     // SAFETY: forwarded contract: null or a socket address.
     let len = unsafe { addrlen(addr) };
     if len == 0 {

@@ -45,39 +45,39 @@ use rdma_util::ffi::set_errno;
 
 /// The hint flag that keeps rdma_getaddrinfo from adding the AF_IB result
 /// (librdmacm-internal, `cma.h`; used by rdma_resolve_addr).
-pub const RAI_ROUTEONLY: c_int = 0x0100_0000;
+pub(crate) const RAI_ROUTEONLY: c_int = 0x0100_0000;
 
 /// One result of rdma_getaddrinfo before it is copied into C memory.
 /// Addresses are the bytes of the C socket address (family first, in host
 /// order, the rest as the sockaddr type lays it out).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AddrInfo {
-    pub flags: c_int,
-    pub family: c_int,
-    pub qp_type: c_int,
-    pub port_space: c_int,
-    pub src: Option<Vec<u8>>,
-    pub dst: Option<Vec<u8>>,
-    pub src_canonname: Option<CString>,
-    pub dst_canonname: Option<CString>,
+pub(crate) struct AddrInfo {
+    pub(crate) flags: c_int,
+    pub(crate) family: c_int,
+    pub(crate) qp_type: c_int,
+    pub(crate) port_space: c_int,
+    pub(crate) src: Option<Vec<u8>>,
+    pub(crate) dst: Option<Vec<u8>>,
+    pub(crate) src_canonname: Option<CString>,
+    pub(crate) dst_canonname: Option<CString>,
     /// `Some(empty)` is a non-NULL `ai_route` of length 0 (upstream
     /// allocates one when ibacm answers without path records).
-    pub route: Option<Vec<u8>>,
-    pub connect: Option<Vec<u8>>,
+    pub(crate) route: Option<Vec<u8>>,
+    pub(crate) connect: Option<Vec<u8>>,
 }
 
 /// A result chain. Nearly every call has one result, held without a heap
 /// allocation of its own; only ibacm (`acm`) turns it into a list, when it
 /// adds the AF_IB result in front.
 #[derive(Debug)]
-pub enum Chain {
+pub(crate) enum Chain {
     One(AddrInfo),
     Many(Vec<AddrInfo>),
 }
 
 impl Chain {
     /// The chain as a list, converting a single result in place.
-    pub fn as_vec(&mut self) -> &mut Vec<AddrInfo> {
+    pub(crate) fn as_vec(&mut self) -> &mut Vec<AddrInfo> {
         if let Chain::One(rai) = self {
             *self = Chain::Many(vec![core::mem::take(rai)]);
         }
@@ -118,15 +118,15 @@ impl core::ops::DerefMut for Chain {
 
 impl AddrInfo {
     /// `ai_src_len`.
-    pub fn src_len(&self) -> usize {
+    pub(crate) fn src_len(&self) -> usize {
         self.src.as_ref().map_or(0, Vec::len)
     }
     /// `ai_dst_len`.
-    pub fn dst_len(&self) -> usize {
+    pub(crate) fn dst_len(&self) -> usize {
         self.dst.as_ref().map_or(0, Vec::len)
     }
     /// `ai_route_len`.
-    pub fn route_len(&self) -> usize {
+    pub(crate) fn route_len(&self) -> usize {
         self.route.as_ref().map_or(0, Vec::len)
     }
 }
@@ -135,19 +135,19 @@ impl AddrInfo {
 /// An address or route whose length is non-zero but whose pointer is NULL is
 /// kept as its length with `None` bytes.
 #[derive(Clone, Debug, Default)]
-pub struct Hints {
-    pub flags: c_int,
-    pub family: c_int,
-    pub qp_type: c_int,
-    pub port_space: c_int,
-    pub src_len: u32,
-    pub src: Option<Vec<u8>>,
-    pub dst_len: u32,
-    pub dst: Option<Vec<u8>>,
-    pub route_len: usize,
+pub(crate) struct Hints {
+    pub(crate) flags: c_int,
+    pub(crate) family: c_int,
+    pub(crate) qp_type: c_int,
+    pub(crate) port_space: c_int,
+    pub(crate) src_len: u32,
+    pub(crate) src: Option<Vec<u8>>,
+    pub(crate) dst_len: u32,
+    pub(crate) dst: Option<Vec<u8>>,
+    pub(crate) route_len: usize,
     /// Only kept when `route_len` is the size of a path record or of a path
     /// data entry: the only lengths the ibacm request uses.
-    pub route: Option<Vec<u8>>,
+    pub(crate) route: Option<Vec<u8>>,
 }
 
 impl Hints {
@@ -155,7 +155,7 @@ impl Hints {
     ///
     /// # Safety
     /// Non-NULL address and route pointers must be readable for their lengths.
-    pub unsafe fn from_c(h: &rdma_addrinfo) -> Hints {
+    pub(crate) unsafe fn from_c(h: &rdma_addrinfo) -> Hints {
         // SAFETY: the caller guarantees each non-NULL pointer covers its length.
         let copy = |p: *const u8, len: usize| unsafe {
             (!p.is_null()).then(|| core::slice::from_raw_parts(p, len).to_vec())
@@ -181,8 +181,8 @@ impl Hints {
     }
 }
 
-pub(crate) const PATH_RECORD_LEN: usize = core::mem::size_of::<crate::abi::verbs::ibv_path_record>();
-pub(crate) const PATH_DATA_LEN: usize = core::mem::size_of::<crate::abi::verbs::ibv_path_data>();
+const PATH_RECORD_LEN: usize = core::mem::size_of::<crate::abi::verbs::ibv_path_record>();
+const PATH_DATA_LEN: usize = core::mem::size_of::<crate::abi::verbs::ibv_path_data>();
 
 // ---------------------------------------------------------------------------
 // Socket-address bytes
@@ -206,7 +206,7 @@ pub(crate) fn sa_family(b: &[u8]) -> c_int {
 
 /// The port of an address in host order: the IP port, the low 16 bits of an
 /// AF_IB service id, 0 for other families.
-pub fn addr_port(b: &[u8]) -> u16 {
+fn addr_port(b: &[u8]) -> u16 {
     match sa_family(b) {
         libc::AF_INET => u16::from_be_bytes(bytes_at(b, offset_of!(libc::sockaddr_in, sin_port))),
         libc::AF_INET6 => u16::from_be_bytes(bytes_at(b, offset_of!(libc::sockaddr_in6, sin6_port))),
@@ -217,22 +217,22 @@ pub fn addr_port(b: &[u8]) -> u16 {
 
 /// A `sockaddr_ib` being built. Wire-order fields are kept as their bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SibBuilder {
-    pub pkey: [u8; 2],
-    pub flowinfo: [u8; 4],
-    pub addr: [u8; 16],
+pub(crate) struct SibBuilder {
+    pub(crate) pkey: [u8; 2],
+    pub(crate) flowinfo: [u8; 4],
+    pub(crate) addr: [u8; 16],
     /// Host order.
-    pub sid: u64,
+    pub(crate) sid: u64,
     /// Host order.
-    pub sid_mask: u64,
-    pub scope_id: u64,
+    pub(crate) sid_mask: u64,
+    pub(crate) scope_id: u64,
 }
 
 impl SibBuilder {
     /// Sets the service id from a port space and the port of `addr`, and its
     /// mask: the port-space bits when `ps` is non-zero, the port bits when the
     /// port is.
-    pub fn set_sid(&mut self, ps: c_int, addr: Option<&[u8]>) {
+    pub(crate) fn set_sid(&mut self, ps: c_int, addr: Option<&[u8]>) {
         let port = addr.map_or(0, addr_port);
         // The port space is an unsigned C enum: widen without sign extension.
         let ps = u64::from(ps as u32);
@@ -246,7 +246,7 @@ impl SibBuilder {
     }
 
     /// The 48 bytes of the `sockaddr_ib`.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(self) -> Vec<u8> {
         let mut b = vec![0u8; core::mem::size_of::<sockaddr_ib>()];
         let mut put = |off: usize, v: &[u8]| b[off..off + v.len()].copy_from_slice(v);
         put(offset_of!(sockaddr_ib, sib_family), &(AF_IB as u16).to_ne_bytes());
@@ -263,7 +263,7 @@ impl SibBuilder {
 /// Turns an address that getaddrinfo returned (read as a `sockaddr_in6`)
 /// into an AF_IB address: the IPv6 address is the GID, pkey 0xffff, and the
 /// service id comes from `ps` and the port.
-pub fn in6_to_ib(ps: c_int, src: &[u8]) -> Vec<u8> {
+fn in6_to_ib(ps: c_int, src: &[u8]) -> Vec<u8> {
     let mut sib = SibBuilder {
         pkey: [0xff, 0xff],
         flowinfo: bytes_at(src, offset_of!(libc::sockaddr_in6, sin6_flowinfo)),
@@ -281,17 +281,17 @@ pub fn in6_to_ib(ps: c_int, src: &[u8]) -> Vec<u8> {
 
 /// What rdma_getaddrinfo keeps of the first getaddrinfo result.
 #[derive(Clone, Debug, Default)]
-pub struct SysAi {
-    pub flags: c_int,
-    pub family: c_int,
-    pub socktype: c_int,
-    pub protocol: c_int,
-    pub addr: Vec<u8>,
-    pub canonname: Option<CString>,
+pub(crate) struct SysAi {
+    pub(crate) flags: c_int,
+    pub(crate) family: c_int,
+    pub(crate) socktype: c_int,
+    pub(crate) protocol: c_int,
+    pub(crate) addr: Vec<u8>,
+    pub(crate) canonname: Option<CString>,
 }
 
 /// The socket hints upstream derives from RDMA hints.
-pub fn socket_hints(h: &Hints) -> libc::addrinfo {
+fn socket_hints(h: &Hints) -> libc::addrinfo {
     let mut flags = 0;
     if h.flags & RAI_PASSIVE != 0 {
         flags = libc::AI_PASSIVE;
@@ -327,7 +327,7 @@ pub fn socket_hints(h: &Hints) -> libc::addrinfo {
 
 /// Calls the C library's getaddrinfo and keeps its first result; the error
 /// is getaddrinfo's own return value (errno as it left it).
-pub fn sys_getaddrinfo(
+fn sys_getaddrinfo(
     node: Option<&CStr>,
     service: Option<&CStr>,
     hints: Option<&libc::addrinfo>,
@@ -372,7 +372,7 @@ pub fn sys_getaddrinfo(
 
 /// Builds the RDMA result from the first socket result, whose address and
 /// name it takes over.
-pub fn from_socket_result(h: &Hints, ai: SysAi) -> AddrInfo {
+fn from_socket_result(h: &Hints, ai: SysAi) -> AddrInfo {
     let qp_type = if h.qp_type != 0 {
         h.qp_type
     } else {
@@ -421,7 +421,7 @@ fn null_hint() -> c_int {
 /// process-wide [`crate::acm::ib_resolve`] in the library; tests pass their
 /// own). `Err` holds rdma_getaddrinfo's return value (errno set as upstream
 /// sets it).
-pub fn getaddrinfo_with(
+pub(crate) fn getaddrinfo_with(
     node: Option<&CStr>,
     service: Option<&CStr>,
     hints: Option<&Hints>,
@@ -492,7 +492,7 @@ fn c_field(v: Option<&[u8]>) -> Option<*mut c_void> {
 /// Copies a result chain into malloc()ed `rdma_addrinfo` entries linked by
 /// `ai_next`. On allocation failure everything allocated so far is freed
 /// and None is returned.
-pub fn chain_to_c(chain: &[AddrInfo]) -> Option<*mut rdma_addrinfo> {
+fn chain_to_c(chain: &[AddrInfo]) -> Option<*mut rdma_addrinfo> {
     let mut head: *mut rdma_addrinfo = ptr::null_mut();
     for rai in chain.iter().rev() {
         // SAFETY: calloc has no preconditions.
@@ -538,7 +538,7 @@ pub fn chain_to_c(chain: &[AddrInfo]) -> Option<*mut rdma_addrinfo> {
 /// # Safety
 /// `res` is NULL or the head of a chain whose entries and non-NULL fields
 /// were all allocated with malloc (as [`chain_to_c`] does), not yet freed.
-pub unsafe fn free_chain(mut res: *mut rdma_addrinfo) {
+unsafe fn free_chain(mut res: *mut rdma_addrinfo) {
     while !res.is_null() {
         // SAFETY: by the contract above each entry and each of its non-NULL
         // fields is a live malloc() block, freed here exactly once; `next`
@@ -577,7 +577,7 @@ unsafe fn opt_cstr<'a>(p: *const c_char) -> Option<&'a CStr> {
 /// # Safety
 /// `node` and `service` are NULL or NUL-terminated strings; `hints` is NULL
 /// or valid hints whose non-NULL pointers cover their lengths.
-pub unsafe fn c_args<'a>(
+pub(crate) unsafe fn c_args<'a>(
     node: *const c_char,
     service: *const c_char,
     hints: *const rdma_addrinfo,
@@ -593,7 +593,7 @@ pub unsafe fn c_args<'a>(
 ///
 /// # Safety
 /// `res` is a valid out-pointer.
-pub unsafe fn getaddrinfo_to_c(
+pub(crate) unsafe fn getaddrinfo_to_c(
     node: Option<&CStr>,
     service: Option<&CStr>,
     hints: Option<&Hints>,

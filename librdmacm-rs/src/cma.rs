@@ -25,7 +25,7 @@ static READY: AtomicBool = AtomicBool::new(false);
 static INIT: Mutex<()> = Mutex::new(());
 
 /// Initialises the library; Err(errno) on failure. Idempotent.
-pub fn ucma_init() -> Result<(), c_int> {
+pub(crate) fn ucma_init() -> Result<(), c_int> {
     if READY.load(Ordering::Acquire) {
         return Ok(());
     }
@@ -60,7 +60,7 @@ fn probe_af_ib() {
 }
 
 /// `rdma_create_id2` from an entry point: initialises the library first.
-pub fn create_id(
+pub(crate) fn create_id(
     channel: *mut rdma_event_channel,
     context: *mut c_void,
     ps: rdma_port_space,
@@ -73,7 +73,7 @@ pub fn create_id(
 /// `ucma_max_qpsize` (for rsockets): the device's limit, or, without a
 /// device, the smallest of all devices' after initialising the library (0
 /// when that fails).
-pub fn max_qpsize(d: Option<*mut CmaDevice>) -> i32 {
+pub(crate) fn max_qpsize(d: Option<*mut CmaDevice>) -> i32 {
     if d.is_none() && ucma_init().is_err() {
         return 0;
     }

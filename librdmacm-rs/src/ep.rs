@@ -62,7 +62,7 @@ fn active_ep(id: Id, res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv
 }
 
 /// `rdma_create_ep`.
-pub fn create_ep(res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv_qp_init_attr>) -> Res<Id> {
+pub(crate) fn create_ep(res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv_qp_init_attr>) -> Res<Id> {
     let id = create_id(null_mut(), null_mut(), res.ai_port_space as rdma_port_space, res.ai_qp_type as ibv_qp_type)?;
     let r = if res.ai_flags & RAI_PASSIVE != 0 {
         passive_ep(id, res, pd, init.map(|i| &*i))
@@ -79,7 +79,7 @@ pub fn create_ep(res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv_qp_
 }
 
 /// `rdma_destroy_ep`: QP, SRQ, stored QP attributes, then the id.
-pub fn destroy_ep(id: Id) {
+fn destroy_ep(id: Id) {
     if !id.qp().is_null() {
         crate::qp::destroy_qp(id);
     }

@@ -23,7 +23,7 @@ use core::ptr::{addr_of_mut, null_mut};
 /// `ucma_complete`: for synchronous ids, waits for the id's next event and
 /// turns a failure status into an errno. Inside [`deferring`] the first
 /// call leaves the wait to the export (see [`export_sync!`]).
-pub fn complete(id: Id) -> Res<()> {
+pub(crate) fn complete(id: Id) -> Res<()> {
     if !id.sync() {
         return Ok(());
     }
@@ -42,7 +42,7 @@ pub fn complete(id: Id) -> Res<()> {
 ///
 /// # Safety
 /// `event` is the live event the wait on `id`'s channel returned.
-pub unsafe fn complete_finish(id: Id, event: *mut rdma_cm_event) -> Res<()> {
+pub(crate) unsafe fn complete_finish(id: Id, event: *mut rdma_cm_event) -> Res<()> {
     id.set_event(event);
     // SAFETY: just returned by the wait; the event is not the id.
     let ev = unsafe { &*event };
@@ -70,7 +70,7 @@ thread_local! {
 /// with that step's wait left out: the id and the wait begun when there is
 /// one to make (a synchronous id), for the export to make it where a
 /// cancellation may unwind (see [`export_sync!`]).
-pub fn deferring(op: impl FnOnce() -> Res<()>) -> Res<Option<(Id, EventWait)>> {
+pub(crate) fn deferring(op: impl FnOnce() -> Res<()>) -> Res<Option<(Id, EventWait)>> {
     DEFER.with(|d| d.set(true));
     DEFERRED.with(|p| p.set(null_mut()));
     let r = op();
@@ -297,15 +297,15 @@ unsafe fn reset_event(p: *mut CmaEvent) {
 /// it has a destructor: a cancelled wait leaves the event allocated, as
 /// upstream's does.
 #[derive(Clone, Copy)]
-pub struct EventWait {
+pub(crate) struct EventWait {
     /// The channel's fd.
-    pub fd: c_int,
+    pub(crate) fd: c_int,
     evt: *mut CmaEvent,
 }
 
 /// What a round of [`EventWait`] came to.
 #[derive(Clone, Copy)]
-pub enum Round {
+pub(crate) enum Round {
     /// The event, or the error (the event freed).
     Done(Res<*mut rdma_cm_event>),
     /// The kernel's event was one to skip: write again.
@@ -315,7 +315,7 @@ pub enum Round {
 impl EventWait {
     /// # Safety
     /// `channel` is a live event channel.
-    pub unsafe fn new(channel: *mut rdma_event_channel) -> EventWait {
+    pub(crate) unsafe fn new(channel: *mut rdma_event_channel) -> EventWait {
         EventWait {
             // SAFETY: channel is live (the contract).
             fd: unsafe { (*channel).fd },
@@ -325,7 +325,7 @@ impl EventWait {
 
     /// Readies `resp` and returns the command that asks the kernel to fill
     /// it.
-    pub fn command(resp: &mut MaybeUninit<rdma_ucm_event_resp>) -> ucma_cmd<rdma_ucm_get_event> {
+    pub(crate) fn command(resp: &mut MaybeUninit<rdma_ucm_event_resp>) -> ucma_cmd<rdma_ucm_get_event> {
         // Not zeroed as a whole (upstream does not zero it either): the
         // kernel copies out its own zero-initialised response, as much of it
         // as it has, and every kernel with this ABI has everything up to
@@ -346,7 +346,7 @@ impl EventWait {
     /// # Safety
     /// `resp` is the buffer given to `command`, which a successful write
     /// filled; `self` is not used again after a `Done`.
-    pub unsafe fn finish(self, written: Res<()>, resp: &MaybeUninit<rdma_ucm_event_resp>) -> Round {
+    pub(crate) unsafe fn finish(self, written: Res<()>, resp: &MaybeUninit<rdma_ucm_event_resp>) -> Round {
         if let Err(e) = written {
             // SAFETY: allocated by new() and not handed out.
             drop(unsafe { Box::from_raw(self.evt) });
@@ -372,7 +372,7 @@ impl EventWait {
 ///
 /// # Safety
 /// `channel` is a live event channel.
-pub unsafe fn get_cm_event(channel: *mut rdma_event_channel) -> Res<*mut rdma_cm_event> {
+unsafe fn get_cm_event(channel: *mut rdma_event_channel) -> Res<*mut rdma_cm_event> {
     // SAFETY: the contract.
     unsafe { get_cm_event_with(EventWait::new(channel)) }
 }
@@ -381,7 +381,7 @@ pub unsafe fn get_cm_event(channel: *mut rdma_event_channel) -> Res<*mut rdma_cm
 ///
 /// # Safety
 /// `w` comes from [`EventWait::new`] and is not used afterwards.
-pub unsafe fn get_cm_event_with(w: EventWait) -> Res<*mut rdma_cm_event> {
+pub(crate) unsafe fn get_cm_event_with(w: EventWait) -> Res<*mut rdma_cm_event> {
     loop {
         let mut resp = MaybeUninit::uninit();
         let cmd = EventWait::command(&mut resp);
@@ -402,7 +402,7 @@ pub unsafe fn get_cm_event_with(w: EventWait) -> Res<*mut rdma_cm_event> {
 /// # Safety
 /// `w` comes from [`EventWait::new`] and is not used afterwards.
 #[inline(always)]
-pub unsafe fn wait_event_cancellable(name: &'static str, w: EventWait) -> Res<*mut rdma_cm_event> {
+pub(crate) unsafe fn wait_event_cancellable(name: &'static str, w: EventWait) -> Res<*mut rdma_cm_event> {
     loop {
         let mut resp = MaybeUninit::uninit();
         let cmd = EventWait::command(&mut resp);
@@ -418,7 +418,7 @@ pub unsafe fn wait_event_cancellable(name: &'static str, w: EventWait) -> Res<*m
 
 /// Fills `evt` from a kernel event; false when the event is to be skipped
 /// (and the next one read).
-pub fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) -> bool {
+pub(crate) fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) -> bool {
     evt.event.event = resp.event;
     // Events carry our uid, except connection requests on some old kernels
     // (and a kernel bug reporting uid 0): look those up by handle; only an

@@ -1,4 +1,5 @@
-//! Event channels, CM ids and event delivery.
+//! Event channels, CM ids and the acking of their events (reading and
+//! translating events is `event`'s).
 //!
 //! An id is an [`IdPriv`] whose first field is the public `rdma_cm_id`, so
 //! the application's `struct rdma_cm_id *` converts to and from it. The
@@ -36,10 +37,10 @@ use core::ptr::{addr_of, addr_of_mut, null_mut};
 use parking_lot::{Condvar, Mutex};
 
 /// Result of an internal step: Err(errno) means "fail with -1 and errno".
-pub type Res<T> = Result<T, c_int>;
+pub(crate) type Res<T> = Result<T, c_int>;
 
 /// Turns a step's result into upstream's int convention (0, or -1 + errno).
-pub fn ret_int(r: Res<()>) -> c_int {
+pub(crate) fn ret_int(r: Res<()>) -> c_int {
     match r {
         Ok(()) => 0,
         Err(e) => {
@@ -50,93 +51,94 @@ pub fn ret_int(r: Res<()>) -> c_int {
 }
 
 /// Counters shared with other threads (acks, destroy, leave).
-pub struct EvState {
-    pub events_completed: u64,
-    pub mc_list: Vec<*mut Mcast>,
+pub(crate) struct EvState {
+    pub(crate) events_completed: u64,
+    pub(crate) mc_list: Vec<*mut Mcast>,
 }
 
 /// librdmacm's private id; `id` must stay the first field.
 #[repr(C)]
-pub struct IdPriv {
-    pub id: rdma_cm_id,
-    pub cma_dev: *mut CmaDevice,
+pub(crate) struct IdPriv {
+    pub(crate) id: rdma_cm_id,
+    pub(crate) cma_dev: *mut CmaDevice,
     /// Private data prepended to the next connect (rdma_create_ep).
-    pub connect: Vec<u8>,
-    pub connect_error: bool,
-    pub sync: bool,
-    pub handle: u32,
+    pub(crate) connect: Vec<u8>,
+    pub(crate) connect_error: bool,
+    pub(crate) sync: bool,
+    pub(crate) handle: u32,
     /// QP to create on each request of a passive endpoint.
-    pub qp_init_attr: Option<Box<ibv_qp_init_attr>>,
-    pub initiator_depth: u8,
-    pub responder_resources: u8,
-    pub local_ece: ibv_ece,
-    pub remote_ece: ibv_ece,
-    pub ev: Mutex<EvState>,
-    pub cond: Condvar,
+    pub(crate) qp_init_attr: Option<Box<ibv_qp_init_attr>>,
+    pub(crate) initiator_depth: u8,
+    pub(crate) responder_resources: u8,
+    pub(crate) local_ece: ibv_ece,
+    pub(crate) remote_ece: ibv_ece,
+    pub(crate) ev: Mutex<EvState>,
+    pub(crate) cond: Condvar,
 }
 
 /// A joined multicast group of an id.
-pub struct Mcast {
-    pub id_priv: *mut IdPriv,
-    pub context: *mut c_void,
+pub(crate) struct Mcast {
+    pub(crate) id_priv: *mut IdPriv,
+    pub(crate) context: *mut c_void,
     /// Acked events of this group; changed under the id's `ev` lock.
-    pub events_completed: u64,
-    pub handle: u32,
-    pub mgid: ibv_gid,
-    pub mlid: u16,
-    pub join_flags: u16,
-    pub addr: libc::sockaddr_storage,
+    pub(crate) events_completed: u64,
+    pub(crate) handle: u32,
+    pub(crate) mgid: ibv_gid,
+    pub(crate) mlid: u16,
+    pub(crate) join_flags: u16,
+    pub(crate) addr: libc::sockaddr_storage,
 }
 
 /// An event as handed out; `event` must stay the first field.
 #[repr(C)]
-pub struct CmaEvent {
-    pub event: rdma_cm_event,
+pub(crate) struct CmaEvent {
+    pub(crate) event: rdma_cm_event,
     /// Written, all of it, only for events that carry private data (from the
     /// kernel's copy, zero past the data's length as upstream's buffer is);
     /// nothing can reach it otherwise (the param's pointer stays NULL).
-    pub private_data: MaybeUninit<[u8; RDMA_MAX_PRIVATE_DATA]>,
-    pub id_priv: *mut IdPriv,
-    pub mc: *mut Mcast,
+    pub(crate) private_data: MaybeUninit<[u8; RDMA_MAX_PRIVATE_DATA]>,
+    pub(crate) id_priv: *mut IdPriv,
+    pub(crate) mc: *mut Mcast,
 }
 
-/// A handle on a live id.
+/// A handle on a live id. `pub`, not `pub(crate)`, only because the
+/// rsocket module (public, see lib.rs) names it in `Rsocket::cm`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Id(pub *mut IdPriv);
+pub struct Id(pub(crate) *mut IdPriv);
 
 impl Id {
     /// The id behind an application's `rdma_cm_id *` (non-null, from us).
-    pub fn from_cm(id: *mut rdma_cm_id) -> Id {
+    pub(crate) fn from_cm(id: *mut rdma_cm_id) -> Id {
         Id(id.cast())
     }
-    pub fn cm(self) -> *mut rdma_cm_id {
+    pub(crate) fn cm(self) -> *mut rdma_cm_id {
         self.0.cast()
     }
     /// The public `route.addr` source address storage, as a raw pointer
     /// (for copies into it and for APIs taking a `sockaddr *`).
-    pub fn src_storage(self) -> *mut libc::sockaddr_storage {
+    pub(crate) fn src_storage(self) -> *mut libc::sockaddr_storage {
         // SAFETY: self.0 is live; addr_of_mut! only computes the field's
         // address, it reads nothing and forms no reference.
         unsafe { addr_of_mut!((*self.0).id.route.addr.src).cast() }
     }
     /// The destination address storage, as [`Id::src_storage`].
-    pub fn dst_storage(self) -> *mut libc::sockaddr_storage {
+    pub(crate) fn dst_storage(self) -> *mut libc::sockaddr_storage {
         // SAFETY: as in src_storage.
         unsafe { addr_of_mut!((*self.0).id.route.addr.dst).cast() }
     }
     /// The shared event counters and their condition variable.
-    pub fn ev(self) -> (&'static Mutex<EvState>, &'static Condvar) {
+    pub(crate) fn ev(self) -> (&'static Mutex<EvState>, &'static Condvar) {
         // SAFETY: self.0 is live; the fields are reached by raw place
         // projection, so no reference to the whole id is formed.
         unsafe { (&*addr_of!((*self.0).ev), &*addr_of!((*self.0).cond)) }
     }
     /// The fd of the id's current channel.
-    pub fn fd(self) -> c_int {
+    pub(crate) fn fd(self) -> c_int {
         // SAFETY: an id's channel is live while the id is.
         unsafe { (*self.channel()).fd }
     }
     /// The transport of the id's device, if it has one.
-    pub fn transport(self) -> Option<ibv_transport_type> {
+    pub(crate) fn transport(self) -> Option<ibv_transport_type> {
         let v = self.verbs();
         if v.is_null() {
             return None;
@@ -147,39 +149,59 @@ impl Id {
             (!d.is_null()).then(|| (*d).transport_type)
         }
     }
-    pub fn is_ud(self) -> bool {
+    pub(crate) fn is_ud(self) -> bool {
         self.qp_type() == IBV_QPT_UD
     }
 }
 
-/// Getter and setter pairs for the id's `Copy` fields. Each call copies
-/// one field out of, or into, the id through the raw place
-/// `(*self.0).field` (a place expression: no method call, so no auto-ref),
-/// so no reference to the id or to the field is formed: nothing outlives
-/// the call, and two accesses to one id (from two calls, or from the
-/// application's C code between them) never hold overlapping `&mut`.
+/// Getters and setters for the id's `Copy` fields. Each call copies one
+/// field out of, or into, the id through the raw place `(*self.0).field`
+/// (a place expression: no method call, so no auto-ref), so no reference to
+/// the id or to the field is formed: nothing outlives the call, and two
+/// accesses to one id (from two calls, or from the application's C code
+/// between them) never hold overlapping `&mut`.
+///
+/// An entry is `getter, setter: type = field;`, with `_` for an accessor
+/// nothing needs.
 macro_rules! id_fields {
-    ($($(#[$doc:meta])* $get:ident, $set:ident: $ty:ty = $($field:ident).+;)*) => {
+    (@get [$($doc:tt)*] $get:ident: $ty:ty = $($field:ident).+) => {
         impl Id {
-            $(
-                $(#[$doc])*
-                #[inline]
-                pub fn $get(self) -> $ty {
-                    // SAFETY: self.0 is a live IdPriv (alloc_id until
-                    // free_id); the field is aligned (repr(C), not packed)
-                    // and every bit pattern of it is valid (C data, or a
-                    // value we stored); it is copied out by value.
-                    unsafe { (*self.0).$($field).+ }
-                }
-                #[inline]
-                pub fn $set(self, v: $ty) {
-                    // SAFETY: as for the getter; the field is Copy, so the
-                    // assignment drops nothing, and it writes only the
-                    // field's bytes.
-                    unsafe { (*self.0).$($field).+ = v }
-                }
-            )*
+            $($doc)*
+            #[inline]
+            pub(crate) fn $get(self) -> $ty {
+                // SAFETY: self.0 is a live IdPriv (alloc_id until free_id);
+                // the field is aligned (repr(C), not packed) and every bit
+                // pattern of it is valid (C data, or a value we stored); it
+                // is copied out by value.
+                unsafe { (*self.0).$($field).+ }
+            }
         }
+    };
+    (@set [$($doc:tt)*] $set:ident: $ty:ty = $($field:ident).+) => {
+        impl Id {
+            $($doc)*
+            #[inline]
+            pub(crate) fn $set(self, v: $ty) {
+                // SAFETY: self.0 is a live IdPriv (as for the getters); the
+                // field is Copy, so the assignment drops nothing, and it
+                // writes only the field's bytes.
+                unsafe { (*self.0).$($field).+ = v }
+            }
+        }
+    };
+    () => {};
+    ($(#[$doc:meta])* $get:ident, _: $ty:ty = $($field:ident).+; $($rest:tt)*) => {
+        id_fields!(@get [$(#[$doc])*] $get: $ty = $($field).+);
+        id_fields!($($rest)*);
+    };
+    ($(#[$doc:meta])* _, $set:ident: $ty:ty = $($field:ident).+; $($rest:tt)*) => {
+        id_fields!(@set [$(#[$doc])*] $set: $ty = $($field).+);
+        id_fields!($($rest)*);
+    };
+    ($(#[$doc:meta])* $get:ident, $set:ident: $ty:ty = $($field:ident).+; $($rest:tt)*) => {
+        id_fields!(@get [$(#[$doc])*] $get: $ty = $($field).+);
+        id_fields!(@set [] $set: $ty = $($field).+);
+        id_fields!($($rest)*);
     };
 }
 
@@ -187,9 +209,9 @@ id_fields! {
     // The public rdma_cm_id, which the application also reads and writes.
     verbs, set_verbs: *mut ibv_context = id.verbs;
     channel, set_channel: *mut rdma_event_channel = id.channel;
-    context, set_context: *mut c_void = id.context;
+    context, _: *mut c_void = id.context;
     qp, set_qp: *mut ibv_qp = id.qp;
-    ps, set_ps: rdma_port_space = id.ps;
+    ps, _: rdma_port_space = id.ps;
     port_num, set_port_num: u8 = id.port_num;
     /// The event a synchronous call keeps on the id until the next one.
     event, set_event: *mut rdma_cm_event = id.event;
@@ -199,13 +221,13 @@ id_fields! {
     recv_cq, set_recv_cq: *mut ibv_cq = id.recv_cq;
     srq, set_srq: *mut ibv_srq = id.srq;
     pd, set_pd: *mut ibv_pd = id.pd;
-    qp_type, set_qp_type: ibv_qp_type = id.qp_type;
+    qp_type, _: ibv_qp_type = id.qp_type;
     /// `route.path_rec` (malloc'ed).
     path_rec, set_path_rec: *mut ibv_sa_path_rec = id.route.path_rec;
     num_paths, set_num_paths: c_int = id.route.num_paths;
     /// `route.addr.addr.ibaddr.sgid` (`addr` is a union of that one member).
-    sgid, set_sgid: ibv_gid = id.route.addr.addr.ibaddr.sgid;
-    dgid, set_dgid: ibv_gid = id.route.addr.addr.ibaddr.dgid;
+    _, set_sgid: ibv_gid = id.route.addr.addr.ibaddr.sgid;
+    _, set_dgid: ibv_gid = id.route.addr.addr.ibaddr.dgid;
     /// Big-endian.
     pkey, set_pkey: u16 = id.route.addr.addr.ibaddr.pkey;
 
@@ -229,7 +251,7 @@ macro_rules! id_owned_fields {
         impl Id {
             $(
                 $(#[$doc])*
-                pub fn $with<R>(self, f: impl FnOnce(&mut $ty) -> R) -> R {
+                pub(crate) fn $with<R>(self, f: impl FnOnce(&mut $ty) -> R) -> R {
                     // SAFETY: self.0 is a live IdPriv; the reference covers
                     // this private field only (the application never sees
                     // it; other threads touch only `ev`) and lives only for
@@ -308,7 +330,7 @@ pub(crate) fn lookup_id(h: u32) -> Option<Id> {
 /// A new event channel: an open rdma_cm device. The library must be
 /// initialised (rdma_create_event_channel does that first, in `cma`; every
 /// other caller works for an id, which exists only once it was).
-pub fn open_event_channel() -> Res<*mut rdma_event_channel> {
+pub(crate) fn open_event_channel() -> Res<*mut rdma_event_channel> {
     let fd = crate::ucma::open_channel_fd()?;
     Ok(Box::into_raw(Box::new(rdma_event_channel { fd })))
 }
@@ -317,7 +339,7 @@ pub fn open_event_channel() -> Res<*mut rdma_event_channel> {
 ///
 /// # Safety
 /// `ch` came from [`open_event_channel`] and is not used afterwards.
-pub unsafe fn destroy_event_channel(ch: *mut rdma_event_channel) {
+unsafe fn destroy_event_channel(ch: *mut rdma_event_channel) {
     // SAFETY: ch came from open_event_channel and is destroyed once.
     let ch = unsafe { Box::from_raw(ch) };
     // SAFETY: closing the channel's own fd.
@@ -330,7 +352,7 @@ pub unsafe fn destroy_event_channel(ch: *mut rdma_event_channel) {
 
 /// Allocates an id on `channel` (a private one when null). Only the
 /// channel's creation can fail.
-pub fn alloc_id(
+pub(crate) fn alloc_id(
     channel: *mut rdma_event_channel,
     context: *mut c_void,
     ps: rdma_port_space,
@@ -373,7 +395,7 @@ pub fn alloc_id(
 }
 
 /// Frees an id and what it owns (`ucma_free_id`).
-pub fn free_id(id: Id) {
+pub(crate) fn free_id(id: Id) {
     remove_id(id);
     let dev = id.cma_dev();
     if !dev.is_null() {
@@ -395,7 +417,7 @@ pub fn free_id(id: Id) {
 
 /// `rdma_create_id2`: an id with an explicit QP type, on an initialised
 /// library (see `cma::create_id`, which initialises it first).
-pub fn create_id2(
+pub(crate) fn create_id2(
     channel: *mut rdma_event_channel,
     context: *mut c_void,
     ps: rdma_port_space,
@@ -422,7 +444,7 @@ pub fn create_id2(
 }
 
 /// The QP type upstream derives from the port space.
-pub fn qp_type_for(ps: rdma_port_space) -> ibv_qp_type {
+pub(crate) fn qp_type_for(ps: rdma_port_space) -> ibv_qp_type {
     if ps == RDMA_PS_IPOIB || ps == RDMA_PS_UDP {
         IBV_QPT_UD
     } else {
@@ -431,7 +453,7 @@ pub fn qp_type_for(ps: rdma_port_space) -> ibv_qp_type {
 }
 
 /// DESTROY_ID: the number of events the kernel delivered for the id.
-pub fn destroy_kern_id(fd: c_int, handle: u32) -> Res<u32> {
+pub(crate) fn destroy_kern_id(fd: c_int, handle: u32) -> Res<u32> {
     let mut resp = rdma_ucm_destroy_id_resp::default();
     let body = rdma_ucm_destroy_id { response: uaddr(&mut resp), id: handle, reserved: 0 };
     write_cmd_resp(fd, RDMA_USER_CM_CMD_DESTROY_ID, body, &mut resp)?;
@@ -448,7 +470,7 @@ fn wait_events(id: Id, done: impl Fn(&EvState) -> bool) {
 }
 
 /// `rdma_destroy_id`.
-pub fn destroy_id(id: Id) -> Res<()> {
+pub(crate) fn destroy_id(id: Id) -> Res<()> {
     let reported = destroy_kern_id(id.fd(), id.handle())?;
     let ev = id.event();
     if !ev.is_null() {
@@ -461,7 +483,7 @@ pub fn destroy_id(id: Id) -> Res<()> {
 
 /// `rdma_migrate_id`: moves the id to `channel` (a new private one when
 /// null).
-pub fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
+pub(crate) fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
     if id.sync() && channel.is_null() {
         return Err(libc::EINVAL);
     }
@@ -518,7 +540,7 @@ fn complete_mc_event(mc: *mut Mcast) {
 }
 
 /// `rdma_ack_cm_event`.
-pub fn ack_cm_event(event: *mut rdma_cm_event) -> Res<()> {
+pub(crate) fn ack_cm_event(event: *mut rdma_cm_event) -> Res<()> {
     if event.is_null() {
         return Err(libc::EINVAL);
     }
@@ -534,7 +556,7 @@ pub fn ack_cm_event(event: *mut rdma_cm_event) -> Res<()> {
 
 /// Acks the event a synchronous id still holds from its last call, if
 /// any, and forgets it (the ack's result is ignored, as upstream does).
-pub fn ack_held_event(id: Id) {
+pub(crate) fn ack_held_event(id: Id) {
     let ev = id.event();
     if !ev.is_null() {
         let _ = ack_cm_event(ev);

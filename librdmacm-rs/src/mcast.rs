@@ -77,7 +77,7 @@ unsafe fn join2(id: Id, addr: *const sockaddr, len: socklen_t, flags: u16, conte
 ///
 /// # Safety
 /// `attr.addr` must be null or a socket address of its family's size.
-pub unsafe fn join_ex(id: Id, attr: &rdma_cm_join_mc_attr_ex, context: *mut c_void) -> Res<()> {
+unsafe fn join_ex(id: Id, attr: &rdma_cm_join_mc_attr_ex, context: *mut c_void) -> Res<()> {
     if attr.comp_mask >= RDMA_CM_JOIN_MC_ATTR_RESERVED {
         return Err(libc::ENOTSUP);
     }
@@ -100,7 +100,7 @@ pub unsafe fn join_ex(id: Id, attr: &rdma_cm_join_mc_attr_ex, context: *mut c_vo
 ///
 /// # Safety
 /// `addr` must be null or a socket address of its family's size.
-pub unsafe fn join(id: Id, addr: *const sockaddr, context: *mut c_void) -> Res<()> {
+pub(crate) unsafe fn join(id: Id, addr: *const sockaddr, context: *mut c_void) -> Res<()> {
     // SAFETY: forwarded contract: null or a socket address.
     let len = unsafe { addrlen(addr) };
     if len == 0 {
@@ -114,7 +114,7 @@ pub unsafe fn join(id: Id, addr: *const sockaddr, context: *mut c_void) -> Res<(
 ///
 /// # Safety
 /// `addr` must be null or a socket address of its family's size.
-pub unsafe fn leave(id: Id, addr: *const sockaddr) -> Res<()> {
+pub(crate) unsafe fn leave(id: Id, addr: *const sockaddr) -> Res<()> {
     // SAFETY: forwarded contract: null or a socket address.
     let len = unsafe { addrlen(addr) } as usize;
     if len == 0 {

@@ -21,7 +21,7 @@ use libc::{sockaddr, socklen_t};
 ///
 /// # Safety
 /// `src` (if non-null) and `dst` must be readable for their lengths.
-pub unsafe fn resolve_addr2(
+pub(crate) unsafe fn resolve_addr2(
     id: Id,
     src: *const sockaddr,
     src_len: socklen_t,
@@ -50,7 +50,7 @@ pub unsafe fn resolve_addr2(
 ///
 /// # Safety
 /// Addresses must be null or socket addresses of their family's size.
-pub unsafe fn resolve_addr(id: Id, src: *const sockaddr, dst: *const sockaddr, timeout_ms: c_int) -> Res<()> {
+pub(crate) unsafe fn resolve_addr(id: Id, src: *const sockaddr, dst: *const sockaddr, timeout_ms: c_int) -> Res<()> {
     // SAFETY: forwarded contract: null or a socket address.
     let dst_len = unsafe { addrlen(dst) };
     if dst_len == 0 {
@@ -125,7 +125,7 @@ fn set_ib_route(id: Id) -> Res<()> {
 }
 
 /// `rdma_resolve_route`.
-pub fn resolve_route(id: Id, timeout_ms: c_int) -> Res<()> {
+pub(crate) fn resolve_route(id: Id, timeout_ms: c_int) -> Res<()> {
     if id.transport() == Some(IBV_TRANSPORT_IB) && set_ib_route(id).is_ok() {
         return complete(id);
     }
