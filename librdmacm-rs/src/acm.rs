@@ -36,9 +36,9 @@ use crate::abi::acm::*;
 use crate::abi::cma::*;
 
 /// Where ibacm publishes its TCP port (Debian: RUNDIR is /run).
-pub const IBACM_PORT_FILE: &str = "/run/ibacm.port";
+const IBACM_PORT_FILE: &str = "/run/ibacm.port";
 /// ibacm's unix socket as librdmacm names it.
-pub const IBACM_SERVER_PATH: &CStr = c"/run/ibacm.sock";
+const IBACM_SERVER_PATH: &CStr = c"/run/ibacm.sock";
 
 
 const HDR_STATUS: usize = offset_of!(acm_hdr, status);
@@ -61,7 +61,7 @@ const SIN6_ADDR: usize = offset_of!(libc::sockaddr_in6, sin6_addr);
 /// Parses the port file's first number as C's `fscanf("%hu")` does: leading
 /// white space, an optional sign, decimal digits; an out-of-range value
 /// saturates like strtoul and is then cut to 16 bits. No number: 0.
-pub fn parse_port(text: &[u8]) -> u16 {
+fn parse_port(text: &[u8]) -> u16 {
     let mut i = 0;
     while i < text.len() && matches!(text[i], b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r') {
         i += 1;
@@ -103,7 +103,7 @@ pub fn parse_port(text: &[u8]) -> u16 {
 
 /// The TCP port ibacm published, or 0 when the file is missing or holds no
 /// number.
-pub fn read_server_port(port_file: &Path) -> u16 {
+fn read_server_port(port_file: &Path) -> u16 {
     std::fs::read(port_file).map_or(0, |text| parse_port(&text))
 }
 
@@ -124,7 +124,7 @@ fn connect_socket(domain: c_int, proto: c_int, addr: *const libc::sockaddr, len:
 
 /// Connects to ibacm the way librdmacm does: TCP to 127.0.0.1 when the port
 /// file names a port, else the unix socket.
-pub fn connect_ibacm(port_file: &Path, unix_path: &CStr) -> Option<OwnedFd> {
+fn connect_ibacm(port_file: &Path, unix_path: &CStr) -> Option<OwnedFd> {
     let port = read_server_port(port_file);
     if port != 0 {
         let sin = libc::sockaddr_in {
@@ -164,7 +164,7 @@ static IBACM: OnceLock<Option<Mutex<OwnedFd>>> = OnceLock::new();
 
 /// The process's connection to ibacm, made on first use (upstream's
 /// `ucma_ib_init`); None when ibacm could not be reached then.
-pub fn ib_init() -> Option<&'static Mutex<OwnedFd>> {
+pub(crate) fn ib_init() -> Option<&'static Mutex<OwnedFd>> {
     IBACM
         .get_or_init(|| connect_ibacm(Path::new(IBACM_PORT_FILE), IBACM_SERVER_PATH).map(Mutex::new))
         .as_ref()
@@ -206,7 +206,7 @@ fn put_ep_addr(msg: &mut [u8], e: usize, addr: &[u8]) {
 }
 
 /// The resolve request for a result, exactly `hdr.length` bytes long.
-pub fn build_request(rai: &AddrInfo, hints: &Hints) -> Vec<u8> {
+fn build_request(rai: &AddrInfo, hints: &Hints) -> Vec<u8> {
     let mut msg = vec![0u8; ACM_MSG_LENGTH];
     msg[offset_of!(acm_hdr, version)] = ACM_VERSION;
     msg[offset_of!(acm_hdr, opcode)] = ACM_OP_RESOLVE;
@@ -257,7 +257,7 @@ pub fn build_request(rai: &AddrInfo, hints: &Hints) -> Vec<u8> {
 
 /// Sends a request and reads the reply under the connection's lock; None
 /// when the send is short, or the reply is short, inconsistent or an error.
-pub fn exchange(conn: &Mutex<OwnedFd>, req: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn exchange(conn: &Mutex<OwnedFd>, req: &[u8]) -> Option<Vec<u8>> {
     let mut buf = [0u8; ACM_MSG_LENGTH];
     let got = {
         let fd = conn.lock();
@@ -280,7 +280,7 @@ pub fn exchange(conn: &Mutex<OwnedFd>, req: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Applies a reply (`resp` is exactly `hdr.length` bytes) to a result.
-pub fn save_resp(rai: &mut AddrInfo, resp: &mut [u8]) {
+fn save_resp(rai: &mut AddrInfo, resp: &mut [u8]) {
     let cnt = resp.len().saturating_sub(ACM_MSG_HDR_LENGTH) / ACM_MSG_EP_LENGTH;
     let mut first_path = None;
     let mut path_cnt = 0;
@@ -342,7 +342,7 @@ fn connect_hdr(rai: &AddrInfo) -> Option<Vec<u8>> {
 
 /// Puts an AF_IB result built from the first path record of `chain[0]` in
 /// front of the chain.
-pub fn resolve_af_ib(chain: &mut Vec<AddrInfo>) {
+fn resolve_af_ib(chain: &mut Vec<AddrInfo>) {
     let rai = &chain[0];
     let Some(route) = rai.route.as_ref().filter(|r| r.len() >= ACM_MSG_EP_LENGTH) else {
         return;
@@ -382,7 +382,7 @@ pub fn resolve_af_ib(chain: &mut Vec<AddrInfo>) {
 
 /// The ibacm step on a given connection: ask, apply the reply, and add the
 /// AF_IB result when `af_ib` (kernel support) allows it.
-pub fn resolve_on(conn: &Mutex<OwnedFd>, chain: &mut Vec<AddrInfo>, hints: &Hints, af_ib: bool) {
+fn resolve_on(conn: &Mutex<OwnedFd>, chain: &mut Vec<AddrInfo>, hints: &Hints, af_ib: bool) {
     let req = build_request(&chain[0], hints);
     let Some(mut resp) = exchange(conn, &req) else {
         return;
@@ -395,9 +395,9 @@ pub fn resolve_on(conn: &Mutex<OwnedFd>, chain: &mut Vec<AddrInfo>, hints: &Hint
 
 /// The ibacm step of rdma_getaddrinfo (upstream's `ucma_ib_resolve`): a no-op
 /// when ibacm is not reachable.
-pub fn ib_resolve(chain: &mut Chain, hints: &Hints) {
+pub(crate) fn ib_resolve(chain: &mut Chain, hints: &Hints) {
     if let Some(conn) = ib_init() {
-        resolve_on(conn, chain.as_vec(), hints, crate::cma::af_ib_support());
+        resolve_on(conn, chain.as_vec(), hints, crate::ucma::af_ib_support());
     }
 }
 

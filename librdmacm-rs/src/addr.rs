@@ -1,10 +1,11 @@
-//! Addressing: bind, address and route resolution, and the queries that
-//! copy the kernel's view of an id (addresses, GIDs, P_Key, paths, device)
-//! into the public `rdma_cm_id`.
+//! Addressing: socket address helpers, bind, and the queries that copy the
+//! kernel's view of an id (addresses, GIDs, P_Key, paths, device) into the
+//! public `rdma_cm_id`. Event delivery runs these queries too, so nothing
+//! here waits for an event: resolution, which does, is in `resolve`.
 //!
 //! Kernels with AF_IB support (detected at init) get the newer commands
-//! (BIND, RESOLVE_ADDR, QUERY with ADDR/GID/PATH); older ones the IP-only
-//! commands (BIND_IP, RESOLVE_IP, QUERY_ROUTE), exactly as upstream picks.
+//! (BIND, QUERY with ADDR/GID/PATH); older ones the IP-only commands
+//! (BIND_IP, QUERY_ROUTE), exactly as upstream picks.
 //! When a query names a device (node GUID, device index) the id has none
 //! yet, the id takes a reference on that device, its context and shared PD.
 
@@ -12,8 +13,8 @@ use rdma_util::mem::zeroed;
 use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::abi::verbs::*;
-use crate::cma::af_ib_support;
-use crate::id::{complete, ret_int, Id, Res};
+use crate::ucma::af_ib_support;
+use crate::id::{ret_int, Id, Res};
 use crate::ucma::{uaddr, write_cmd, write_cmd_resp};
 use core::ffi::c_int;
 use core::mem::MaybeUninit;
@@ -26,7 +27,7 @@ use libc::{sockaddr, sockaddr_in, sockaddr_in6, socklen_t};
 /// # Safety
 /// `addr` is null or points to a readable socket address (at least its
 /// family field).
-pub unsafe fn addrlen(addr: *const sockaddr) -> socklen_t {
+pub(crate) unsafe fn addrlen(addr: *const sockaddr) -> socklen_t {
     if addr.is_null() {
         return 0;
     }
@@ -45,7 +46,7 @@ pub unsafe fn addrlen(addr: *const sockaddr) -> socklen_t {
 /// # Safety
 /// `addr` points to a readable socket address of at least the size its
 /// family implies.
-pub unsafe fn get_port(addr: *const sockaddr) -> u16 {
+unsafe fn get_port(addr: *const sockaddr) -> u16 {
     // SAFETY: the caller passes an address buffer of at least the size its
     // family implies (per the contract).
     unsafe {
@@ -62,17 +63,17 @@ pub unsafe fn get_port(addr: *const sockaddr) -> u16 {
 ///
 /// # Safety
 /// `src` must be readable for `len` bytes.
-pub unsafe fn copy_addr(dst: *mut u8, src: *const u8, len: usize) {
+pub(crate) unsafe fn copy_addr(dst: *mut u8, src: *const u8, len: usize) {
     let len = len.min(core::mem::size_of::<libc::sockaddr_storage>());
     // SAFETY: dst is a sockaddr_storage (128 bytes); src readable per contract.
     unsafe { core::ptr::copy_nonoverlapping(src, dst, len) };
 }
 
-fn src_storage(id: Id) -> *mut u8 {
+pub(crate) fn src_storage(id: Id) -> *mut u8 {
     id.src_storage().cast()
 }
 
-fn dst_storage(id: Id) -> *mut u8 {
+pub(crate) fn dst_storage(id: Id) -> *mut u8 {
     id.dst_storage().cast()
 }
 
@@ -91,7 +92,7 @@ fn query(id: Id, option: u32, resp: &mut rdma_ucm_query_addr_resp) -> Res<()> {
 }
 
 /// QUERY(ADDR): addresses, and the device, port and P_Key once bound.
-pub fn query_addr(id: Id) -> Res<()> {
+pub(crate) fn query_addr(id: Id) -> Res<()> {
     let mut resp: rdma_ucm_query_addr_resp = zeroed();
     // Kernels without ibdev_index leave this as is.
     resp.ibdev_index = crate::devices::UCMA_INVALID_IB_INDEX;
@@ -110,7 +111,7 @@ pub fn query_addr(id: Id) -> Res<()> {
 }
 
 /// QUERY(GID): source and destination GIDs (from AF_IB addresses).
-pub fn query_gid(id: Id) -> Res<()> {
+pub(crate) fn query_gid(id: Id) -> Res<()> {
     let mut resp: rdma_ucm_query_addr_resp = zeroed();
     query(id, RDMA_USER_CM_QUERY_GID, &mut resp)?;
     // SAFETY: the kernel returns AF_IB addresses here; sockaddr_ib (48
@@ -127,7 +128,7 @@ pub fn query_gid(id: Id) -> Res<()> {
 }
 
 /// The SA path record librdmacm reports for one `ibv_path_data`.
-pub fn convert_path(pd: &ibv_path_data) -> ibv_sa_path_rec {
+fn convert_path(pd: &ibv_path_data) -> ibv_sa_path_rec {
     let p = &pd.path;
     // SAFETY: all-zero is a valid path record.
     let mut sa: ibv_sa_path_rec = unsafe { core::mem::zeroed() };
@@ -177,7 +178,7 @@ fn set_paths(id: Id, n: usize, mut rec: impl FnMut(usize) -> ibv_sa_path_rec) ->
 }
 
 /// QUERY(PATH): the resolved path records.
-pub fn query_path(id: Id) -> Res<()> {
+pub(crate) fn query_path(id: Id) -> Res<()> {
     // Not zeroed (upstream does not zero its buffer either): on success the
     // kernel copies out its zero-initialised header and the first
     // `num_paths` records, all of which it has filled or zeroed, and only
@@ -196,7 +197,7 @@ pub fn query_path(id: Id) -> Res<()> {
 
 /// QUERY_ROUTE (kernels without AF_IB): addresses, GIDs, P_Key, paths and
 /// the device in one response.
-pub fn query_route(id: Id) -> Res<()> {
+pub(crate) fn query_route(id: Id) -> Res<()> {
     let mut resp: rdma_ucm_query_route_resp = zeroed();
     resp.ibdev_index = crate::devices::UCMA_INVALID_IB_INDEX;
     let body = rdma_ucm_query { response: uaddr(&mut resp), id: id.handle(), option: 0 };
@@ -229,7 +230,7 @@ pub fn query_route(id: Id) -> Res<()> {
 ///
 /// # Safety
 /// `addr` must be readable for `len` bytes.
-unsafe fn storage_of(addr: *const sockaddr, len: socklen_t) -> libc::sockaddr_storage {
+pub(crate) unsafe fn storage_of(addr: *const sockaddr, len: socklen_t) -> libc::sockaddr_storage {
     let mut s: libc::sockaddr_storage = zeroed();
     if !addr.is_null() {
         // SAFETY: forwarded contract.
@@ -242,7 +243,7 @@ unsafe fn storage_of(addr: *const sockaddr, len: socklen_t) -> libc::sockaddr_st
 ///
 /// # Safety
 /// `addr` must be readable for `len` bytes.
-unsafe fn in6_of(addr: *const sockaddr, len: socklen_t) -> sockaddr_in6 {
+pub(crate) unsafe fn in6_of(addr: *const sockaddr, len: socklen_t) -> sockaddr_in6 {
     let mut s: sockaddr_in6 = zeroed();
     if !addr.is_null() {
         let n = (len as usize).min(core::mem::size_of::<sockaddr_in6>());
@@ -256,7 +257,7 @@ unsafe fn in6_of(addr: *const sockaddr, len: socklen_t) -> sockaddr_in6 {
 ///
 /// # Safety
 /// `addr` must be readable for `len` bytes.
-pub unsafe fn bind_addr2(id: Id, addr: *const sockaddr, len: socklen_t) -> Res<()> {
+pub(crate) unsafe fn bind_addr2(id: Id, addr: *const sockaddr, len: socklen_t) -> Res<()> {
     let body = rdma_ucm_bind {
         id: id.handle(),
         addr_size: len as u16,
@@ -273,7 +274,7 @@ pub unsafe fn bind_addr2(id: Id, addr: *const sockaddr, len: socklen_t) -> Res<(
 ///
 /// # Safety
 /// `addr` must be null or a socket address of its family's size.
-pub unsafe fn bind_addr(id: Id, addr: *const sockaddr) -> Res<()> {
+pub(crate) unsafe fn bind_addr(id: Id, addr: *const sockaddr) -> Res<()> {
     // SAFETY: forwarded contract: null or a socket address.
     let len = unsafe { addrlen(addr) };
     if len == 0 {
@@ -293,123 +294,6 @@ pub unsafe fn bind_addr(id: Id, addr: *const sockaddr) -> Res<()> {
     query_route(id)
 }
 
-/// RESOLVE_ADDR (AF_IB-capable kernels).
-///
-/// # Safety
-/// `src` (if non-null) and `dst` must be readable for their lengths.
-pub unsafe fn resolve_addr2(
-    id: Id,
-    src: *const sockaddr,
-    src_len: socklen_t,
-    dst: *const sockaddr,
-    dst_len: socklen_t,
-    timeout_ms: c_int,
-) -> Res<()> {
-    let body = rdma_ucm_resolve_addr {
-        id: id.handle(),
-        timeout_ms: timeout_ms as u32,
-        src_size: src_len as u16,
-        dst_size: dst_len as u16,
-        reserved: 0,
-        // SAFETY: forwarded contract.
-        src_addr: unsafe { storage_of(src, src_len) },
-        // SAFETY: forwarded contract.
-        dst_addr: unsafe { storage_of(dst, dst_len) },
-    };
-    write_cmd(id.fd(), RDMA_USER_CM_CMD_RESOLVE_ADDR, body)?;
-    // SAFETY: forwarded contract for dst.
-    unsafe { copy_addr(dst_storage(id), dst.cast(), dst_len as usize) };
-    complete(id)
-}
-
-/// `rdma_resolve_addr`.
-///
-/// # Safety
-/// Addresses must be null or socket addresses of their family's size.
-pub unsafe fn resolve_addr(id: Id, src: *const sockaddr, dst: *const sockaddr, timeout_ms: c_int) -> Res<()> {
-    // SAFETY: forwarded contract: null or a socket address.
-    let dst_len = unsafe { addrlen(dst) };
-    if dst_len == 0 {
-        return Err(libc::EINVAL);
-    }
-    // SAFETY: as above.
-    let src_len = unsafe { addrlen(src) };
-    if !src.is_null() && src_len == 0 {
-        return Err(libc::EINVAL);
-    }
-    if af_ib_support() {
-        // SAFETY: forwarded contract.
-        return unsafe { resolve_addr2(id, src, src_len, dst, dst_len, timeout_ms) };
-    }
-    let body = rdma_ucm_resolve_ip {
-        // SAFETY: forwarded contract.
-        src_addr: unsafe { in6_of(src, src_len) },
-        // SAFETY: forwarded contract.
-        dst_addr: unsafe { in6_of(dst, dst_len) },
-        id: id.handle(),
-        timeout_ms: timeout_ms as u32,
-    };
-    write_cmd(id.fd(), RDMA_USER_CM_CMD_RESOLVE_IP, body)?;
-    // SAFETY: forwarded contract for dst.
-    unsafe { copy_addr(dst_storage(id), dst.cast(), dst_len as usize) };
-    complete(id)
-}
-
-/// Asks rdma_getaddrinfo (the IB ACM service) for a route and installs it
-/// with RDMA_OPTION_IB_PATH; Err when there is none.
-///
-/// A route-only rdma_getaddrinfo can only get a route from ibacm: when the
-/// process has no ibacm connection (made once, on first use, as upstream's
-/// `ucma_ib_init`), the answer is known to carry none and the caller falls
-/// back to the kernel's RESOLVE_ROUTE. Skipping the call then saves building
-/// and freeing an addrinfo chain on every rdma_resolve_route (about 2,000
-/// instructions and a dozen allocations, measured with callgrind), with the
-/// same outcome: upstream's call returns a chain without a route, which it
-/// frees before falling back.
-fn set_ib_route(id: Id) -> Res<()> {
-    if crate::acm::ib_init().is_none() {
-        return Err(libc::ENOENT);
-    }
-    // SAFETY: all-zero is a valid rdma_addrinfo.
-    let mut hint: rdma_addrinfo = unsafe { core::mem::zeroed() };
-    hint.ai_flags = RAI_ROUTEONLY;
-    // SAFETY: reading the family field of the id's (live, 128-byte) source
-    // storage through the raw pointer, by value.
-    hint.ai_family = c_int::from(unsafe { (*src_storage(id).cast::<sockaddr>()).sa_family });
-    hint.ai_src_addr = src_storage(id).cast();
-    // SAFETY: the id's live 128-byte source storage.
-    hint.ai_src_len = unsafe { addrlen(hint.ai_src_addr) };
-    hint.ai_dst_addr = dst_storage(id).cast();
-    // SAFETY: the id's live 128-byte destination storage.
-    hint.ai_dst_len = unsafe { addrlen(hint.ai_dst_addr) };
-    let mut rai: *mut rdma_addrinfo = core::ptr::null_mut();
-    // SAFETY: hint is valid; rai is an out-pointer.
-    let ret = unsafe { crate::addrinfo::rdma_getaddrinfo(core::ptr::null(), core::ptr::null(), &hint, &mut rai) };
-    if ret != 0 {
-        return Err(rdma_util::ffi::errno());
-    }
-    // SAFETY: rdma_getaddrinfo succeeded, so rai is a valid result.
-    let r = unsafe { &*rai };
-    let res = if r.ai_route_len != 0 {
-        crate::options::set_option(id, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, r.ai_route, r.ai_route_len)
-    } else {
-        Err(rdma_util::ffi::errno())
-    };
-    // SAFETY: rai came from rdma_getaddrinfo.
-    unsafe { crate::addrinfo::rdma_freeaddrinfo(rai) };
-    res
-}
-
-/// `rdma_resolve_route`.
-pub fn resolve_route(id: Id, timeout_ms: c_int) -> Res<()> {
-    if id.transport() == Some(IBV_TRANSPORT_IB) && set_ib_route(id).is_ok() {
-        return complete(id);
-    }
-    let body = rdma_ucm_resolve_route { id: id.handle(), timeout_ms: timeout_ms as u32 };
-    write_cmd(id.fd(), RDMA_USER_CM_CMD_RESOLVE_ROUTE, body)?;
-    complete(id)
-}
-
 // ---------------------------------------------------------------------------
 // Exports
 // ---------------------------------------------------------------------------
@@ -421,30 +305,6 @@ rdma_util::export! {
         rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
         // SAFETY: addr is null (rejected inside) or the caller's address.
         ret_int(unsafe { bind_addr(Id::from_cm(id), addr) })
-    }
-}
-
-crate::export_sync! {
-    /// Resolves a destination address (and binds to a source).
-    fn rdma_resolve_addr(id: *mut rdma_cm_id, src_addr: *mut sockaddr, dst_addr: *mut sockaddr,
-                         timeout_ms: c_int) -> c_int;
-    {
-        if id.is_null() {
-            return Err(libc::EINVAL);
-        }
-        // SAFETY: the caller's addresses (null ones are handled inside).
-        unsafe { resolve_addr(Id::from_cm(id), src_addr, dst_addr, timeout_ms) }
-    }
-}
-
-crate::export_sync! {
-    /// Resolves the route to the resolved destination.
-    fn rdma_resolve_route(id: *mut rdma_cm_id, timeout_ms: c_int) -> c_int;
-    {
-        if id.is_null() {
-            return Err(libc::EINVAL);
-        }
-        resolve_route(Id::from_cm(id), timeout_ms)
     }
 }
 

@@ -7,14 +7,15 @@
 //! device's maximum); explicit values above the device's maxima are refused
 //! with EINVAL for RDMA_PS_TCP ids. The accepting side moves its QP to RTR
 //! and RTS before sending the reply; the connecting side does so when the
-//! reply arrives (see `id::translate_event`).
+//! reply arrives (see `event::translate_event`).
 
 use rdma_util::mem::zeroed;
 use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::abi::verbs::*;
-use crate::cma::af_ib_support;
-use crate::id::{complete, ret_int, Id, Res};
+use crate::ucma::af_ib_support;
+use crate::event::complete;
+use crate::id::{ret_int, Id, Res};
 use crate::qp::{modify_qp_err, modify_qp_rtr, modify_qp_rts, modify_qp_sqd};
 use crate::ucma::write_cmd;
 use core::ffi::{c_int, c_void};
@@ -50,7 +51,7 @@ fn valid_param(id: Id, param: Option<&rdma_conn_param>) -> Res<()> {
 
 /// The kernel form of the connection parameters: the id's negotiated
 /// resources, stored private data (rdma_create_ep) followed by the caller's.
-pub fn conn_param_to_kern(id: Id, src: Option<&rdma_conn_param>, qp_num: u32, srq: u8) -> rdma_ucm_conn_param {
+fn conn_param_to_kern(id: Id, src: Option<&rdma_conn_param>, qp_num: u32, srq: u8) -> rdma_ucm_conn_param {
     let mut dst: rdma_ucm_conn_param = zeroed();
     dst.qp_num = qp_num;
     dst.srq = srq;
@@ -98,7 +99,7 @@ fn qp_info(id: Id, param: Option<&rdma_conn_param>) -> (u32, u8) {
 }
 
 /// `rdma_connect`.
-pub fn connect(id: Id, param: Option<&rdma_conn_param>) -> Res<()> {
+pub(crate) fn connect(id: Id, param: Option<&rdma_conn_param>) -> Res<()> {
     valid_param(id, param)?;
     let (max_init, max_resp) = dev_max(id);
     id.set_initiator_depth(match param {
@@ -122,7 +123,7 @@ pub fn connect(id: Id, param: Option<&rdma_conn_param>) -> Res<()> {
 }
 
 /// `rdma_listen`.
-pub fn listen(id: Id, backlog: c_int) -> Res<()> {
+pub(crate) fn listen(id: Id, backlog: c_int) -> Res<()> {
     let body = rdma_ucm_listen { id: id.handle(), backlog: backlog as u32 };
     write_cmd(id.fd(), RDMA_USER_CM_CMD_LISTEN, body)?;
     if af_ib_support() {
@@ -135,29 +136,29 @@ pub fn listen(id: Id, backlog: c_int) -> Res<()> {
 /// `rdma_get_request`: the next connection request of a synchronous
 /// listening id, with a QP created when the endpoint asked for one. (The
 /// export waits in its own frame, see [`get_request_begin`].)
-pub fn get_request(listen: Id) -> Res<Id> {
+pub(crate) fn get_request(listen: Id) -> Res<Id> {
     let w = get_request_begin(listen)?;
     // SAFETY: fresh from get_request_begin.
-    let event = unsafe { crate::id::get_cm_event_with(w) }?;
+    let event = unsafe { crate::event::get_cm_event_with(w) }?;
     // SAFETY: the event just returned.
     unsafe { get_request_finish(listen, event) }
 }
 
 /// The checks of rdma_get_request before its wait, and the wait's start.
-pub fn get_request_begin(listen: Id) -> Res<crate::id::EventWait> {
+fn get_request_begin(listen: Id) -> Res<crate::event::EventWait> {
     if !listen.sync() {
         return Err(libc::EINVAL);
     }
     crate::id::ack_held_event(listen);
     // SAFETY: a synchronous id's private channel lives as long as the id.
-    Ok(unsafe { crate::id::EventWait::new(listen.channel()) })
+    Ok(unsafe { crate::event::EventWait::new(listen.channel()) })
 }
 
 /// rdma_get_request after its wait returned `event`.
 ///
 /// # Safety
 /// `event` is the live event the wait on `listen`'s channel returned.
-pub unsafe fn get_request_finish(listen: Id, event: *mut rdma_cm_event) -> Res<Id> {
+unsafe fn get_request_finish(listen: Id, event: *mut rdma_cm_event) -> Res<Id> {
     // SAFETY: just returned by the wait.
     let ev = unsafe { &*event };
     let r = (|| {
@@ -189,7 +190,7 @@ pub unsafe fn get_request_finish(listen: Id, event: *mut rdma_cm_event) -> Res<I
 }
 
 /// `rdma_accept`.
-pub fn accept(id: Id, param: Option<&rdma_conn_param>) -> Res<()> {
+pub(crate) fn accept(id: Id, param: Option<&rdma_conn_param>) -> Res<()> {
     let (qp_num, srq) = qp_info(id, param);
     valid_param(id, param)?;
     let (max_init, max_resp) = dev_max(id);
@@ -225,7 +226,7 @@ pub fn accept(id: Id, param: Option<&rdma_conn_param>) -> Res<()> {
 
 /// REJECT with private data and an IBTA reject reason (0: let the kernel
 /// choose).
-pub fn reject(id: Id, private_data: *const c_void, len: u8, reason: u8) -> Res<()> {
+pub(crate) fn reject(id: Id, private_data: *const c_void, len: u8, reason: u8) -> Res<()> {
     let mut body: rdma_ucm_reject = zeroed();
     body.id = id.handle();
     if !private_data.is_null() && len != 0 {
@@ -242,12 +243,12 @@ pub fn reject(id: Id, private_data: *const c_void, len: u8, reason: u8) -> Res<(
 const CM_REJ_VENDOR_OPTION_NOT_SUPPORTED: u8 = 35;
 
 /// `rdma_notify`.
-pub fn notify(id: Id, event: ibv_event_type) -> Res<()> {
+fn notify(id: Id, event: ibv_event_type) -> Res<()> {
     write_cmd(id.fd(), RDMA_USER_CM_CMD_NOTIFY, rdma_ucm_notify { id: id.handle(), event })
 }
 
 /// Stops the QP before a disconnect: ERR on IB/RoCE, SQD on iWARP.
-pub fn shutdown(id: Id) -> Res<()> {
+pub(crate) fn shutdown(id: Id) -> Res<()> {
     match id.transport() {
         Some(IBV_TRANSPORT_IB) => modify_qp_err(id),
         Some(IBV_TRANSPORT_IWARP) => modify_qp_sqd(id),
@@ -256,7 +257,7 @@ pub fn shutdown(id: Id) -> Res<()> {
 }
 
 /// `rdma_disconnect`.
-pub fn disconnect(id: Id) -> Res<()> {
+pub(crate) fn disconnect(id: Id) -> Res<()> {
     shutdown(id)?;
     write_cmd(id.fd(), RDMA_USER_CM_CMD_DISCONNECT, rdma_ucm_disconnect { id: id.handle() })?;
     complete(id)
@@ -272,7 +273,7 @@ fn param<'a>(p: *mut rdma_conn_param) -> Option<&'a rdma_conn_param> {
 // Exports
 // ---------------------------------------------------------------------------
 
-crate::export_sync! {
+crate::event::export_sync! {
     /// Starts a connection to the resolved destination.
     fn rdma_connect(id: *mut rdma_cm_id, conn_param: *mut rdma_conn_param) -> c_int;
     {
@@ -313,7 +314,7 @@ pub unsafe extern "C-unwind" fn rdma_get_request(listen: *mut rdma_cm_id, id: *m
         Err(e) => return ret_int(Err(e)),
     };
     // SAFETY: w is fresh; this frame holds nothing with a destructor.
-    let event = match unsafe { crate::id::wait_event_cancellable(NAME, w) } {
+    let event = match unsafe { crate::event::wait_event_cancellable(NAME, w) } {
         Ok(ev) => ev,
         Err(e) => return ret_int(Err(e)),
     };
@@ -328,7 +329,7 @@ pub unsafe extern "C-unwind" fn rdma_get_request(listen: *mut rdma_cm_id, id: *m
     }
 }
 
-crate::export_sync! {
+crate::event::export_sync! {
     /// Accepts a connection request.
     fn rdma_accept(id: *mut rdma_cm_id, conn_param: *mut rdma_conn_param) -> c_int;
     {
@@ -366,7 +367,7 @@ rdma_util::export! {
     }
 }
 
-crate::export_sync! {
+crate::event::export_sync! {
     /// Disconnects (after flushing the QP).
     fn rdma_disconnect(id: *mut rdma_cm_id) -> c_int;
     {

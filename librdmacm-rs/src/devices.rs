@@ -40,28 +40,28 @@ use parking_lot::Mutex;
 use std::collections::HashSet;
 
 /// `ibdev_index` value meaning "the kernel did not say".
-pub const UCMA_INVALID_IB_INDEX: u32 = u32::MAX;
+pub(crate) const UCMA_INVALID_IB_INDEX: u32 = u32::MAX;
 
 /// One RDMA device as the CM knows it.
-pub struct CmaDevice {
+pub(crate) struct CmaDevice {
     /// libibverbs' device (identity for re-sync).
-    pub dev: *mut ibv_device,
+    pub(crate) dev: *mut ibv_device,
     /// Open context, null until first needed.
-    pub verbs: *mut ibv_context,
+    pub(crate) verbs: *mut ibv_context,
     /// Shared PD of the ids on this device (while any holds a reference).
-    pub pd: *mut ibv_pd,
-    pub xrcd: *mut ibv_xrcd,
+    pub(crate) pd: *mut ibv_pd,
+    pub(crate) xrcd: *mut ibv_xrcd,
     /// Link layer per port (index port_num - 1).
-    pub port: Vec<u8>,
+    pub(crate) port: Vec<u8>,
     /// Node GUID, big-endian as libibverbs returns it.
-    pub guid: u64,
-    pub refcnt: i32,
-    pub max_qpsize: i32,
-    pub max_initiator_depth: u8,
-    pub max_responder_resources: u8,
+    pub(crate) guid: u64,
+    pub(crate) refcnt: i32,
+    pub(crate) max_qpsize: i32,
+    pub(crate) max_initiator_depth: u8,
+    pub(crate) max_responder_resources: u8,
     /// ibv device index, -1 when unknown.
-    pub ibv_idx: i32,
-    pub dead: bool,
+    pub(crate) ibv_idx: i32,
+    pub(crate) dead: bool,
 }
 
 impl CmaDevice {
@@ -92,7 +92,7 @@ impl CmaDevice {
 }
 
 /// What the list needs from libibverbs (a fake in the unit tests).
-pub trait Backend {
+pub(crate) trait Backend {
     /// A device list as returned by `ibv_get_device_list`.
     type List;
     /// Fetches the current list; Err(errno) when libibverbs fails.
@@ -117,16 +117,19 @@ pub trait Backend {
     fn release_domains(&mut self, d: &mut CmaDevice);
 }
 
-pub struct DevList<B: Backend> {
-    pub backend: B,
+pub(crate) struct DevList<B: Backend> {
+    pub(crate) backend: B,
     /// Entries, boxed so ids can keep pointers to them.
-    pub devs: Vec<Box<CmaDevice>>,
+    // The boxes are the point: an entry keeps its address while the Vec
+    // grows, shrinks or reorders (clippy's vec_box assumes they are not).
+    #[allow(clippy::vec_box)]
+    pub(crate) devs: Vec<Box<CmaDevice>>,
     /// The list of the last successful sync (upstream's `dev_list`).
     held: Option<B::List>,
 }
 
 impl<B: Backend> DevList<B> {
-    pub const fn new(backend: B) -> Self {
+    pub(crate) const fn new(backend: B) -> Self {
         DevList { backend, devs: Vec::new(), held: None }
     }
 
@@ -164,15 +167,6 @@ impl<B: Backend> DevList<B> {
         true
     }
 
-    /// Drops `d` if it is dead and unreferenced.
-    pub fn reap(&mut self, d: *const CmaDevice) {
-        if let Some(i) = self.devs.iter().position(|x| core::ptr::eq(&**x, d)) {
-            if self.devs[i].dead {
-                self.remove_at(i);
-            }
-        }
-    }
-
     /// Drops (or kills) every entry whose device is in `gone`.
     fn remove_devices(&mut self, gone: &HashSet<*mut ibv_device>) {
         let mut i = 0;
@@ -186,7 +180,7 @@ impl<B: Backend> DevList<B> {
 
     /// Re-reads libibverbs' device list and applies additions/removals.
     /// Err(ENODEV) when there is no device (or the list can't be read).
-    pub fn sync(&mut self) -> Result<(), c_int> {
+    pub(crate) fn sync(&mut self) -> Result<(), c_int> {
         let new = self.backend.get_list().map_err(|_| libc::ENODEV)?;
         let new_devs = self.backend.devices(&new);
         let old_devs: Vec<*mut ibv_device> =
@@ -218,7 +212,7 @@ impl<B: Backend> DevList<B> {
     }
 
     /// Opens an entry if needed (`ucma_init_device`).
-    pub fn init_device(&mut self, i: usize) -> Result<(), c_int> {
+    pub(crate) fn init_device(&mut self, i: usize) -> Result<(), c_int> {
         if !self.devs[i].verbs.is_null() {
             return Ok(());
         }
@@ -232,7 +226,7 @@ impl<B: Backend> DevList<B> {
 
     /// Finds the live entry for (guid, idx), re-syncing once on a miss, and
     /// takes a reference (`ucma_get_cma_device`).
-    pub fn lookup(&mut self, guid: u64, idx: u32) -> Option<usize> {
+    pub(crate) fn lookup(&mut self, guid: u64, idx: u32) -> Option<usize> {
         let i = match self.find(guid, idx) {
             Some(i) => i,
             None => {
@@ -245,7 +239,7 @@ impl<B: Backend> DevList<B> {
     }
 
     /// Drops a reference (`ucma_put_device`).
-    pub fn put(&mut self, d: *const CmaDevice) {
+    pub(crate) fn put(&mut self, d: *const CmaDevice) {
         let Some(i) = self.devs.iter().position(|x| core::ptr::eq(&**x, d)) else {
             return;
         };
@@ -265,9 +259,9 @@ impl<B: Backend> DevList<B> {
 // ---------------------------------------------------------------------------
 
 /// A list from `ibv_get_device_list`.
-pub struct IbvList(*mut *mut ibv_device);
+pub(crate) struct IbvList(*mut *mut ibv_device);
 
-pub struct Verbs;
+pub(crate) struct Verbs;
 
 impl Backend for Verbs {
     type List = IbvList;
@@ -381,21 +375,16 @@ impl Backend for Verbs {
 }
 
 /// The process-wide list; raw pointers inside are only touched under the lock.
-pub struct Global(pub DevList<Verbs>);
+pub(crate) struct Global(pub DevList<Verbs>);
 // SAFETY: the list's raw pointers are libibverbs objects usable from any
 // thread; all access goes through the mutex below.
 unsafe impl Send for Global {}
 
-pub static DEVICES: Mutex<Global> = Mutex::new(Global(DevList::new(Verbs)));
-
-/// Whether the list holds an entry (upstream's "initialised" test).
-pub fn any_device() -> bool {
-    !DEVICES.lock().0.devs.is_empty()
-}
+pub(crate) static DEVICES: Mutex<Global> = Mutex::new(Global(DevList::new(Verbs)));
 
 /// Takes a device for an id: looks up (guid, idx), opens it, allocates the
 /// shared PD. Ok((entry, context, pd)); Err(errno) (ENODEV when unknown).
-pub fn get_device(guid: u64, idx: u32) -> Result<(*mut CmaDevice, *mut ibv_context, *mut ibv_pd), c_int> {
+pub(crate) fn get_device(guid: u64, idx: u32) -> Result<(*mut CmaDevice, *mut ibv_context, *mut ibv_pd), c_int> {
     let mut g = DEVICES.lock();
     let l = &mut g.0;
     let i = l.lookup(guid, idx).ok_or(libc::ENODEV)?;
@@ -418,7 +407,7 @@ pub fn get_device(guid: u64, idx: u32) -> Result<(*mut CmaDevice, *mut ibv_conte
 }
 
 /// Releases an id's device reference.
-pub fn put_device(d: *mut CmaDevice) {
+pub(crate) fn put_device(d: *mut CmaDevice) {
     DEVICES.lock().0.put(d);
 }
 
@@ -428,7 +417,7 @@ pub fn put_device(d: *mut CmaDevice) {
 /// # Safety
 /// `d` is a live device entry on which the caller holds a reference (an id
 /// bound to that device).
-pub unsafe fn get_xrcd(d: *mut CmaDevice) -> *mut ibv_xrcd {
+pub(crate) unsafe fn get_xrcd(d: *mut CmaDevice) -> *mut ibv_xrcd {
     let _g = DEVICES.lock();
     // SAFETY: d is a live entry (the caller's id holds a reference) and the
     // list lock is held.
@@ -447,7 +436,7 @@ pub unsafe fn get_xrcd(d: *mut CmaDevice) -> *mut ibv_xrcd {
 
 /// `rdma_get_devices`: re-syncs, opens every live device, returns their
 /// contexts and takes a reference on each. None when there is no device.
-pub fn get_devices() -> Option<Vec<*mut ibv_context>> {
+pub(crate) fn get_devices() -> Option<Vec<*mut ibv_context>> {
     let mut g = DEVICES.lock();
     let l = &mut g.0;
     l.sync().ok()?;
@@ -465,7 +454,7 @@ pub fn get_devices() -> Option<Vec<*mut ibv_context>> {
 }
 
 /// `rdma_free_devices`: drops one reference per listed context.
-pub fn free_devices(list: &[*mut ibv_context]) {
+pub(crate) fn free_devices(list: &[*mut ibv_context]) {
     let mut g = DEVICES.lock();
     let l = &mut g.0;
     let mut i = 0;
@@ -486,14 +475,12 @@ pub fn free_devices(list: &[*mut ibv_context]) {
 }
 
 /// The smallest max_qp_wr of the live devices after opening them all, or
-/// that of `d` (`ucma_max_qpsize`; used by rsockets).
-pub fn max_qpsize(d: Option<*mut CmaDevice>) -> i32 {
+/// that of `d` (`ucma_max_qpsize`, whose initialisation, for `None`, is
+/// `cma::max_qpsize`'s).
+pub(crate) fn max_qpsize(d: Option<*mut CmaDevice>) -> i32 {
     if let Some(d) = d {
         // SAFETY: the caller's id holds a reference to d.
         return unsafe { (*d).max_qpsize };
-    }
-    if crate::cma::ucma_init().is_err() {
-        return 0;
     }
     let mut g = DEVICES.lock();
     let l = &mut g.0;
@@ -704,47 +691,6 @@ mod tests {
 // ---------------------------------------------------------------------------
 // Exports
 // ---------------------------------------------------------------------------
-
-rdma_util::export! {
-    /// A NULL-terminated array of the contexts of all RDMA devices (opened
-    /// by the CM); free it with rdma_free_devices.
-    fn rdma_get_devices(num_devices: *mut c_int) -> *mut *mut ibv_context, on_panic = core::ptr::null_mut();
-    {
-        let devs = match crate::cma::ucma_init() {
-            Err(e) => {
-                rdma_util::ffi::set_errno(e);
-                None
-            }
-            Ok(()) => {
-                let d = get_devices();
-                if d.is_none() {
-                    rdma_util::ffi::set_errno(libc::ENODEV);
-                }
-                d
-            }
-        };
-        let out = devs.and_then(|v| {
-            // SAFETY: plain allocation; freed by rdma_free_devices with free().
-            let arr = unsafe { libc::malloc(core::mem::size_of::<*mut ibv_context>() * (v.len() + 1)) }
-                .cast::<*mut ibv_context>();
-            if arr.is_null() {
-                free_devices(&v);
-                return None;
-            }
-            // SAFETY: arr has room for v.len() + 1 pointers.
-            unsafe {
-                core::ptr::copy_nonoverlapping(v.as_ptr(), arr, v.len());
-                *arr.add(v.len()) = core::ptr::null_mut();
-            }
-            Some((arr, v.len()))
-        });
-        if !num_devices.is_null() {
-            // SAFETY: non-null out-pointer from the caller.
-            unsafe { *num_devices = out.map_or(0, |(_, n)| n as c_int) };
-        }
-        out.map_or(core::ptr::null_mut(), |(a, _)| a)
-    }
-}
 
 rdma_util::export! {
     /// Releases a list from rdma_get_devices.

@@ -5,8 +5,10 @@
 
 use crate::abi::cma::*;
 use crate::abi::verbs::*;
-use crate::cma::af_ib_support;
-use crate::id::{complete, create_id2, ret_int, Id, Res};
+use crate::ucma::af_ib_support;
+use crate::event::complete;
+use crate::cma::create_id;
+use crate::id::{ret_int, Id, Res};
 use core::ptr::null_mut;
 
 /// Route resolution timeout upstream uses for endpoints.
@@ -36,16 +38,16 @@ fn active_ep(id: Id, res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv
     // SAFETY: the address info's addresses are valid for their lengths.
     unsafe {
         if af_ib_support() {
-            crate::addr::resolve_addr2(id, res.ai_src_addr, res.ai_src_len, res.ai_dst_addr, res.ai_dst_len, EP_TIMEOUT_MS)?;
+            crate::resolve::resolve_addr2(id, res.ai_src_addr, res.ai_src_len, res.ai_dst_addr, res.ai_dst_len, EP_TIMEOUT_MS)?;
         } else {
-            crate::addr::resolve_addr(id, res.ai_src_addr, res.ai_dst_addr, EP_TIMEOUT_MS)?;
+            crate::resolve::resolve_addr(id, res.ai_src_addr, res.ai_dst_addr, EP_TIMEOUT_MS)?;
         }
     }
     if res.ai_route_len != 0 {
         crate::options::set_option(id, RDMA_OPTION_IB, RDMA_OPTION_IB_PATH, res.ai_route, res.ai_route_len)?;
         complete(id)?;
     } else {
-        crate::addr::resolve_route(id, EP_TIMEOUT_MS)?;
+        crate::resolve::resolve_route(id, EP_TIMEOUT_MS)?;
     }
     if let Some(init) = init {
         init.qp_type = res.ai_qp_type as ibv_qp_type;
@@ -60,8 +62,8 @@ fn active_ep(id: Id, res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv
 }
 
 /// `rdma_create_ep`.
-pub fn create_ep(res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv_qp_init_attr>) -> Res<Id> {
-    let id = create_id2(null_mut(), null_mut(), res.ai_port_space as rdma_port_space, res.ai_qp_type as ibv_qp_type)?;
+pub(crate) fn create_ep(res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv_qp_init_attr>) -> Res<Id> {
+    let id = create_id(null_mut(), null_mut(), res.ai_port_space as rdma_port_space, res.ai_qp_type as ibv_qp_type)?;
     let r = if res.ai_flags & RAI_PASSIVE != 0 {
         passive_ep(id, res, pd, init.map(|i| &*i))
     } else {
@@ -77,7 +79,7 @@ pub fn create_ep(res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv_qp_
 }
 
 /// `rdma_destroy_ep`: QP, SRQ, stored QP attributes, then the id.
-pub fn destroy_ep(id: Id) {
+fn destroy_ep(id: Id) {
     if !id.qp().is_null() {
         crate::qp::destroy_qp(id);
     }

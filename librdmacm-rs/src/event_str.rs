@@ -22,7 +22,7 @@ const NAMES: [&[u8]; 16] = [
 ];
 
 /// The name of an event type, or "UNKNOWN EVENT" for values outside the enum.
-pub fn event_name(event: c_int) -> &'static [u8] {
+fn event_name(event: c_int) -> &'static [u8] {
     usize::try_from(event)
         .ok()
         .and_then(|i| NAMES.get(i).copied())

@@ -1,4 +1,5 @@
-//! Event channels, CM ids and event delivery.
+//! Event channels, CM ids and the acking of their events (reading and
+//! translating events is `event`'s).
 //!
 //! An id is an [`IdPriv`] whose first field is the public `rdma_cm_id`, so
 //! the application's `struct rdma_cm_id *` converts to and from it. The
@@ -29,8 +30,6 @@ use crate::abi::ucma::*;
 use crate::abi::verbs::*;
 use crate::devices::CmaDevice;
 use rdma_util::ffi::set_errno;
-#[cfg(test)]
-use rdma_util::ffi::errno;
 use crate::ucma::{uaddr, write_cmd_resp};
 use core::ffi::{c_int, c_void};
 use core::mem::MaybeUninit;
@@ -38,10 +37,10 @@ use core::ptr::{addr_of, addr_of_mut, null_mut};
 use parking_lot::{Condvar, Mutex};
 
 /// Result of an internal step: Err(errno) means "fail with -1 and errno".
-pub type Res<T> = Result<T, c_int>;
+pub(crate) type Res<T> = Result<T, c_int>;
 
 /// Turns a step's result into upstream's int convention (0, or -1 + errno).
-pub fn ret_int(r: Res<()>) -> c_int {
+pub(crate) fn ret_int(r: Res<()>) -> c_int {
     match r {
         Ok(()) => 0,
         Err(e) => {
@@ -52,93 +51,94 @@ pub fn ret_int(r: Res<()>) -> c_int {
 }
 
 /// Counters shared with other threads (acks, destroy, leave).
-pub struct EvState {
-    pub events_completed: u64,
-    pub mc_list: Vec<*mut Mcast>,
+pub(crate) struct EvState {
+    pub(crate) events_completed: u64,
+    pub(crate) mc_list: Vec<*mut Mcast>,
 }
 
 /// librdmacm's private id; `id` must stay the first field.
 #[repr(C)]
-pub struct IdPriv {
-    pub id: rdma_cm_id,
-    pub cma_dev: *mut CmaDevice,
+pub(crate) struct IdPriv {
+    pub(crate) id: rdma_cm_id,
+    pub(crate) cma_dev: *mut CmaDevice,
     /// Private data prepended to the next connect (rdma_create_ep).
-    pub connect: Vec<u8>,
-    pub connect_error: bool,
-    pub sync: bool,
-    pub handle: u32,
+    pub(crate) connect: Vec<u8>,
+    pub(crate) connect_error: bool,
+    pub(crate) sync: bool,
+    pub(crate) handle: u32,
     /// QP to create on each request of a passive endpoint.
-    pub qp_init_attr: Option<Box<ibv_qp_init_attr>>,
-    pub initiator_depth: u8,
-    pub responder_resources: u8,
-    pub local_ece: ibv_ece,
-    pub remote_ece: ibv_ece,
-    pub ev: Mutex<EvState>,
-    pub cond: Condvar,
+    pub(crate) qp_init_attr: Option<Box<ibv_qp_init_attr>>,
+    pub(crate) initiator_depth: u8,
+    pub(crate) responder_resources: u8,
+    pub(crate) local_ece: ibv_ece,
+    pub(crate) remote_ece: ibv_ece,
+    pub(crate) ev: Mutex<EvState>,
+    pub(crate) cond: Condvar,
 }
 
 /// A joined multicast group of an id.
-pub struct Mcast {
-    pub id_priv: *mut IdPriv,
-    pub context: *mut c_void,
+pub(crate) struct Mcast {
+    pub(crate) id_priv: *mut IdPriv,
+    pub(crate) context: *mut c_void,
     /// Acked events of this group; changed under the id's `ev` lock.
-    pub events_completed: u64,
-    pub handle: u32,
-    pub mgid: ibv_gid,
-    pub mlid: u16,
-    pub join_flags: u16,
-    pub addr: libc::sockaddr_storage,
+    pub(crate) events_completed: u64,
+    pub(crate) handle: u32,
+    pub(crate) mgid: ibv_gid,
+    pub(crate) mlid: u16,
+    pub(crate) join_flags: u16,
+    pub(crate) addr: libc::sockaddr_storage,
 }
 
 /// An event as handed out; `event` must stay the first field.
 #[repr(C)]
-pub struct CmaEvent {
-    pub event: rdma_cm_event,
+pub(crate) struct CmaEvent {
+    pub(crate) event: rdma_cm_event,
     /// Written, all of it, only for events that carry private data (from the
     /// kernel's copy, zero past the data's length as upstream's buffer is);
     /// nothing can reach it otherwise (the param's pointer stays NULL).
-    pub private_data: MaybeUninit<[u8; RDMA_MAX_PRIVATE_DATA]>,
-    pub id_priv: *mut IdPriv,
-    pub mc: *mut Mcast,
+    pub(crate) private_data: MaybeUninit<[u8; RDMA_MAX_PRIVATE_DATA]>,
+    pub(crate) id_priv: *mut IdPriv,
+    pub(crate) mc: *mut Mcast,
 }
 
-/// A handle on a live id.
+/// A handle on a live id. `pub`, not `pub(crate)`, only because the
+/// rsocket module (public, see lib.rs) names it in `Rsocket::cm`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Id(pub *mut IdPriv);
+pub struct Id(pub(crate) *mut IdPriv);
 
 impl Id {
     /// The id behind an application's `rdma_cm_id *` (non-null, from us).
-    pub fn from_cm(id: *mut rdma_cm_id) -> Id {
+    pub(crate) fn from_cm(id: *mut rdma_cm_id) -> Id {
         Id(id.cast())
     }
-    pub fn cm(self) -> *mut rdma_cm_id {
+    pub(crate) fn cm(self) -> *mut rdma_cm_id {
         self.0.cast()
     }
     /// The public `route.addr` source address storage, as a raw pointer
     /// (for copies into it and for APIs taking a `sockaddr *`).
-    pub fn src_storage(self) -> *mut libc::sockaddr_storage {
+    pub(crate) fn src_storage(self) -> *mut libc::sockaddr_storage {
         // SAFETY: self.0 is live; addr_of_mut! only computes the field's
         // address, it reads nothing and forms no reference.
         unsafe { addr_of_mut!((*self.0).id.route.addr.src).cast() }
     }
     /// The destination address storage, as [`Id::src_storage`].
-    pub fn dst_storage(self) -> *mut libc::sockaddr_storage {
+    pub(crate) fn dst_storage(self) -> *mut libc::sockaddr_storage {
         // SAFETY: as in src_storage.
         unsafe { addr_of_mut!((*self.0).id.route.addr.dst).cast() }
     }
     /// The shared event counters and their condition variable.
-    pub fn ev(self) -> (&'static Mutex<EvState>, &'static Condvar) {
+    pub(crate) fn ev(self) -> (&'static Mutex<EvState>, &'static Condvar) {
         // SAFETY: self.0 is live; the fields are reached by raw place
         // projection, so no reference to the whole id is formed.
         unsafe { (&*addr_of!((*self.0).ev), &*addr_of!((*self.0).cond)) }
     }
     /// The fd of the id's current channel.
-    pub fn fd(self) -> c_int {
+    pub(crate) fn fd(self) -> c_int {
         // SAFETY: an id's channel is live while the id is.
         unsafe { (*self.channel()).fd }
     }
     /// The transport of the id's device, if it has one.
-    pub fn transport(self) -> Option<ibv_transport_type> {
+    pub(crate) fn transport(self) -> Option<ibv_transport_type> {
         let v = self.verbs();
         if v.is_null() {
             return None;
@@ -149,39 +149,59 @@ impl Id {
             (!d.is_null()).then(|| (*d).transport_type)
         }
     }
-    pub fn is_ud(self) -> bool {
+    pub(crate) fn is_ud(self) -> bool {
         self.qp_type() == IBV_QPT_UD
     }
 }
 
-/// Getter and setter pairs for the id's `Copy` fields. Each call copies
-/// one field out of, or into, the id through the raw place
-/// `(*self.0).field` (a place expression: no method call, so no auto-ref),
-/// so no reference to the id or to the field is formed: nothing outlives
-/// the call, and two accesses to one id (from two calls, or from the
-/// application's C code between them) never hold overlapping `&mut`.
+/// Getters and setters for the id's `Copy` fields. Each call copies one
+/// field out of, or into, the id through the raw place `(*self.0).field`
+/// (a place expression: no method call, so no auto-ref), so no reference to
+/// the id or to the field is formed: nothing outlives the call, and two
+/// accesses to one id (from two calls, or from the application's C code
+/// between them) never hold overlapping `&mut`.
+///
+/// An entry is `getter, setter: type = field;`, with `_` for an accessor
+/// nothing needs.
 macro_rules! id_fields {
-    ($($(#[$doc:meta])* $get:ident, $set:ident: $ty:ty = $($field:ident).+;)*) => {
+    (@get [$($doc:tt)*] $get:ident: $ty:ty = $($field:ident).+) => {
         impl Id {
-            $(
-                $(#[$doc])*
-                #[inline]
-                pub fn $get(self) -> $ty {
-                    // SAFETY: self.0 is a live IdPriv (alloc_id until
-                    // free_id); the field is aligned (repr(C), not packed)
-                    // and every bit pattern of it is valid (C data, or a
-                    // value we stored); it is copied out by value.
-                    unsafe { (*self.0).$($field).+ }
-                }
-                #[inline]
-                pub fn $set(self, v: $ty) {
-                    // SAFETY: as for the getter; the field is Copy, so the
-                    // assignment drops nothing, and it writes only the
-                    // field's bytes.
-                    unsafe { (*self.0).$($field).+ = v }
-                }
-            )*
+            $($doc)*
+            #[inline]
+            pub(crate) fn $get(self) -> $ty {
+                // SAFETY: self.0 is a live IdPriv (alloc_id until free_id);
+                // the field is aligned (repr(C), not packed) and every bit
+                // pattern of it is valid (C data, or a value we stored); it
+                // is copied out by value.
+                unsafe { (*self.0).$($field).+ }
+            }
         }
+    };
+    (@set [$($doc:tt)*] $set:ident: $ty:ty = $($field:ident).+) => {
+        impl Id {
+            $($doc)*
+            #[inline]
+            pub(crate) fn $set(self, v: $ty) {
+                // SAFETY: self.0 is a live IdPriv (as for the getters); the
+                // field is Copy, so the assignment drops nothing, and it
+                // writes only the field's bytes.
+                unsafe { (*self.0).$($field).+ = v }
+            }
+        }
+    };
+    () => {};
+    ($(#[$doc:meta])* $get:ident, _: $ty:ty = $($field:ident).+; $($rest:tt)*) => {
+        id_fields!(@get [$(#[$doc])*] $get: $ty = $($field).+);
+        id_fields!($($rest)*);
+    };
+    ($(#[$doc:meta])* _, $set:ident: $ty:ty = $($field:ident).+; $($rest:tt)*) => {
+        id_fields!(@set [$(#[$doc])*] $set: $ty = $($field).+);
+        id_fields!($($rest)*);
+    };
+    ($(#[$doc:meta])* $get:ident, $set:ident: $ty:ty = $($field:ident).+; $($rest:tt)*) => {
+        id_fields!(@get [$(#[$doc])*] $get: $ty = $($field).+);
+        id_fields!(@set [] $set: $ty = $($field).+);
+        id_fields!($($rest)*);
     };
 }
 
@@ -189,9 +209,9 @@ id_fields! {
     // The public rdma_cm_id, which the application also reads and writes.
     verbs, set_verbs: *mut ibv_context = id.verbs;
     channel, set_channel: *mut rdma_event_channel = id.channel;
-    context, set_context: *mut c_void = id.context;
+    context, _: *mut c_void = id.context;
     qp, set_qp: *mut ibv_qp = id.qp;
-    ps, set_ps: rdma_port_space = id.ps;
+    ps, _: rdma_port_space = id.ps;
     port_num, set_port_num: u8 = id.port_num;
     /// The event a synchronous call keeps on the id until the next one.
     event, set_event: *mut rdma_cm_event = id.event;
@@ -201,13 +221,13 @@ id_fields! {
     recv_cq, set_recv_cq: *mut ibv_cq = id.recv_cq;
     srq, set_srq: *mut ibv_srq = id.srq;
     pd, set_pd: *mut ibv_pd = id.pd;
-    qp_type, set_qp_type: ibv_qp_type = id.qp_type;
+    qp_type, _: ibv_qp_type = id.qp_type;
     /// `route.path_rec` (malloc'ed).
     path_rec, set_path_rec: *mut ibv_sa_path_rec = id.route.path_rec;
     num_paths, set_num_paths: c_int = id.route.num_paths;
     /// `route.addr.addr.ibaddr.sgid` (`addr` is a union of that one member).
-    sgid, set_sgid: ibv_gid = id.route.addr.addr.ibaddr.sgid;
-    dgid, set_dgid: ibv_gid = id.route.addr.addr.ibaddr.dgid;
+    _, set_sgid: ibv_gid = id.route.addr.addr.ibaddr.sgid;
+    _, set_dgid: ibv_gid = id.route.addr.addr.ibaddr.dgid;
     /// Big-endian.
     pkey, set_pkey: u16 = id.route.addr.addr.ibaddr.pkey;
 
@@ -231,7 +251,7 @@ macro_rules! id_owned_fields {
         impl Id {
             $(
                 $(#[$doc])*
-                pub fn $with<R>(self, f: impl FnOnce(&mut $ty) -> R) -> R {
+                pub(crate) fn $with<R>(self, f: impl FnOnce(&mut $ty) -> R) -> R {
                     // SAFETY: self.0 is a live IdPriv; the reference covers
                     // this private field only (the application never sees
                     // it; other threads touch only `ev`) and lives only for
@@ -268,7 +288,7 @@ static IDM: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 /// Slots the table starts with (upstream's index map chunk, 8 KiB).
 const IDM_FIRST_SLOTS: usize = 1024;
 
-fn insert_id(id: Id) {
+pub(crate) fn insert_id(id: Id) {
     let h = id.handle();
     if h <= IDX_MAX_INDEX {
         let h = h as usize;
@@ -296,7 +316,7 @@ fn remove_id(id: Id) {
     }
 }
 
-fn lookup_id(h: u32) -> Option<Id> {
+pub(crate) fn lookup_id(h: u32) -> Option<Id> {
     match IDM.lock().get(h as usize) {
         Some(&p) if p != 0 => Some(Id(p as *mut IdPriv)),
         _ => None,
@@ -307,9 +327,10 @@ fn lookup_id(h: u32) -> Option<Id> {
 // Event channels
 // ---------------------------------------------------------------------------
 
-/// `rdma_create_event_channel`.
-pub fn create_event_channel() -> Res<*mut rdma_event_channel> {
-    crate::cma::ucma_init()?;
+/// A new event channel: an open rdma_cm device. The library must be
+/// initialised (rdma_create_event_channel does that first, in `cma`; every
+/// other caller works for an id, which exists only once it was).
+pub(crate) fn open_event_channel() -> Res<*mut rdma_event_channel> {
     let fd = crate::ucma::open_channel_fd()?;
     Ok(Box::into_raw(Box::new(rdma_event_channel { fd })))
 }
@@ -317,9 +338,9 @@ pub fn create_event_channel() -> Res<*mut rdma_event_channel> {
 /// `rdma_destroy_event_channel`.
 ///
 /// # Safety
-/// `ch` came from [`create_event_channel`] and is not used afterwards.
-pub unsafe fn destroy_event_channel(ch: *mut rdma_event_channel) {
-    // SAFETY: ch came from create_event_channel and is destroyed once.
+/// `ch` came from [`open_event_channel`] and is not used afterwards.
+unsafe fn destroy_event_channel(ch: *mut rdma_event_channel) {
+    // SAFETY: ch came from open_event_channel and is destroyed once.
     let ch = unsafe { Box::from_raw(ch) };
     // SAFETY: closing the channel's own fd.
     unsafe { libc::close(ch.fd) };
@@ -331,14 +352,14 @@ pub unsafe fn destroy_event_channel(ch: *mut rdma_event_channel) {
 
 /// Allocates an id on `channel` (a private one when null). Only the
 /// channel's creation can fail.
-pub fn alloc_id(
+pub(crate) fn alloc_id(
     channel: *mut rdma_event_channel,
     context: *mut c_void,
     ps: rdma_port_space,
     qp_type: ibv_qp_type,
 ) -> Res<Id> {
     let (channel, sync) = if channel.is_null() {
-        (create_event_channel()?, true)
+        (open_event_channel()?, true)
     } else {
         (channel, false)
     };
@@ -374,7 +395,7 @@ pub fn alloc_id(
 }
 
 /// Frees an id and what it owns (`ucma_free_id`).
-pub fn free_id(id: Id) {
+pub(crate) fn free_id(id: Id) {
     remove_id(id);
     let dev = id.cma_dev();
     if !dev.is_null() {
@@ -387,21 +408,21 @@ pub fn free_id(id: Id) {
     }
     if id.sync() {
         // SAFETY: a synchronous id owns its private channel (made by
-        // create_event_channel); the id dies below.
+        // open_event_channel); the id dies below.
         unsafe { destroy_event_channel(id.channel()) };
     }
     // SAFETY: the id came from Box::into_raw in alloc_id; this is its end.
     drop(unsafe { Box::from_raw(id.0) });
 }
 
-/// `rdma_create_id2`: an id with an explicit QP type.
-pub fn create_id2(
+/// `rdma_create_id2`: an id with an explicit QP type, on an initialised
+/// library (see `cma::create_id`, which initialises it first).
+pub(crate) fn create_id2(
     channel: *mut rdma_event_channel,
     context: *mut c_void,
     ps: rdma_port_space,
     qp_type: ibv_qp_type,
 ) -> Res<Id> {
-    crate::cma::ucma_init()?;
     // Upstream reports any allocation failure, including that of a private
     // channel, as ENOMEM.
     let id = alloc_id(channel, context, ps, qp_type).map_err(|_| libc::ENOMEM)?;
@@ -423,7 +444,7 @@ pub fn create_id2(
 }
 
 /// The QP type upstream derives from the port space.
-pub fn qp_type_for(ps: rdma_port_space) -> ibv_qp_type {
+pub(crate) fn qp_type_for(ps: rdma_port_space) -> ibv_qp_type {
     if ps == RDMA_PS_IPOIB || ps == RDMA_PS_UDP {
         IBV_QPT_UD
     } else {
@@ -432,7 +453,7 @@ pub fn qp_type_for(ps: rdma_port_space) -> ibv_qp_type {
 }
 
 /// DESTROY_ID: the number of events the kernel delivered for the id.
-pub fn destroy_kern_id(fd: c_int, handle: u32) -> Res<u32> {
+pub(crate) fn destroy_kern_id(fd: c_int, handle: u32) -> Res<u32> {
     let mut resp = rdma_ucm_destroy_id_resp::default();
     let body = rdma_ucm_destroy_id { response: uaddr(&mut resp), id: handle, reserved: 0 };
     write_cmd_resp(fd, RDMA_USER_CM_CMD_DESTROY_ID, body, &mut resp)?;
@@ -449,7 +470,7 @@ fn wait_events(id: Id, done: impl Fn(&EvState) -> bool) {
 }
 
 /// `rdma_destroy_id`.
-pub fn destroy_id(id: Id) -> Res<()> {
+pub(crate) fn destroy_id(id: Id) -> Res<()> {
     let reported = destroy_kern_id(id.fd(), id.handle())?;
     let ev = id.event();
     if !ev.is_null() {
@@ -462,12 +483,12 @@ pub fn destroy_id(id: Id) -> Res<()> {
 
 /// `rdma_migrate_id`: moves the id to `channel` (a new private one when
 /// null).
-pub fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
+pub(crate) fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
     if id.sync() && channel.is_null() {
         return Err(libc::EINVAL);
     }
     let sync = channel.is_null();
-    let channel = if sync { create_event_channel()? } else { channel };
+    let channel = if sync { open_event_channel()? } else { channel };
     let mut resp = rdma_ucm_migrate_resp::default();
     let body = rdma_ucm_migrate_id { response: uaddr(&mut resp), id: id.handle(), fd: id.fd() as u32 };
     // SAFETY: channel is live (ours or the caller's).
@@ -482,7 +503,7 @@ pub fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
     if id.sync() {
         ack_held_event(id);
         // SAFETY: a synchronous id owns its private channel (made by
-        // create_event_channel); the id is moved to `channel` below.
+        // open_event_channel); the id is moved to `channel` below.
         unsafe { destroy_event_channel(id.channel()) };
     }
     id.set_sync(sync);
@@ -500,7 +521,7 @@ pub fn migrate_id(id: Id, channel: *mut rdma_event_channel) -> Res<()> {
 // Events
 // ---------------------------------------------------------------------------
 
-fn complete_event(id: Id) {
+pub(crate) fn complete_event(id: Id) {
     let (m, cv) = id.ev();
     m.lock().events_completed += 1;
     cv.notify_all();
@@ -519,7 +540,7 @@ fn complete_mc_event(mc: *mut Mcast) {
 }
 
 /// `rdma_ack_cm_event`.
-pub fn ack_cm_event(event: *mut rdma_cm_event) -> Res<()> {
+pub(crate) fn ack_cm_event(event: *mut rdma_cm_event) -> Res<()> {
     if event.is_null() {
         return Err(libc::EINVAL);
     }
@@ -535,7 +556,7 @@ pub fn ack_cm_event(event: *mut rdma_cm_event) -> Res<()> {
 
 /// Acks the event a synchronous id still holds from its last call, if
 /// any, and forgets it (the ack's result is ignored, as upstream does).
-pub fn ack_held_event(id: Id) {
+pub(crate) fn ack_held_event(id: Id) {
     let ev = id.event();
     if !ev.is_null() {
         let _ = ack_cm_event(ev);
@@ -543,537 +564,9 @@ pub fn ack_held_event(id: Id) {
     }
 }
 
-/// `ucma_complete`: for synchronous ids, waits for the id's next event and
-/// turns a failure status into an errno. Inside [`deferring`] the first
-/// call leaves the wait to the export (see [`export_sync!`]).
-pub fn complete(id: Id) -> Res<()> {
-    if !id.sync() {
-        return Ok(());
-    }
-    ack_held_event(id);
-    if DEFER.with(|d| d.replace(false)) {
-        DEFERRED.with(|p| p.set(id.0));
-        return Ok(());
-    }
-    // SAFETY: a synchronous id's private channel lives as long as the id.
-    let event = unsafe { get_cm_event(id.channel()) }?;
-    // SAFETY: the event just returned.
-    unsafe { complete_finish(id, event) }
-}
-
-/// The end of [`complete`] once the id's event came.
-///
-/// # Safety
-/// `event` is the live event the wait on `id`'s channel returned.
-pub unsafe fn complete_finish(id: Id, event: *mut rdma_cm_event) -> Res<()> {
-    id.set_event(event);
-    // SAFETY: just returned by the wait; the event is not the id.
-    let ev = unsafe { &*event };
-    if ev.status != 0 {
-        return Err(if ev.event == RDMA_CM_EVENT_REJECTED {
-            libc::ECONNREFUSED
-        } else if ev.status < 0 {
-            -ev.status
-        } else {
-            ev.status
-        });
-    }
-    Ok(())
-}
-
-thread_local! {
-    /// Set by [`deferring`]: the next [`complete`] of a synchronous id
-    /// leaves its wait to the export.
-    static DEFER: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
-    /// The id whose wait [`complete`] left.
-    static DEFERRED: core::cell::Cell<*mut IdPriv> = const { core::cell::Cell::new(null_mut()) };
-}
-
-/// Runs an export's operation (`op`), whose last step is [`complete`],
-/// with that step's wait left out: the id and the wait begun when there is
-/// one to make (a synchronous id), for the export to make it where a
-/// cancellation may unwind (see [`export_sync!`]).
-pub fn deferring(op: impl FnOnce() -> Res<()>) -> Res<Option<(Id, EventWait)>> {
-    DEFER.with(|d| d.set(true));
-    DEFERRED.with(|p| p.set(null_mut()));
-    let r = op();
-    DEFER.with(|d| d.set(false));
-    let id = DEFERRED.with(|p| p.replace(null_mut()));
-    r?;
-    if id.is_null() {
-        return Ok(None);
-    }
-    let id = Id(id);
-    // SAFETY: a synchronous id's private channel lives as long as the id.
-    Ok(Some((id, unsafe { EventWait::new(id.channel()) })))
-}
-
-/// An export whose operation ends, for a synchronous id (one made without
-/// an event channel), in a wait for the id's event (upstream's
-/// `ucma_complete`). The body, returning `Res<()>`, runs under the guard
-/// through [`deferring`]; the wait runs in the export's own frame, a
-/// cancellation point as upstream's (see `ffi::cancellable`); the event is
-/// taken in under the guard again.
-#[macro_export]
-macro_rules! export_sync {
-    (
-        $(#[$meta:meta])*
-        fn $name:ident ( $($arg:ident : $ty:ty),* $(,)? ) -> c_int;
-        $body:block
-    ) => {
-        $(#[$meta])*
-        ///
-        /// # Safety
-        /// As the librdmacm function of the same name.
-        #[no_mangle]
-        pub unsafe extern "C-unwind" fn $name($($arg: $ty),*) -> c_int {
-            const NAME: &str = stringify!($name);
-            let begun = ::rdma_util::ffi::guard($crate::LIB_NAME, NAME, Err(libc::EIO), move || {
-                $crate::id::deferring(move || -> $crate::id::Res<()> { $body })
-            });
-            let (id, w) = match begun {
-                Ok(Some(v)) => v,
-                Ok(None) => return 0,
-                Err(e) => return $crate::id::ret_int(Err(e)),
-            };
-            // SAFETY: w is fresh; this frame holds nothing with a destructor.
-            match unsafe { $crate::id::wait_event_cancellable(NAME, w) } {
-                Ok(ev) => $crate::id::ret_int(::rdma_util::ffi::guard($crate::LIB_NAME, NAME, Err(libc::EIO), move || {
-                    // SAFETY: the event the wait returned.
-                    unsafe { $crate::id::complete_finish(id, ev) }
-                })),
-                Err(e) => $crate::id::ret_int(Err(e)),
-            }
-        }
-    };
-}
-
-/// 0, or -1 with errno set: how upstream stores a failed step in `status`.
-fn status_of(r: Res<()>) -> c_int {
-    ret_int(r)
-}
-
-/// Takes the kernel's private data into the event's buffer and returns
-/// where the event's param is to point: the buffer, or NULL (as upstream
-/// leaves it) when there is none. The whole buffer is copied: past the
-/// data's length the kernel's copy is zero, as upstream's (memset) buffer is.
-fn attach_private_data(evt: &mut CmaEvent, len: u8, data: &[u8; RDMA_MAX_PRIVATE_DATA]) -> *mut c_void {
-    if len == 0 {
-        return null_mut();
-    }
-    evt.private_data.write(*data).as_mut_ptr().cast()
-}
-
-fn copy_conn_event(evt: &mut CmaEvent, src: &rdma_ucm_conn_param) {
-    let pd = attach_private_data(evt, src.private_data_len, &src.private_data);
-    // SAFETY: writing the conn member of the event's param union.
-    let dst = unsafe { &mut evt.event.param.conn };
-    dst.private_data = pd;
-    dst.private_data_len = src.private_data_len;
-    dst.responder_resources = src.responder_resources;
-    dst.initiator_depth = src.initiator_depth;
-    dst.flow_control = src.flow_control;
-    dst.retry_count = src.retry_count;
-    dst.rnr_retry_count = src.rnr_retry_count;
-    dst.srq = src.srq;
-    dst.qp_num = src.qp_num;
-}
-
-fn copy_ud_event(evt: &mut CmaEvent, src: &rdma_ucm_ud_param) {
-    let pd = attach_private_data(evt, src.private_data_len, &src.private_data);
-    // SAFETY: writing the ud member of the event's param union.
-    let dst = unsafe { &mut evt.event.param.ud };
-    dst.private_data = pd;
-    dst.private_data_len = src.private_data_len;
-    let mut ah = src.ah_attr;
-    // SAFETY: both are valid, properly typed AH attribute structs.
-    unsafe { crate::verbs::ibv_copy_ah_attr_from_kern(&mut dst.ah_attr, &mut ah) };
-    dst.qp_num = src.qp_num;
-    dst.qkey = src.qkey;
-}
-
-fn process_addr_resolved(evt: &mut CmaEvent) {
-    let id = Id(evt.id_priv);
-    let r = if crate::cma::af_ib_support() {
-        crate::addr::query_addr(id).and_then(|()| {
-            if id.transport() == Some(IBV_TRANSPORT_IB) {
-                crate::addr::query_gid(id)
-            } else {
-                Ok(())
-            }
-        })
-    } else {
-        crate::addr::query_route(id)
-    };
-    evt.event.status = status_of(r);
-    if evt.event.status != 0 {
-        evt.event.event = RDMA_CM_EVENT_ADDR_ERROR;
-    }
-}
-
-fn process_route_resolved(evt: &mut CmaEvent) {
-    let id = Id(evt.id_priv);
-    if id.transport() != Some(IBV_TRANSPORT_IB) {
-        return;
-    }
-    let r = if crate::cma::af_ib_support() {
-        crate::addr::query_path(id)
-    } else {
-        crate::addr::query_route(id)
-    };
-    evt.event.status = status_of(r);
-    if evt.event.status != 0 {
-        evt.event.event = RDMA_CM_EVENT_ROUTE_ERROR;
-    }
-}
-
-fn query_req_info(id: Id) -> Res<()> {
-    if !crate::cma::af_ib_support() {
-        return crate::addr::query_route(id);
-    }
-    crate::addr::query_addr(id)?;
-    crate::addr::query_gid(id)?;
-    crate::addr::query_path(id)
-}
-
-/// A connection request: creates the new id the request is for.
-fn process_conn_req(evt: &mut CmaEvent, handle: u32, ece: &rdma_ucm_ece) -> Res<()> {
-    let listen = Id(evt.id_priv);
-    let new = match alloc_id(listen.channel(), listen.context(), listen.ps(), listen.qp_type()) {
-        Ok(n) => n,
-        Err(_) => {
-            let _ = destroy_kern_id(listen.fd(), handle);
-            complete_event(listen);
-            return Err(libc::ENOMEM);
-        }
-    };
-    evt.event.listen_id = listen.cm();
-    evt.event.id = new.cm();
-    new.set_handle(handle);
-    insert_id(new);
-    // SAFETY: reading the conn member, as upstream does for every request.
-    let (init, resp) = unsafe { (evt.event.param.conn.initiator_depth, evt.event.param.conn.responder_resources) };
-    new.set_initiator_depth(init);
-    new.set_responder_resources(resp);
-    new.set_remote_ece(ibv_ece { vendor_id: ece.vendor_id, options: ece.attr_mod, ..new.remote_ece() });
-
-    let r = (|| {
-        if listen.sync() {
-            migrate_id(new, null_mut())?;
-        }
-        query_req_info(new)
-    })();
-    if let Err(e) = r {
-        let _ = destroy_id(new);
-        complete_event(listen);
-        return Err(e);
-    }
-    Ok(())
-}
-
-fn warn_unmatched() {
-    // SAFETY: constant NUL-terminated format and argument.
-    unsafe {
-        libc::syslog(
-            libc::LOG_WARNING,
-            c"%s".as_ptr(),
-            c"librdmacm: Warning: discarding unmatched event - rdma_destroy_id may hang.\n".as_ptr(),
-        )
-    };
-}
-
-/// A new event on the heap, from malloc: the public part zeroed (as
-/// upstream's memset leaves it), the private data buffer not. Not
-/// `Box::new(zeroed())`, which the compiler turns into calloc: glibc's calloc
-/// never takes a chunk from the thread's cache, while free puts one there, so
-/// with one event freed per event read the cache's bin for this size stayed
-/// full and every free took the slow path (callgrind, cmtime -c 200: about
-/// 230 more instructions per event than malloc + free). Zeroing only the
-/// 80-byte public part also spares a memset call over the 256-byte buffer.
-fn new_event() -> Box<CmaEvent> {
-    let mut b = Box::<CmaEvent>::new_uninit();
-    // SAFETY: the box's allocation is live and aligned; reset_event writes
-    // every field but private_data, which is MaybeUninit.
-    unsafe {
-        reset_event(b.as_mut_ptr());
-        b.assume_init()
-    }
-}
-
-/// Zeroes the public part of an event and its links (see [`new_event`]).
-///
-/// # Safety
-/// `p` points to writable memory for a CmaEvent.
-unsafe fn reset_event(p: *mut CmaEvent) {
-    // SAFETY: caller's guarantee; all-zero is a valid rdma_cm_event.
-    unsafe {
-        addr_of_mut!((*p).event).write_bytes(0, 1);
-        addr_of_mut!((*p).id_priv).write(core::ptr::null_mut());
-        addr_of_mut!((*p).mc).write(core::ptr::null_mut());
-    }
-}
-
-/// One GET_EVENT round trip, in steps, so that an exported call can make
-/// the (blocking) write itself where a thread cancellation may unwind (see
-/// `ffi::cancellable`): [`EventWait::new`] once, then per round
-/// [`EventWait::command`], the write, and [`EventWait::finish`]. Nothing in
-/// it has a destructor: a cancelled wait leaves the event allocated, as
-/// upstream's does.
-#[derive(Clone, Copy)]
-pub struct EventWait {
-    /// The channel's fd.
-    pub fd: c_int,
-    evt: *mut CmaEvent,
-}
-
-/// What a round of [`EventWait`] came to.
-#[derive(Clone, Copy)]
-pub enum Round {
-    /// The event, or the error (the event freed).
-    Done(Res<*mut rdma_cm_event>),
-    /// The kernel's event was one to skip: write again.
-    Again,
-}
-
-impl EventWait {
-    /// # Safety
-    /// `channel` is a live event channel.
-    pub unsafe fn new(channel: *mut rdma_event_channel) -> EventWait {
-        EventWait {
-            // SAFETY: channel is live (the contract).
-            fd: unsafe { (*channel).fd },
-            evt: Box::into_raw(new_event()),
-        }
-    }
-
-    /// Readies `resp` and returns the command that asks the kernel to fill
-    /// it.
-    pub fn command(resp: &mut MaybeUninit<rdma_ucm_event_resp>) -> ucma_cmd<rdma_ucm_get_event> {
-        // Not zeroed as a whole (upstream does not zero it either): the
-        // kernel copies out its own zero-initialised response, as much of it
-        // as it has, and every kernel with this ABI has everything up to
-        // `reserved`. Only `reserved` and `ece`, which kernels before 5.9
-        // lack, are zeroed here.
-        let rp = resp.as_mut_ptr();
-        // SAFETY: rp points to the (writable) response buffer.
-        unsafe {
-            addr_of_mut!((*rp).reserved).write(0);
-            addr_of_mut!((*rp).ece).write_bytes(0, 1);
-        }
-        let body = rdma_ucm_get_event { response: rp as u64 };
-        crate::ucma::encode(RDMA_USER_CM_CMD_GET_EVENT, body, core::mem::size_of::<rdma_ucm_event_resp>())
-    }
-
-    /// After the write of [`EventWait::command`] (`written`, its result).
-    ///
-    /// # Safety
-    /// `resp` is the buffer given to `command`, which a successful write
-    /// filled; `self` is not used again after a `Done`.
-    pub unsafe fn finish(self, written: Res<()>, resp: &MaybeUninit<rdma_ucm_event_resp>) -> Round {
-        if let Err(e) = written {
-            // SAFETY: allocated by new() and not handed out.
-            drop(unsafe { Box::from_raw(self.evt) });
-            return Round::Done(Err(e));
-        }
-        // SAFETY: the command succeeded, so the kernel wrote the fields up
-        // to `reserved` (see command()) and the rest was zeroed there.
-        let resp = unsafe { resp.assume_init_ref() };
-        // SAFETY: evt is our live, unshared event.
-        if translate_event(unsafe { &mut *self.evt }, resp) {
-            // SAFETY: as above; handed out now.
-            return Round::Done(Ok(unsafe { addr_of_mut!((*self.evt).event) }));
-        }
-        // A skipped event may have filled some fields: start clean.
-        // SAFETY: evt is a live CmaEvent.
-        unsafe { reset_event(self.evt) };
-        Round::Again
-    }
-}
-
-/// `rdma_get_cm_event` inside the library (synchronous ids): its write is
-/// not a cancellation point (see `ucma::write_raw`).
-///
-/// # Safety
-/// `channel` is a live event channel.
-pub unsafe fn get_cm_event(channel: *mut rdma_event_channel) -> Res<*mut rdma_cm_event> {
-    // SAFETY: the contract.
-    unsafe { get_cm_event_with(EventWait::new(channel)) }
-}
-
-/// [`get_cm_event`] on a wait already begun.
-///
-/// # Safety
-/// `w` comes from [`EventWait::new`] and is not used afterwards.
-pub unsafe fn get_cm_event_with(w: EventWait) -> Res<*mut rdma_cm_event> {
-    loop {
-        let mut resp = MaybeUninit::uninit();
-        let cmd = EventWait::command(&mut resp);
-        let written = crate::ucma::write_raw(w.fd, &cmd);
-        // SAFETY: resp is the buffer of this round's command.
-        if let Round::Done(r) = unsafe { w.finish(written, &resp) } {
-            return r;
-        }
-    }
-}
-
-/// Waits on `w` where a thread cancellation may end the wait, as upstream's
-/// rdma_get_cm_event: the GET_EVENT write is a cancellation point (see
-/// `ffi::cancellable`). For exported calls only, outside their guarded parts:
-/// the caller's frame must hold nothing with a destructor. Rounds that only
-/// skip an event run under `guard`.
-///
-/// # Safety
-/// `w` comes from [`EventWait::new`] and is not used afterwards.
-#[inline(always)]
-pub unsafe fn wait_event_cancellable(name: &'static str, w: EventWait) -> Res<*mut rdma_cm_event> {
-    loop {
-        let mut resp = MaybeUninit::uninit();
-        let cmd = EventWait::command(&mut resp);
-        // SAFETY: a plain struct of that size; resp outlives the write.
-        let written = unsafe { crate::ucma::write_raw_cancellable(w.fd, &cmd) };
-        // SAFETY: resp is the buffer of this round's command.
-        let round = rdma_util::ffi::guard(crate::LIB_NAME, name, Round::Done(Err(libc::EIO)), || unsafe { w.finish(written, &resp) });
-        if let Round::Done(r) = round {
-            return r;
-        }
-    }
-}
-
-/// Fills `evt` from a kernel event; false when the event is to be skipped
-/// (and the next one read).
-pub fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) -> bool {
-    evt.event.event = resp.event;
-    // Events carry our uid, except connection requests on some old kernels
-    // (and a kernel bug reporting uid 0): look those up by handle; only an
-    // ESTABLISHED event is worth keeping then.
-    let id = if resp.uid != 0 {
-        Id(resp.uid as *mut IdPriv)
-    } else {
-        let Some(id) = lookup_id(resp.id) else {
-            warn_unmatched();
-            return false;
-        };
-        if resp.event != RDMA_CM_EVENT_ESTABLISHED {
-            complete_event(id);
-            return false;
-        }
-        id
-    };
-    evt.id_priv = id.0;
-    evt.event.id = id.cm();
-    evt.event.status = resp.status as c_int;
-
-    // SAFETY (all param reads below): the union holds whichever member the
-    // event type says; both members are plain bytes.
-    match resp.event {
-        RDMA_CM_EVENT_ADDR_RESOLVED => process_addr_resolved(evt),
-        RDMA_CM_EVENT_ROUTE_RESOLVED => process_route_resolved(evt),
-        RDMA_CM_EVENT_CONNECT_REQUEST => {
-            evt.id_priv = resp.uid as *mut IdPriv;
-            let listen = Id(evt.id_priv);
-            if listen.is_ud() {
-                // SAFETY: see above.
-                copy_ud_event(evt, unsafe { &resp.param.ud });
-            } else {
-                // SAFETY: see above.
-                copy_conn_event(evt, unsafe { &resp.param.conn });
-            }
-            if process_conn_req(evt, resp.id, &resp.ece).is_err() {
-                return false;
-            }
-        }
-        RDMA_CM_EVENT_CONNECT_RESPONSE => {
-            // SAFETY: see above.
-            copy_conn_event(evt, unsafe { &resp.param.conn });
-            if id.qp().is_null() {
-                evt.event.event = RDMA_CM_EVENT_CONNECT_RESPONSE;
-                id.set_remote_ece(ibv_ece {
-                    vendor_id: resp.ece.vendor_id,
-                    options: resp.ece.attr_mod,
-                    ..id.remote_ece()
-                });
-            } else {
-                evt.event.status = crate::qp::process_conn_resp_ece(id, &resp.ece);
-                if evt.event.status == 0 {
-                    evt.event.event = RDMA_CM_EVENT_ESTABLISHED;
-                } else {
-                    evt.event.event = RDMA_CM_EVENT_CONNECT_ERROR;
-                    id.set_connect_error(true);
-                }
-            }
-        }
-        RDMA_CM_EVENT_ESTABLISHED => {
-            if id.is_ud() {
-                // SAFETY: see above.
-                copy_ud_event(evt, unsafe { &resp.param.ud });
-            } else {
-                // SAFETY: see above.
-                copy_conn_event(evt, unsafe { &resp.param.conn });
-            }
-        }
-        RDMA_CM_EVENT_REJECTED => {
-            if id.connect_error() {
-                complete_event(id);
-                return false;
-            }
-            // SAFETY: see above.
-            copy_conn_event(evt, unsafe { &resp.param.conn });
-            let _ = crate::qp::modify_qp_err(id);
-        }
-        RDMA_CM_EVENT_DISCONNECTED => {
-            if id.connect_error() {
-                complete_event(id);
-                return false;
-            }
-            // SAFETY: see above.
-            copy_conn_event(evt, unsafe { &resp.param.conn });
-        }
-        RDMA_CM_EVENT_MULTICAST_JOIN | RDMA_CM_EVENT_MULTICAST_ERROR => {
-            let mc = resp.uid as *mut Mcast;
-            evt.mc = mc;
-            // SAFETY: the kernel echoes the uid we gave JOIN: a live group.
-            let m = unsafe { &mut *mc };
-            evt.id_priv = m.id_priv;
-            evt.event.id = Id(m.id_priv).cm();
-            if resp.event == RDMA_CM_EVENT_MULTICAST_JOIN {
-                // SAFETY: see above.
-                copy_ud_event(evt, unsafe { &resp.param.ud });
-                evt.event.param.ud.private_data = m.context;
-                evt.event.status = crate::mcast::process_join(evt);
-                if evt.event.status != 0 {
-                    evt.event.event = RDMA_CM_EVENT_MULTICAST_ERROR;
-                }
-            } else {
-                evt.event.param.ud.private_data = m.context;
-            }
-        }
-        _ => {
-            if id.is_ud() {
-                // SAFETY: see above.
-                copy_ud_event(evt, unsafe { &resp.param.ud });
-            } else {
-                // SAFETY: see above.
-                copy_conn_event(evt, unsafe { &resp.param.conn });
-            }
-        }
-    }
-    true
-}
-
 // ---------------------------------------------------------------------------
 // Exports
 // ---------------------------------------------------------------------------
-
-rdma_util::export! {
-    /// Opens a new event channel on the rdma_cm device.
-    fn rdma_create_event_channel() -> *mut rdma_event_channel, on_panic = null_mut();
-    {
-        create_event_channel().unwrap_or_else(|e| {
-            set_errno(e);
-            null_mut()
-        })
-    }
-}
 
 rdma_util::export! {
     /// Closes and frees an event channel.
@@ -1083,23 +576,6 @@ rdma_util::export! {
         // SAFETY: checked non-NULL; the caller's channel from
         // rdma_create_event_channel, given up here.
         unsafe { destroy_event_channel(channel) }
-    }
-}
-
-rdma_util::export! {
-    /// Creates an id in port space `ps` (QP type from the port space).
-    fn rdma_create_id(channel: *mut rdma_event_channel, id: *mut *mut rdma_cm_id,
-                      context: *mut c_void, ps: rdma_port_space) -> c_int, on_panic = -1;
-    {
-        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
-        match create_id2(channel, context, ps, qp_type_for(ps)) {
-            Ok(n) => {
-                // SAFETY: id is a valid out-pointer (checked non-null).
-                unsafe { *id = n.cm() };
-                0
-            }
-            Err(e) => ret_int(Err(e)),
-        }
     }
 }
 
@@ -1121,40 +597,6 @@ rdma_util::export! {
     }
 }
 
-/// Waits for (or, on a non-blocking channel, fetches) the next event.
-///
-/// Not written with `export!`: its wait is a cancellation point, as
-/// upstream's, so it runs outside the guarded parts (see
-/// `ffi::cancellable`), and the function may unwind (`C-unwind`).
-///
-/// # Safety
-/// As rdma_get_cm_event(3): `channel` is a live event channel.
-#[no_mangle]
-pub unsafe extern "C-unwind" fn rdma_get_cm_event(channel: *mut rdma_event_channel, event: *mut *mut rdma_cm_event) -> c_int {
-    const NAME: &str = "rdma_get_cm_event";
-    let begin = rdma_util::ffi::guard(crate::LIB_NAME, NAME, Err(libc::EIO), || {
-        crate::cma::ucma_init()?;
-        if event.is_null() || channel.is_null() {
-            return Err(libc::EINVAL);
-        }
-        // SAFETY: checked non-NULL; the caller's live channel.
-        Ok(unsafe { EventWait::new(channel) })
-    });
-    let w = match begin {
-        Ok(w) => w,
-        Err(e) => return ret_int(Err(e)),
-    };
-    // SAFETY: w is fresh; this frame holds nothing with a destructor.
-    match unsafe { wait_event_cancellable(NAME, w) } {
-        Ok(ev) => {
-            // SAFETY: event is a valid out-pointer (checked non-null).
-            unsafe { *event = ev };
-            0
-        }
-        Err(e) => ret_int(Err(e)),
-    }
-}
-
 rdma_util::export! {
     /// Releases an event.
     fn rdma_ack_cm_event(event: *mut rdma_cm_event) -> c_int, on_panic = -1;
@@ -1164,132 +606,19 @@ rdma_util::export! {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// An id on a stand-in channel (never written to by these tests).
-    fn fake_id(ch: &mut rdma_event_channel, qp_type: ibv_qp_type) -> Id {
+    pub(crate) fn fake_id(ch: &mut rdma_event_channel, qp_type: ibv_qp_type) -> Id {
         let id = alloc_id(ch, 0x5a as *mut c_void, RDMA_PS_TCP, qp_type).unwrap();
         id.set_handle(77);
         id
     }
 
-    fn resp(uid: u64, event: rdma_cm_event_type, status: i32) -> rdma_ucm_event_resp {
-        // SAFETY: all-zero is a valid response.
-        let mut r: rdma_ucm_event_resp = unsafe { core::mem::zeroed() };
-        r.uid = uid;
-        r.id = 77;
-        r.event = event;
-        r.status = status as u32;
-        r
-    }
-
-    fn completed(id: Id) -> u64 {
+    /// The events acked on `id` so far.
+    pub(crate) fn completed(id: Id) -> u64 {
         id.ev().0.lock().events_completed
-    }
-
-    #[test]
-    fn established_event_carries_the_connection_parameters_and_private_data() {
-        let mut ch = rdma_event_channel { fd: -1 };
-        let id = fake_id(&mut ch, IBV_QPT_RC);
-        let mut r = resp(id.0 as u64, RDMA_CM_EVENT_ESTABLISHED, 0);
-        // SAFETY: writing the conn member of the response union.
-        let c = unsafe { &mut r.param.conn };
-        c.private_data[..5].copy_from_slice(b"hello");
-        c.private_data_len = 5;
-        c.responder_resources = 4;
-        c.initiator_depth = 3;
-        c.flow_control = 1;
-        c.retry_count = 6;
-        c.rnr_retry_count = 5;
-        c.srq = 1;
-        c.qp_num = 0x1234;
-        let mut evt = new_event();
-        assert!(translate_event(&mut evt, &r));
-        assert_eq!(evt.event.event, RDMA_CM_EVENT_ESTABLISHED);
-        assert_eq!(evt.event.id, id.cm());
-        assert!(evt.event.listen_id.is_null());
-        assert_eq!(evt.event.status, 0);
-        // SAFETY: the conn member was filled.
-        let p = unsafe { evt.event.param.conn };
-        assert_eq!(p.private_data_len, 5);
-        assert_eq!(p.private_data, evt.private_data.as_ptr().cast());
-        // SAFETY: an event with private data has the whole buffer written.
-        let data = unsafe { evt.private_data.assume_init_ref() };
-        assert_eq!(&data[..5], b"hello");
-        assert!(data[5..].iter().all(|&b| b == 0), "zero past the data, as upstream's buffer");
-        assert_eq!((p.responder_resources, p.initiator_depth, p.flow_control), (4, 3, 1));
-        assert_eq!((p.retry_count, p.rnr_retry_count, p.srq, p.qp_num), (6, 5, 1, 0x1234));
-        // Acking counts the event on the id.
-        ack_cm_event(&mut Box::leak(evt).event).unwrap();
-        assert_eq!(completed(id), 1);
-        free_id(id);
-    }
-
-    #[test]
-    fn status_is_the_kernels_signed_value_and_empty_private_data_stays_null() {
-        let mut ch = rdma_event_channel { fd: -1 };
-        let id = fake_id(&mut ch, IBV_QPT_RC);
-        let r = resp(id.0 as u64, RDMA_CM_EVENT_UNREACHABLE, -libc::ETIMEDOUT);
-        let mut evt = new_event();
-        assert!(translate_event(&mut evt, &r));
-        assert_eq!(evt.event.event, RDMA_CM_EVENT_UNREACHABLE);
-        assert_eq!(evt.event.status, -libc::ETIMEDOUT);
-        // SAFETY: the conn member was filled.
-        let p = unsafe { evt.event.param.conn };
-        assert!(p.private_data.is_null());
-        assert_eq!(p.private_data_len, 0);
-        free_id(id);
-    }
-
-    #[test]
-    fn connect_response_without_qp_is_passed_up_with_the_peers_ece() {
-        let mut ch = rdma_event_channel { fd: -1 };
-        let id = fake_id(&mut ch, IBV_QPT_RC);
-        let mut r = resp(id.0 as u64, RDMA_CM_EVENT_CONNECT_RESPONSE, 0);
-        r.ece = rdma_ucm_ece { vendor_id: 0x02c9, attr_mod: 0x11 };
-        let mut evt = new_event();
-        assert!(translate_event(&mut evt, &r));
-        assert_eq!(evt.event.event, RDMA_CM_EVENT_CONNECT_RESPONSE);
-        assert_eq!(id.remote_ece().vendor_id, 0x02c9);
-        assert_eq!(id.remote_ece().options, 0x11);
-        free_id(id);
-    }
-
-    #[test]
-    fn events_after_a_failed_connect_are_swallowed_and_counted() {
-        let mut ch = rdma_event_channel { fd: -1 };
-        let id = fake_id(&mut ch, IBV_QPT_RC);
-        id.set_connect_error(true);
-        let mut evt = new_event();
-        assert!(!translate_event(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_REJECTED, 28)));
-        assert!(!translate_event(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_DISCONNECTED, 0)));
-        assert_eq!(completed(id), 2, "both skipped events count as acked");
-        id.set_connect_error(false);
-        assert!(translate_event(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_DISCONNECTED, 0)));
-        free_id(id);
-    }
-
-    #[test]
-    fn uid_zero_events_are_matched_by_handle_and_only_established_kept() {
-        let mut ch = rdma_event_channel { fd: -1 };
-        let id = fake_id(&mut ch, IBV_QPT_RC);
-        id.set_handle(4242);
-        insert_id(id);
-        let mut r = resp(0, RDMA_CM_EVENT_DISCONNECTED, 0);
-        r.id = 4242;
-        let mut evt = new_event();
-        assert!(!translate_event(&mut evt, &r));
-        assert_eq!(completed(id), 1);
-        r.event = RDMA_CM_EVENT_ESTABLISHED;
-        assert!(translate_event(&mut evt, &r));
-        assert_eq!(evt.event.id, id.cm());
-        // Unknown handle: dropped (with a syslog warning), nothing counted.
-        r.id = 4243;
-        assert!(!translate_event(&mut evt, &r));
-        assert_eq!(completed(id), 1);
-        free_id(id);
-        assert!(lookup_id(4242).is_none());
     }
 
     #[test]
@@ -1318,74 +647,10 @@ mod tests {
     }
 
     #[test]
-    fn multicast_errors_carry_the_join_context() {
-        let mut ch = rdma_event_channel { fd: -1 };
-        let id = fake_id(&mut ch, IBV_QPT_UD);
-        let mc = Box::into_raw(Box::new(Mcast {
-            id_priv: id.0,
-            context: 0x77 as *mut c_void,
-            events_completed: 0,
-            handle: 1,
-            // SAFETY: all-zero is a valid GID.
-            mgid: unsafe { core::mem::zeroed() },
-            mlid: 0,
-            join_flags: 0,
-            addr: rdma_util::mem::zeroed(),
-        }));
-        let mut evt = new_event();
-        assert!(translate_event(&mut evt, &resp(mc as u64, RDMA_CM_EVENT_MULTICAST_ERROR, -libc::ENETUNREACH)));
-        assert_eq!(evt.event.id, id.cm());
-        assert_eq!(evt.mc, mc);
-        // SAFETY: the ud member was filled.
-        assert_eq!(unsafe { evt.event.param.ud.private_data }, 0x77 as *const c_void);
-        ack_cm_event(&mut Box::leak(evt).event).unwrap();
-        // SAFETY: mc is ours.
-        assert_eq!(unsafe { (*mc).events_completed }, 1);
-        assert_eq!(completed(id), 1);
-        // SAFETY: mc came from Box::into_raw above.
-        drop(unsafe { Box::from_raw(mc) });
-        free_id(id);
-    }
-
-    #[test]
     fn qp_type_follows_the_port_space() {
         assert_eq!(qp_type_for(RDMA_PS_TCP), IBV_QPT_RC);
         assert_eq!(qp_type_for(RDMA_PS_IB), IBV_QPT_RC);
         assert_eq!(qp_type_for(RDMA_PS_UDP), IBV_QPT_UD);
         assert_eq!(qp_type_for(RDMA_PS_IPOIB), IBV_QPT_UD);
-    }
-
-    /// On this machine there is no rdma_cm device and no RDMA device: the
-    /// exported entry points fail the way Debian's librdmacm does.
-    #[test]
-    fn entry_points_without_rdma_fail_like_upstream() {
-        if std::path::Path::new("/dev/infiniband/rdma_cm").exists() {
-            return;
-        }
-        // SAFETY: calling our own exports with valid or null arguments.
-        unsafe {
-            set_errno(0);
-            assert!(rdma_create_event_channel().is_null());
-            assert_eq!(errno(), libc::ENODEV);
-            let mut id: *mut rdma_cm_id = null_mut();
-            set_errno(0);
-            assert_eq!(rdma_create_id(null_mut(), &mut id, null_mut(), RDMA_PS_TCP), -1);
-            assert_eq!(errno(), libc::ENODEV);
-            assert!(id.is_null());
-            let mut n = 5;
-            set_errno(0);
-            assert!(crate::devices::rdma_get_devices(&mut n).is_null());
-            assert_eq!((n, errno()), (0, libc::ENODEV));
-            let mut ev: *mut rdma_cm_event = null_mut();
-            set_errno(0);
-            assert_eq!(rdma_get_cm_event(null_mut(), &mut ev), -1);
-            assert_eq!(errno(), libc::ENODEV);
-            set_errno(0);
-            assert_eq!(rdma_ack_cm_event(null_mut()), -1);
-            assert_eq!(errno(), libc::EINVAL);
-            set_errno(0);
-            assert_eq!(rdma_destroy_id(null_mut()), -1);
-            assert_eq!(errno(), libc::EINVAL);
-        }
     }
 }

@@ -5,35 +5,52 @@
 //! from rdma-abi, as in libibverbs-rs; everything verbs-related is called
 //! through libibverbs.so.1 (`verbs` declares those imports).
 //!
-//! The connection manager (upstream's cma.c):
-//! - [`cma`]: library initialisation and AF_IB detection;
-//! - [`ucma`]: the rdma_cm command channel (ABI version, commands);
-//! - [`devices`]: the CM's device list (rdma_get_devices);
-//! - [`id`]: event channels, ids, event delivery;
-//! - [`addr`]: bind, address/route resolution, queries;
-//! - [`conn`]: listen, connect, accept, reject, disconnect;
-//! - [`qp`]: QP/SRQ helpers, QP transitions, ECE;
-//! - [`mcast`], [`options`], [`ep`].
+//! The connection manager (upstream's cma.c), bottom to top; each module
+//! uses only modules listed before it:
+//! - `ucma`: the rdma_cm command channel (ABI version, AF_IB support,
+//!   commands); `devices`: the CM's device list;
+//! - `id`: event channels, ids, acks;
+//! - `addr`: address helpers, bind, queries; `qp`: QP/SRQ helpers, QP
+//!   transitions, ECE; `options`;
+//! - `event`: event delivery and the synchronous ids' waits;
+//! - `cma`: library initialisation and the entry points that start with
+//!   it; `conn`: listen, connect, accept, reject, disconnect; `mcast`;
+//! - `resolve`: address and route resolution;
+//! - `ep`: rdma_create_ep / rdma_destroy_ep.
+//!
+//! rdma_getaddrinfo: `addrinfo` (below everything else) and its ibacm
+//! client `acm`, under `cma` (the export) and `resolve`.
 //!
 //! [`rsocket`]: rsockets (sockets over RDMA) and rpoll/rselect.
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
 /// Name used in our own diagnostics (see `rdma_util::ffi::guard`).
-pub const LIB_NAME: &str = "librdmacm";
+pub(crate) const LIB_NAME: &str = "librdmacm";
 
-pub mod abi;
-pub mod addr;
-pub mod addrinfo;
-pub mod cma;
-pub mod conn;
-pub mod devices;
-pub mod ep;
-pub mod event_str;
-pub mod id;
-pub mod mcast;
-pub mod options;
-pub mod qp;
+// No other crate uses this one as a Rust library (librspreload and the ABI
+// tests go through librdmacm.so.1): modules are private, and the C entry
+// points are exported by their #[no_mangle] names whatever the module's
+// visibility.
+mod abi;
+mod acm;
+mod addr;
+mod addrinfo;
+mod cma;
+mod conn;
+mod devices;
+mod ep;
+mod event;
+mod event_str;
+mod id;
+mod mcast;
+mod options;
+mod qp;
+mod resolve;
+mod ucma;
+mod verbs;
+
+// Still public: made private, rsocket/ (kept by others) shows unused items
+// (index::is_rsocket, the `index` method of stream.rs's Rsocket, fields
+// never read in stream.rs, proto's RS_OP_RSVD* constants) that its owners
+// are to remove first.
 pub mod rsocket;
-pub mod ucma;
-pub mod verbs;
-pub mod acm;

@@ -8,8 +8,9 @@ use rdma_util::mem::zeroed;
 use crate::abi::cma::*;
 use crate::abi::ucma::*;
 use crate::addr::addrlen;
-use crate::cma::af_ib_support;
-use crate::id::{complete, ret_int, CmaEvent, Id, Mcast, Res};
+use crate::ucma::af_ib_support;
+use crate::event::complete;
+use crate::id::{ret_int, Id, Mcast, Res};
 use crate::ucma::{uaddr, write_cmd_resp};
 use core::ffi::{c_int, c_void};
 use libc::{sockaddr, socklen_t};
@@ -76,7 +77,7 @@ unsafe fn join2(id: Id, addr: *const sockaddr, len: socklen_t, flags: u16, conte
 ///
 /// # Safety
 /// `attr.addr` must be null or a socket address of its family's size.
-pub unsafe fn join_ex(id: Id, attr: &rdma_cm_join_mc_attr_ex, context: *mut c_void) -> Res<()> {
+unsafe fn join_ex(id: Id, attr: &rdma_cm_join_mc_attr_ex, context: *mut c_void) -> Res<()> {
     if attr.comp_mask >= RDMA_CM_JOIN_MC_ATTR_RESERVED {
         return Err(libc::ENOTSUP);
     }
@@ -99,7 +100,7 @@ pub unsafe fn join_ex(id: Id, attr: &rdma_cm_join_mc_attr_ex, context: *mut c_vo
 ///
 /// # Safety
 /// `addr` must be null or a socket address of its family's size.
-pub unsafe fn join(id: Id, addr: *const sockaddr, context: *mut c_void) -> Res<()> {
+pub(crate) unsafe fn join(id: Id, addr: *const sockaddr, context: *mut c_void) -> Res<()> {
     // SAFETY: forwarded contract: null or a socket address.
     let len = unsafe { addrlen(addr) };
     if len == 0 {
@@ -113,7 +114,7 @@ pub unsafe fn join(id: Id, addr: *const sockaddr, context: *mut c_void) -> Res<(
 ///
 /// # Safety
 /// `addr` must be null or a socket address of its family's size.
-pub unsafe fn leave(id: Id, addr: *const sockaddr) -> Res<()> {
+pub(crate) unsafe fn leave(id: Id, addr: *const sockaddr) -> Res<()> {
     // SAFETY: forwarded contract: null or a socket address.
     let len = unsafe { addrlen(addr) } as usize;
     if len == 0 {
@@ -157,24 +158,7 @@ pub unsafe fn leave(id: Id, addr: *const sockaddr) -> Res<()> {
     r
 }
 
-/// A join completed: record the group's GID and LID and attach the QP
-/// (not for send-only members). Returns the event status.
-pub fn process_join(evt: &mut CmaEvent) -> c_int {
-    // SAFETY: a MULTICAST_JOIN event's group is live; the ud member of the
-    // param union is the one filled for this event.
-    let (mc, ah) = unsafe { (&mut *evt.mc, &evt.event.param.ud.ah_attr) };
-    mc.mgid = ah.grh.dgid;
-    mc.mlid = ah.dlid;
-    let qp = Id(evt.id_priv).qp();
-    if qp.is_null() || u32::from(mc.join_flags) == RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER {
-        return 0;
-    }
-    // SAFETY: the id's QP is live.
-    let ret = unsafe { crate::verbs::ibv_attach_mcast(qp, &mc.mgid, mc.mlid) };
-    ret_int(if ret != 0 { Err(ret) } else { Ok(()) })
-}
-
-crate::export_sync! {
+crate::event::export_sync! {
     /// Joins a multicast group as a full member.
     fn rdma_join_multicast(id: *mut rdma_cm_id, addr: *mut sockaddr, context: *mut c_void) -> c_int;
     {
@@ -186,7 +170,7 @@ crate::export_sync! {
     }
 }
 
-crate::export_sync! {
+crate::event::export_sync! {
     /// Joins a multicast group with explicit join flags.
     fn rdma_join_multicast_ex(id: *mut rdma_cm_id, mc_join_attr: *mut rdma_cm_join_mc_attr_ex,
                               context: *mut c_void) -> c_int;

@@ -9,7 +9,7 @@ use crate::ucma::write_cmd;
 use core::ffi::{c_int, c_void};
 
 /// SET_OPTION with the caller's buffer.
-pub fn set_option(id: Id, level: c_int, optname: c_int, optval: *mut c_void, optlen: usize) -> Res<()> {
+pub(crate) fn set_option(id: Id, level: c_int, optname: c_int, optval: *mut c_void, optlen: usize) -> Res<()> {
     let body = rdma_ucm_set_option {
         optval: optval as u64,
         id: id.handle(),

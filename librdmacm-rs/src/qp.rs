@@ -37,7 +37,7 @@ fn qp_attr() -> ibv_qp_attr {
 
 /// `rdma_init_qp_attr`: the kernel's attributes for moving the id's QP to
 /// `attr.qp_state`.
-pub fn init_qp_attr(id: Id, attr: &mut ibv_qp_attr, mask: &mut c_int) -> Res<()> {
+fn init_qp_attr(id: Id, attr: &mut ibv_qp_attr, mask: &mut c_int) -> Res<()> {
     // SAFETY: all-zero is a valid response buffer.
     let mut resp: ib_uverbs_qp_attr = unsafe { core::mem::zeroed() };
     let body = rdma_ucm_init_qp_attr { response: uaddr(&mut resp), id: id.handle(), qp_state: attr.qp_state };
@@ -69,7 +69,7 @@ fn link_layer(id: Id) -> u8 {
 
 /// INIT then RTR, with `resp_res` responder resources unless it's the
 /// "device maximum" marker.
-pub fn modify_qp_rtr(id: Id, resp_res: u8) -> Res<()> {
+pub(crate) fn modify_qp_rtr(id: Id, resp_res: u8) -> Res<()> {
     let qp = id.qp();
     if qp.is_null() {
         return Ok(());
@@ -92,7 +92,7 @@ pub fn modify_qp_rtr(id: Id, resp_res: u8) -> Res<()> {
 }
 
 /// RTS, with `init_depth` outstanding reads unless it's the maximum marker.
-pub fn modify_qp_rts(id: Id, init_depth: u8) -> Res<()> {
+pub(crate) fn modify_qp_rts(id: Id, init_depth: u8) -> Res<()> {
     let qp = id.qp();
     if qp.is_null() {
         return Ok(());
@@ -117,11 +117,11 @@ fn modify_state(id: Id, state: ibv_qp_state) -> Res<()> {
     check(modify(qp, &mut attr, IBV_QP_STATE as c_int))
 }
 
-pub fn modify_qp_sqd(id: Id) -> Res<()> {
+pub(crate) fn modify_qp_sqd(id: Id) -> Res<()> {
     modify_state(id, IBV_QPS_SQD)
 }
 
-pub fn modify_qp_err(id: Id) -> Res<()> {
+pub(crate) fn modify_qp_err(id: Id) -> Res<()> {
     modify_state(id, IBV_QPS_ERR)
 }
 
@@ -174,7 +174,7 @@ fn init_ud_qp(id: Id, qp: *mut ibv_qp) -> Res<()> {
 }
 
 /// Destroys the CQs and completion channels the CM created for the id.
-pub fn destroy_cqs(id: Id) {
+fn destroy_cqs(id: Id) {
     if id.qp_type() == IBV_QPT_XRC_RECV && !id.srq().is_null() {
         return;
     }
@@ -245,7 +245,7 @@ fn create_cqs(id: Id, send_size: u32, recv_size: u32) -> Res<()> {
 }
 
 /// `rdma_create_srq_ex`.
-pub fn create_srq_ex(id: Id, attr: &mut ibv_srq_init_attr_ex) -> Res<()> {
+pub(crate) fn create_srq_ex(id: Id, attr: &mut ibv_srq_init_attr_ex) -> Res<()> {
     if attr.comp_mask & IBV_SRQ_INIT_ATTR_TYPE == 0 {
         return Err(libc::EINVAL);
     }
@@ -283,7 +283,7 @@ pub fn create_srq_ex(id: Id, attr: &mut ibv_srq_init_attr_ex) -> Res<()> {
 }
 
 /// `rdma_create_srq`: a basic SRQ (XRC for XRC_RECV ids).
-pub fn create_srq(id: Id, pd: *mut ibv_pd, attr: &mut ibv_srq_init_attr) -> Res<()> {
+fn create_srq(id: Id, pd: *mut ibv_pd, attr: &mut ibv_srq_init_attr) -> Res<()> {
     // SAFETY: all-zero is a valid ibv_srq_init_attr_ex.
     let mut ex: ibv_srq_init_attr_ex = unsafe { core::mem::zeroed() };
     ex.srq_context = attr.srq_context;
@@ -298,7 +298,7 @@ pub fn create_srq(id: Id, pd: *mut ibv_pd, attr: &mut ibv_srq_init_attr) -> Res<
 }
 
 /// `rdma_destroy_srq`.
-pub fn destroy_srq(id: Id) {
+pub(crate) fn destroy_srq(id: Id) {
     // SAFETY: the id's SRQ, destroyed once.
     unsafe { v::ibv_destroy_srq(id.srq()) };
     id.set_srq(null_mut());
@@ -350,7 +350,7 @@ fn refresh_local_ece(id: Id, qp: *mut ibv_qp) -> Res<()> {
 }
 
 /// `rdma_create_qp_ex`.
-pub fn create_qp_ex(id: Id, attr: &mut ibv_qp_init_attr_ex) -> Res<()> {
+pub(crate) fn create_qp_ex(id: Id, attr: &mut ibv_qp_init_attr_ex) -> Res<()> {
     if !id.qp().is_null() {
         return Err(libc::EINVAL);
     }
@@ -415,7 +415,7 @@ pub fn create_qp_ex(id: Id, attr: &mut ibv_qp_init_attr_ex) -> Res<()> {
 }
 
 /// `rdma_create_qp`: the basic attributes, with `pd` or the id's PD.
-pub fn create_qp(id: Id, pd: *mut ibv_pd, init: &mut ibv_qp_init_attr) -> Res<()> {
+pub(crate) fn create_qp(id: Id, pd: *mut ibv_pd, init: &mut ibv_qp_init_attr) -> Res<()> {
     // SAFETY: all-zero is a valid ibv_qp_init_attr_ex.
     let mut ex: ibv_qp_init_attr_ex = unsafe { core::mem::zeroed() };
     ex.qp_context = init.qp_context;
@@ -439,7 +439,7 @@ pub fn create_qp(id: Id, pd: *mut ibv_pd, init: &mut ibv_qp_init_attr) -> Res<()
 }
 
 /// `rdma_destroy_qp`.
-pub fn destroy_qp(id: Id) {
+pub(crate) fn destroy_qp(id: Id) {
     // SAFETY: the id's QP, destroyed once.
     unsafe { v::ibv_destroy_qp(id.qp()) };
     id.set_qp(null_mut());
@@ -449,7 +449,7 @@ pub fn destroy_qp(id: Id) {
 /// The active side's reply handling: RTR and RTS with the device's
 /// maxima, then ACCEPT (the kernel sends the RTU). On failure the QP goes
 /// to ERR.
-pub fn process_conn_resp(id: Id) -> Res<()> {
+fn process_conn_resp(id: Id) -> Res<()> {
     let r = (|| {
         modify_qp_rtr(id, RDMA_MAX_RESP_RES)?;
         modify_qp_rts(id, RDMA_MAX_INIT_DEPTH)?;
@@ -466,7 +466,7 @@ pub fn process_conn_resp(id: Id) -> Res<()> {
 /// The reply handling with ECE: applies the peer's answer, then
 /// [`process_conn_resp`]. Returns the event status upstream reports: 0, -1
 /// with errno, or a positive provider error.
-pub fn process_conn_resp_ece(id: Id, ece: &rdma_ucm_ece) -> c_int {
+pub(crate) fn process_conn_resp_ece(id: Id, ece: &rdma_ucm_ece) -> c_int {
     let mut e = ibv_ece { vendor_id: ece.vendor_id, options: ece.attr_mod, comp_mask: 0 };
     if ece.vendor_id == 0 {
         // Peer (or kernel) without ECE: clear the options.

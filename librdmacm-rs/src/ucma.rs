@@ -15,7 +15,7 @@
 use crate::abi::ucma::*;
 use rdma_util::ffi::errno;
 use core::ffi::{c_char, c_int, c_void};
-use core::sync::atomic::{AtomicI32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use parking_lot::Mutex;
 use std::os::fd::IntoRawFd;
 
@@ -26,8 +26,23 @@ static ABI_VER: AtomicI32 = AtomicI32::new(-1);
 /// check), as learned from the kernel.
 static CDEV: Mutex<Option<(String, libc::dev_t)>> = Mutex::new(None);
 
+/// Whether the kernel takes AF_IB addresses (and so the newer commands:
+/// BIND, RESOLVE_ADDR, QUERY, JOIN_MCAST). Learned once by library
+/// initialisation (`cma`), which probes the kernel; false until then.
+static AF_IB_SUPPORT: AtomicBool = AtomicBool::new(false);
+
+/// Whether the kernel accepts AF_IB addresses (known after init).
+pub(crate) fn af_ib_support() -> bool {
+    AF_IB_SUPPORT.load(Ordering::Acquire)
+}
+
+/// Records what the initialisation's probe found (see [`af_ib_support`]).
+pub(crate) fn set_af_ib_support(on: bool) {
+    AF_IB_SUPPORT.store(on, Ordering::Release);
+}
+
 /// The ABI version (-1 before [`check_abi_version`] succeeded).
-pub fn abi_ver() -> i32 {
+pub(crate) fn abi_ver() -> i32 {
     ABI_VER.load(Ordering::Acquire)
 }
 
@@ -61,7 +76,7 @@ fn read_sysfs(file: &core::ffi::CStr) -> Option<String> {
 }
 
 /// `strtol(s, NULL, 10)` as an int: leading blanks, optional sign, digits.
-pub fn parse_c_long(s: &str) -> i32 {
+fn parse_c_long(s: &str) -> i32 {
     let t = s.trim_start();
     let (neg, digits) = match t.as_bytes().first() {
         Some(b'-') => (true, &t[1..]),
@@ -87,12 +102,12 @@ fn abi_from_sysfs() -> i32 {
 }
 
 /// Whether `ver` is an ABI version librdmacm speaks.
-pub fn abi_supported(ver: i32) -> bool {
+fn abi_supported(ver: i32) -> bool {
     (RDMA_USER_CM_MIN_ABI_VERSION..=RDMA_USER_CM_MAX_ABI_VERSION).contains(&ver)
 }
 
 /// Learns the ABI version (once) and checks it; `false` if unsupported.
-pub fn check_abi_version() -> bool {
+pub(crate) fn check_abi_version() -> bool {
     if abi_ver() == -1 {
         match abi_from_netlink() {
             Some((name, cdev, ver)) => {
@@ -114,7 +129,7 @@ pub fn check_abi_version() -> bool {
 
 /// Opens the rdma_cm device (O_RDWR|O_CLOEXEC, checking the dev_t when
 /// known); Err(errno) on failure.
-pub fn open_channel_fd() -> Result<c_int, c_int> {
+pub(crate) fn open_channel_fd() -> Result<c_int, c_int> {
     let (name, cdev) = CDEV.lock().clone().unwrap_or_else(|| ("rdma_cm".to_owned(), 0));
     match rdma_util::cdev::open_cdev(name.as_bytes(), cdev) {
         Some(fd) => Ok(fd.into_raw_fd()),
@@ -127,7 +142,7 @@ pub fn open_channel_fd() -> Result<c_int, c_int> {
 
 /// Builds the bytes-to-write of a command: header with `op`, `in` = body
 /// size, `out` = response size.
-pub fn encode<T: Copy>(op: u32, body: T, out: usize) -> ucma_cmd<T> {
+pub(crate) fn encode<T: Copy>(op: u32, body: T, out: usize) -> ucma_cmd<T> {
     ucma_cmd {
         hdr: rdma_ucm_cmd_hdr {
             cmd: op,
@@ -147,7 +162,7 @@ pub fn encode<T: Copy>(op: u32, body: T, out: usize) -> ucma_cmd<T> {
 /// effect at the thread's next cancellation point; the waits applications
 /// cancel in practice (rdma_get_cm_event, rdma_get_request) write their
 /// GET_EVENT command as a cancellation point instead.
-pub fn write_raw<T: Copy>(fd: c_int, cmd: &ucma_cmd<T>) -> Result<(), c_int> {
+pub(crate) fn write_raw<T: Copy>(fd: c_int, cmd: &ucma_cmd<T>) -> Result<(), c_int> {
     let len = core::mem::size_of::<ucma_cmd<T>>();
     // SAFETY: cmd is a plain #[repr(C)] struct of `len` bytes; the kernel
     // writes only to response buffers the caller keeps alive across the call.
@@ -164,7 +179,7 @@ pub fn write_raw<T: Copy>(fd: c_int, cmd: &ucma_cmd<T>) -> Result<(), c_int> {
 /// Only outside `guard`, in a frame holding nothing with a destructor
 /// (a cancellation unwinds through it); otherwise as [`write_raw`].
 #[inline(always)]
-pub unsafe fn write_raw_cancellable<T: Copy>(fd: c_int, cmd: &ucma_cmd<T>) -> Result<(), c_int> {
+pub(crate) unsafe fn write_raw_cancellable<T: Copy>(fd: c_int, cmd: &ucma_cmd<T>) -> Result<(), c_int> {
     let len = core::mem::size_of::<ucma_cmd<T>>();
     // SAFETY: as in write_raw; the caller's contract covers the unwind.
     let ret = unsafe {
@@ -175,7 +190,7 @@ pub unsafe fn write_raw_cancellable<T: Copy>(fd: c_int, cmd: &ucma_cmd<T>) -> Re
 
 /// What a command write's return value means: Ok when all `len` bytes were
 /// taken, ENODATA for a short write, errno for a failure.
-pub fn write_result(ret: isize, len: usize) -> Result<(), c_int> {
+fn write_result(ret: isize, len: usize) -> Result<(), c_int> {
     if ret == len as isize {
         Ok(())
     } else if ret >= 0 {
@@ -186,17 +201,17 @@ pub fn write_result(ret: isize, len: usize) -> Result<(), c_int> {
 }
 
 /// Writes a command without a response.
-pub fn write_cmd<T: Copy>(fd: c_int, op: u32, body: T) -> Result<(), c_int> {
+pub(crate) fn write_cmd<T: Copy>(fd: c_int, op: u32, body: T) -> Result<(), c_int> {
     write_raw(fd, &encode(op, body, 0))
 }
 
 /// Writes a command whose body already points (`response`) at `resp`.
-pub fn write_cmd_resp<T: Copy, R>(fd: c_int, op: u32, body: T, _resp: &mut R) -> Result<(), c_int> {
+pub(crate) fn write_cmd_resp<T: Copy, R>(fd: c_int, op: u32, body: T, _resp: &mut R) -> Result<(), c_int> {
     write_raw(fd, &encode(op, body, core::mem::size_of::<R>()))
 }
 
 /// The user address of a response buffer, as the kernel ABI carries it.
-pub fn uaddr<R>(r: &mut R) -> u64 {
+pub(crate) fn uaddr<R>(r: &mut R) -> u64 {
     r as *mut R as u64
 }
 

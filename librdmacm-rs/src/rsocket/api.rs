@@ -249,7 +249,7 @@ rdma_util::export! {
         }
         let mut id = core::ptr::null_mut();
         // SAFETY: out pointer is a local; no channel = a synchronous id.
-        if unsafe { crate::id::rdma_create_id(core::ptr::null_mut(), &mut id, core::ptr::null_mut(), RDMA_PS_TCP) } != 0 {
+        if unsafe { crate::cma::rdma_create_id(core::ptr::null_mut(), &mut id, core::ptr::null_mut(), RDMA_PS_TCP) } != 0 {
             return -1;
         }
         // SAFETY: the new id; the family picks the address space to bind in.

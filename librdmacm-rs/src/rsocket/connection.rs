@@ -87,7 +87,7 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
                 // SAFETY: our id; the destination was stored by rconnect.
                 let r = cm_ret(unsafe {
                     let dst = core::ptr::addr_of_mut!((*id).route.addr.dst.dst_addr);
-                    crate::addr::rdma_resolve_addr(id, null_mut(), dst, to)
+                    crate::resolve::rdma_resolve_addr(id, null_mut(), dst, to)
                 });
                 match r {
                     Ok(()) => step = Step::ResolveRoute,
@@ -99,7 +99,7 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
                     }
                 }
             }
-            Step::WaitAddr => match crate::id::complete(Id::from_cm(id)) {
+            Step::WaitAddr => match crate::event::complete(Id::from_cm(id)) {
                 Err(libc::ETIMEDOUT) if rs.st.lock().retries <= RS_CONN_RETRIES => step = Step::ResolveAddr,
                 Err(e) => break Err(e),
                 Ok(()) => {
@@ -135,7 +135,7 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
                     }
                 } else {
                     // SAFETY: our id.
-                    match cm_ret(unsafe { crate::addr::rdma_resolve_route(id, to) }) {
+                    match cm_ret(unsafe { crate::resolve::rdma_resolve_route(id, to) }) {
                         Ok(()) => step = Step::Connect,
                         Err(e) => {
                             if would_block(e) {
@@ -146,7 +146,7 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
                     }
                 }
             }
-            Step::WaitRoute => match crate::id::complete(Id::from_cm(id)) {
+            Step::WaitRoute => match crate::event::complete(Id::from_cm(id)) {
                 Err(libc::ETIMEDOUT) if rs.st.lock().retries <= RS_CONN_RETRIES => step = Step::ResolveRoute,
                 Err(e) => break Err(e),
                 Ok(()) => step = Step::Connect,
@@ -186,7 +186,7 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
                     }
                 }
             }
-            Step::WaitConnect => match crate::id::complete(Id::from_cm(id)) {
+            Step::WaitConnect => match crate::event::complete(Id::from_cm(id)) {
                 Err(e) => break Err(e),
                 Ok(()) => step = Step::Connected,
             },
@@ -203,7 +203,7 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
                 if rs.st.lock().fd_flags & libc::O_NONBLOCK == 0 {
                     let _ = set_nonblock(rs.cm_fd(), true);
                 }
-                match crate::id::complete(Id::from_cm(id)) {
+                match crate::event::complete(Id::from_cm(id)) {
                     Err(e) => break Err(e),
                     Ok(()) => {
                         set_state(RS_CONNECT_RDWR);
@@ -314,7 +314,7 @@ pub fn handle_cm_event(rs: &Rsocket) {
     let opening = rs.st.lock().state & RS_OPENING != 0;
     if opening {
         let _ = do_connect(rs);
-    } else if crate::id::complete(Id::from_cm(rs.cm_id)).is_ok() {
+    } else if crate::event::complete(Id::from_cm(rs.cm_id)).is_ok() {
         let ev = rs.cm().event();
         let mut c = rs.st.lock();
         // SAFETY: the event just received is live.

@@ -320,7 +320,7 @@ impl Dsock {
     pub fn init_ep(self: &Arc<Self>) -> Res<()> {
         {
             let mut c = self.st.lock();
-            set_qp_size(crate::devices::max_qpsize(None), &mut c);
+            set_qp_size(crate::cma::max_qpsize(None), &mut c);
             let buf = PageBuf::new(c.sq_size as usize * RS_SNDLOWAT as usize)?;
             c.sbuf = Some(buf);
             c.rmsg = VecDeque::with_capacity(c.rq_size as usize + 1);
@@ -378,7 +378,7 @@ impl Dsock {
     fn create_qp(&self, c: &mut DState, src: &SockAddr) -> Res<usize> {
         let mut id = null_mut();
         // SAFETY: out pointer is a local; synchronous id.
-        if unsafe { crate::id::rdma_create_id(null_mut(), &mut id, null_mut(), RDMA_PS_UDP) } != 0 {
+        if unsafe { crate::cma::rdma_create_id(null_mut(), &mut id, null_mut(), RDMA_PS_UDP) } != 0 {
             return Err(last_err());
         }
         let (hdr, hdr_len) = format_hdr(src);

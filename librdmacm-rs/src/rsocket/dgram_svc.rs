@@ -207,15 +207,15 @@ fn create_ah(d: &Dsock, di: usize, qpn: u32) {
     };
     let mut id = null_mut();
     // SAFETY: out pointer is a local; synchronous id.
-    if unsafe { crate::id::rdma_create_id(null_mut(), &mut id, null_mut(), ps) } != 0 {
+    if unsafe { crate::cma::rdma_create_id(null_mut(), &mut id, null_mut(), ps) } != 0 {
         return;
     }
     let mut src = local.without_port();
     let mut dst = peer;
     // SAFETY: our id; 28-byte address buffers.
     let ok = unsafe {
-        crate::addr::rdma_resolve_addr(id, src.0.as_mut_ptr().cast(), dst.0.as_mut_ptr().cast(), 2000) == 0
-            && crate::addr::rdma_resolve_route(id, 2000) == 0
+        crate::resolve::rdma_resolve_addr(id, src.0.as_mut_ptr().cast(), dst.0.as_mut_ptr().cast(), 2000) == 0
+            && crate::resolve::rdma_resolve_route(id, 2000) == 0
     };
     if ok {
         // SAFETY: a resolved route has its path record.

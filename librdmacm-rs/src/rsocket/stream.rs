@@ -745,7 +745,7 @@ impl Conn {
     /// Sizes the queues within the device's limits.
     fn set_qp_size(&mut self, cm_id: *mut rdma_cm_id) {
         let dev = Id::from_cm(cm_id).cma_dev();
-        let max = crate::devices::max_qpsize((!dev.is_null()).then_some(dev)).clamp(0, RS_QP_MAX_SIZE as i32) as u16;
+        let max = crate::cma::max_qpsize((!dev.is_null()).then_some(dev)).clamp(0, RS_QP_MAX_SIZE as i32) as u16;
         if self.sq_size > max {
             self.sq_size = max;
         } else if self.sq_size < RS_QP_MIN_SIZE {
