@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::proto::*;
 use super::stream::*;
-use super::{index, svc};
+use super::{index, svc, wake};
 use crate::abi::cma::*;
 use crate::id::{Id, Res};
 use crate::verbs as v;
@@ -323,7 +323,7 @@ pub fn handle_cm_event(rs: &Rsocket) {
         }
     }
     if rs.st.lock().state & RS_OPENING == 0 {
-        super::poll::signal();
+        wake::signal();
     }
 }
 

@@ -12,6 +12,7 @@
 //! - [`keepalive`]: the keepalive service;
 //! - [`iomap`]: riomap / riounmap / riowrite;
 //! - [`opts`]: set/getsockopt, fcntl;
+//! - [`wake`]: the wake-up gate of threads sleeping in rpoll;
 //! - [`poll`]: rpoll / rselect;
 //! - [`api`]: the exported functions;
 //! - [`dgram`], [`dgram_wire`], [`dgram_svc`]: datagram (SOCK_DGRAM)
@@ -31,3 +32,4 @@ pub mod poll;
 pub mod proto;
 pub mod stream;
 pub mod svc;
+pub mod wake;

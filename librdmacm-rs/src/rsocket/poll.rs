@@ -8,106 +8,17 @@
 //! an event on an rsocket's fd may be only a credit update or a
 //! connection step, which rpoll consumes without reporting.
 //!
-//! Several threads may sleep on the same completion channel while only
-//! one of them consumes its event; as upstream, every thread that wakes
-//! for an rsocket event wakes all others (a shared eventfd in every poll
-//! set) so that each re-checks its rsockets before sleeping again.
+//! The shared wake-up eventfd and the count of sleepers are in
+//! [`super::wake`].
 
 use core::ffi::c_int;
-use std::sync::OnceLock;
-
-use parking_lot::Mutex;
 
 use super::config;
+use super::connection;
 use super::index;
 use super::stream::*;
+use super::wake;
 use crate::id::Res;
-
-struct Gate {
-    /// Threads between poll entry and exit.
-    count: u32,
-    /// A wake-up is pending; new sleepers wait until it is consumed.
-    suspended: bool,
-}
-
-static GATE: Mutex<Gate> = Mutex::new(Gate { count: 0, suspended: false });
-static SIGNAL_FD: OnceLock<c_int> = OnceLock::new();
-
-fn signal_fd() -> Res<c_int> {
-    let fd = *SIGNAL_FD.get_or_init(|| {
-        // SAFETY: plain eventfd creation.
-        unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_SEMAPHORE | libc::EFD_CLOEXEC) }
-    });
-    if fd < 0 {
-        Err(libc::ENOMEM)
-    } else {
-        Ok(fd)
-    }
-}
-
-// The eventfd is read and written with syscall(): not cancellation points
-// (see `ffi::cancellable`).
-fn read_signal(fd: c_int) -> bool {
-    let mut c = 0u64;
-    // SAFETY: reading 8 bytes into a local from our eventfd.
-    unsafe { libc::syscall(libc::SYS_read, fd, (&mut c as *mut u64).cast::<libc::c_void>(), 8usize) == 8 }
-}
-
-fn write_signal(fd: c_int) -> bool {
-    let c = 1u64;
-    // SAFETY: writing 8 bytes from a local to our eventfd.
-    unsafe { libc::syscall(libc::SYS_write, fd, (&c as *const u64).cast::<libc::c_void>(), 8usize) == 8 }
-}
-
-/// Wakes every thread sleeping in rpoll (an rsocket's state changed).
-pub fn signal() {
-    let Some(&fd) = SIGNAL_FD.get() else { return };
-    let mut g = GATE.lock();
-    if g.count > 0 && !g.suspended {
-        g.suspended = true;
-        write_signal(fd);
-    }
-}
-
-fn enter() -> bool {
-    let mut g = GATE.lock();
-    if g.suspended {
-        drop(g);
-        std::thread::yield_now();
-        return false;
-    }
-    g.count += 1;
-    true
-}
-
-/// Leaving after poll(2) failed.
-fn exit(fd: c_int) {
-    let e = rdma_util::ffi::errno();
-    let mut g = GATE.lock();
-    g.count -= 1;
-    if g.count == 0 {
-        read_signal(fd);
-        g.suspended = false;
-    }
-    rdma_util::ffi::set_errno(e);
-}
-
-/// Leaving after poll(2) returned: the last one out clears the wake-up;
-/// otherwise the others are woken to re-check.
-fn stop(fd: c_int) {
-    let e = rdma_util::ffi::errno();
-    let mut g = GATE.lock();
-    g.count -= 1;
-    if g.count == 0 {
-        read_signal(fd);
-        g.suspended = false;
-    } else if !g.suspended {
-        g.suspended = true;
-        write_signal(fd);
-    }
-    drop(g);
-    rdma_util::ffi::set_errno(e);
-}
 
 /// The events `rs` has for `events` (processing completions first).
 pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
@@ -128,7 +39,7 @@ pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
             return p.revents;
         }
         if state & RS_OPENING != 0 {
-            match super::connection::do_connect(rs) {
+            match connection::do_connect(rs) {
                 Err(libc::EINPROGRESS) => rdma_util::ffi::set_errno(0),
                 _ => continue,
             }
@@ -278,31 +189,6 @@ pub enum PollStep {
     Sleep(PollSleep, c_int),
 }
 
-thread_local! {
-    /// Set while this thread sleeps in rpoll's poll(2), so that a thread
-    /// cancelled there still leaves the gate (see `SleepMark`).
-    static SLEEPING: SleepMark = const { SleepMark(core::cell::Cell::new(false)) };
-}
-
-/// A cancelled thread runs its thread-local destructors: one cancelled in
-/// rpoll's sleep leaves the gate on its way out, so that the other
-/// sleepers' wake-ups still work (upstream leaves its count raised).
-struct SleepMark(core::cell::Cell<bool>);
-
-impl Drop for SleepMark {
-    fn drop(&mut self) {
-        if self.0.replace(false) {
-            if let Some(&fd) = SIGNAL_FD.get() {
-                exit(fd);
-            }
-        }
-    }
-}
-
-fn mark_sleeping(on: bool) {
-    let _ = SLEEPING.try_with(|m| m.0.set(on));
-}
-
 /// `rpoll` up to its first sleep: the checks without sleeping (spinning
 /// for polling_time µs), then the poll(2) set.
 pub fn rpoll_begin(fds: &mut [libc::pollfd], timeout: c_int) -> PollStep {
@@ -321,7 +207,7 @@ pub fn rpoll_begin(fds: &mut [libc::pollfd], timeout: c_int) -> PollStep {
             break;
         }
     }
-    let sig = match signal_fd() {
+    let sig = match wake::signal_fd() {
         Ok(fd) => fd,
         Err(e) => return PollStep::Done(Err(e)),
     };
@@ -344,19 +230,13 @@ fn rpoll_next(mut w: PollSleep, fds: &mut [libc::pollfd]) -> PollStep {
             w.free();
             return PollStep::Done(Ok(1));
         }
-        if !enter() {
+        if !wake::enter() {
             continue;
         }
         let sleep = if w.timeout >= 0 {
             let left = w.timeout as i64 - ((time_us() - w.start) / 1000) as i64;
             if left <= 0 {
-                let mut g = GATE.lock();
-                g.count -= 1;
-                if g.count == 0 {
-                    read_signal(w.sig);
-                    g.suspended = false;
-                }
-                drop(g);
+                wake::leave(w.sig);
                 w.free();
                 return PollStep::Done(Ok(0));
             }
@@ -364,7 +244,7 @@ fn rpoll_next(mut w: PollSleep, fds: &mut [libc::pollfd]) -> PollStep {
         } else {
             cfg.wake_up_interval
         };
-        mark_sleeping(true);
+        wake::mark_sleeping(true);
         return PollStep::Sleep(w, sleep);
     }
 }
@@ -372,15 +252,15 @@ fn rpoll_next(mut w: PollSleep, fds: &mut [libc::pollfd]) -> PollStep {
 /// After the sleep of [`PollStep::Sleep`]: `r` and `err` are poll(2)'s
 /// return value and errno.
 pub fn rpoll_after(mut w: PollSleep, fds: &mut [libc::pollfd], r: c_int, err: c_int) -> PollStep {
-    mark_sleeping(false);
+    wake::mark_sleeping(false);
     if r < 0 {
-        exit(w.sig);
+        wake::exit(w.sig);
         w.free();
         return PollStep::Done(Err(err));
     }
     let nfds = w.nfds;
     let n = events(&w.rfds()[..nfds], fds);
-    stop(w.sig);
+    wake::stop(w.sig);
     if n != 0 {
         w.free();
         return PollStep::Done(Ok(n));
@@ -542,6 +422,7 @@ pub unsafe fn rselect_finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use parking_lot::Mutex;
 
     /// rpoll's gate is process-wide: tests that call rpoll, or check the
     /// gate's count, run one at a time.
@@ -584,7 +465,7 @@ mod tests {
         assert_eq!(rpoll(&mut fds, -1), Ok(1));
         assert_eq!(fds[0].revents, libc::POLLIN);
         t.join().unwrap();
-        assert_eq!(GATE.lock().count, 0, "the gate is left balanced");
+        assert_eq!(wake::sleepers(), 0, "the gate is left balanced");
         // SAFETY: closing our own pipe.
         unsafe {
             libc::close(p[0]);
