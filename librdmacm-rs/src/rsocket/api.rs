@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::connection::{self, do_connect};
 use super::stream::*;
-use super::{dgram, index, opts, poll, svc};
+use super::{dgram, index, opts, poll};
 use crate::abi::cma::*;
 use rdma_util::ffi::{errno, set_errno};
 use crate::id::Res;
@@ -346,7 +346,7 @@ pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addr
             unsafe { rgetpeername(fd, addr, addrlen) };
         }
         let e = errno();
-        let _ = svc::CONNECT.add(&nrs);
+        let _ = connection::CONNECT.add(&nrs);
         set_errno(e);
         fd
     })
@@ -379,7 +379,7 @@ rdma_util::export! {
         match do_connect(&rs) {
             Ok(()) => 0,
             Err(libc::EINPROGRESS) => {
-                let _ = svc::CONNECT.add(&rs);
+                let _ = connection::CONNECT.add(&rs);
                 err(libc::EINPROGRESS)
             }
             Err(e) => err(e),
@@ -598,8 +598,8 @@ rdma_util::export! {
             let _ = connection::shutdown(&rs, libc::SHUT_RDWR);
         }
         super::keepalive::remove(&rs);
-        svc::LISTEN.remove(&rs);
-        svc::CONNECT.remove(&rs);
+        connection::LISTEN.remove(&rs);
+        connection::CONNECT.remove(&rs);
         index::remove(socket);
         // The socket's resources go with its last reference (normally
         // this one; a call still running in another thread keeps it).

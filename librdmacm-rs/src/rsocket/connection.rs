@@ -9,11 +9,16 @@ use std::sync::Arc;
 
 use super::proto::*;
 use super::stream::*;
-use super::{index, svc, wake};
+use super::svc::Svc;
+use super::{index, wake};
 use crate::abi::cma::*;
 use crate::id::{Id, Res};
 use crate::verbs as v;
 
+/// The CM service of listening sockets: accepts their requests.
+pub static LISTEN: Svc = Svc::new(accept_one);
+/// The CM service of connecting and connected sockets: their CM events.
+pub static CONNECT: Svc = Svc::new(handle_cm_event);
 
 fn would_block(e: c_int) -> bool {
     e == libc::EAGAIN || e == libc::EWOULDBLOCK
@@ -246,7 +251,7 @@ pub fn listen(rs: &Arc<Rsocket>, backlog: c_int) -> Res<()> {
         set_nonblock(sv[0], true)?;
     }
     set_nonblock(rs.cm_fd(), true)?;
-    svc::LISTEN.add(rs)?;
+    LISTEN.add(rs)?;
     rs.st.lock().state = RS_LISTENING;
     Ok(())
 }
@@ -255,7 +260,7 @@ pub fn listen(rs: &Arc<Rsocket>, backlog: c_int) -> Res<()> {
 /// service when the CM channel is readable): the new socket, connected
 /// (or still accepting), is queued for raccept. Failures reject the
 /// request.
-pub fn accept_one(l: &Rsocket) {
+fn accept_one(l: &Rsocket) {
     // The library's own wait (not a cancellation point), not the export's.
     let new_id = match crate::conn::get_request(Id::from_cm(l.cm_id)) {
         Ok(id) => id.cm(),
@@ -310,7 +315,7 @@ pub fn accept_one(l: &Rsocket) {
 }
 
 /// A CM event on a socket watched by the connect service.
-pub fn handle_cm_event(rs: &Rsocket) {
+fn handle_cm_event(rs: &Rsocket) {
     let opening = rs.st.lock().state & RS_OPENING != 0;
     if opening {
         let _ = do_connect(rs);

@@ -8,7 +8,8 @@
 //! - [`stream`]: the socket object, its locks, buffers, credits and
 //!   completion processing;
 //! - [`connection`]: listen / accept / connect / shutdown;
-//! - [`svc`]: the CM service threads (accepting, CM events);
+//! - [`svc`]: the CM service thread (the two that run, accepting and CM
+//!   events, are defined in `connection`);
 //! - [`keepalive`]: the keepalive service;
 //! - [`iomap`]: riomap / riounmap / riowrite;
 //! - [`opts`]: set/getsockopt, fcntl;
