@@ -332,29 +332,6 @@ fn handle_cm_event(rs: &Rsocket) {
     }
 }
 
-/// Sets the blocking mode of the fds a socket may sleep on (F_SETFL with
-/// exactly `arg`, as upstream).
-pub fn set_nonblocking(rs: &Rsocket, c: &Conn, arg: c_int) -> Res<()> {
-    let mut ret = 0;
-    let ch = rs.cm().recv_cq_channel();
-    if !ch.is_null() {
-        // SAFETY: the completion channel's fd.
-        ret = unsafe { libc::fcntl((*ch).fd, libc::F_SETFL, arg) };
-    }
-    if c.state == RS_LISTENING {
-        // SAFETY: our socketpair end.
-        ret = unsafe { libc::fcntl(c.accept_queue[0], libc::F_SETFL, arg) };
-    } else if ret == 0 && c.state < RS_CONNECTED {
-        // SAFETY: the CM channel's fd.
-        ret = unsafe { libc::fcntl(rs.cm_fd(), libc::F_SETFL, arg) };
-    }
-    if ret < 0 {
-        Err(last_err())
-    } else {
-        Ok(())
-    }
-}
-
 /// `rshutdown` for stream sockets.
 pub fn shutdown(rs: &Rsocket, how: c_int) -> Res<()> {
     if rs.st.lock().opts & RS_OPT_KEEPALIVE != 0 {
@@ -363,7 +340,7 @@ pub fn shutdown(rs: &Rsocket, how: c_int) -> Res<()> {
     let fd_flags = rs.st.lock().fd_flags;
     if fd_flags & libc::O_NONBLOCK != 0 {
         let c = rs.st.lock();
-        let _ = set_nonblocking(rs, &c, 0);
+        let _ = rs.set_nonblocking(&c, 0);
     }
     let mut ret = Ok(());
     'out: {
@@ -407,7 +384,7 @@ pub fn shutdown(rs: &Rsocket, how: c_int) -> Res<()> {
     }
     let c = rs.st.lock();
     if c.fd_flags & libc::O_NONBLOCK != 0 && c.state & RS_CONNECTED != 0 {
-        let _ = set_nonblocking(rs, &c, c.fd_flags);
+        let _ = rs.set_nonblocking(&c, c.fd_flags);
     }
     if c.state & RS_DISCONNECTED != 0 && !c.cq.is_null() {
         // Flush the receives so that a sleeping rpoll wakes up.

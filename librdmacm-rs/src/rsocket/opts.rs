@@ -360,7 +360,7 @@ pub fn fcntl(rs: &Rsocket, cmd: c_int, arg: c_int) -> Res<c_int> {
         libc::F_SETFL => {
             let mut c = rs.st.lock();
             if (c.fd_flags & libc::O_NONBLOCK) != (arg & libc::O_NONBLOCK) {
-                super::connection::set_nonblocking(rs, &c, arg & libc::O_NONBLOCK)?;
+                rs.set_nonblocking(&c, arg & libc::O_NONBLOCK)?;
             }
             c.fd_flags = arg;
             Ok(0)

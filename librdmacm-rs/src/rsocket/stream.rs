@@ -1239,6 +1239,29 @@ impl Rsocket {
         }
     }
 
+    /// Sets the blocking mode of the fds a socket may sleep on (F_SETFL with
+    /// exactly `arg`, as upstream).
+    pub fn set_nonblocking(&self, c: &Conn, arg: c_int) -> Res<()> {
+        let mut ret = 0;
+        let ch = self.cm().recv_cq_channel();
+        if !ch.is_null() {
+            // SAFETY: the completion channel's fd.
+            ret = unsafe { libc::fcntl((*ch).fd, libc::F_SETFL, arg) };
+        }
+        if c.state == RS_LISTENING {
+            // SAFETY: our socketpair end.
+            ret = unsafe { libc::fcntl(c.accept_queue[0], libc::F_SETFL, arg) };
+        } else if ret == 0 && c.state < RS_CONNECTED {
+            // SAFETY: the CM channel's fd.
+            ret = unsafe { libc::fcntl(self.cm_fd(), libc::F_SETFL, arg) };
+        }
+        if ret < 0 {
+            Err(last_err())
+        } else {
+            Ok(())
+        }
+    }
+
     /// Waits for one completion event (the CQ must be armed); caller
     /// holds `cq_wait`. With `only_if_ready`, does not sleep.
     pub fn get_cq_event(&self, only_if_ready: bool) -> Res<()> {
