@@ -266,7 +266,7 @@ rdma_util::export! {
     fn rbind(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int, on_panic = -1;
     {
         let _ = addrlen;
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: bind(2) checks the caller's address.
             return int_ret(unsafe { dgram::bind(&d, addr, addrlen) });
@@ -284,7 +284,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rlisten(socket: c_int, backlog: c_int) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if dgram::lookup(socket).is_some() {
             return err(libc::EOPNOTSUPP);
         }
@@ -306,7 +306,7 @@ rdma_util::export! {
 pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int {
     const NAME: &str = "raccept";
     let queue = rdma_util::ffi::guard(crate::LIB_NAME, NAME, Err(libc::EIO), || {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if dgram::lookup(socket).is_some() {
             return Err(libc::EOPNOTSUPP);
         }
@@ -355,7 +355,7 @@ pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addr
 rdma_util::export! {
     fn rconnect(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: connect(2) checks the caller's address.
             return int_ret(unsafe { dgram::connect(&d, addr, addrlen) });
@@ -390,7 +390,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rrecv(socket: c_int, buf: *mut c_void, len: usize, flags: c_int) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's buffer of len bytes.
             return ssz(unsafe { dgram::recvfrom(&d, buf.cast(), len, flags, core::ptr::null_mut(), core::ptr::null_mut()) });
@@ -403,7 +403,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rrecvfrom(socket: c_int, buf: *mut c_void, len: usize, flags: c_int, src_addr: *mut sockaddr, addrlen: *mut socklen_t) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's buffers (src_addr used only with addrlen).
             return ssz(unsafe { dgram::recvfrom(&d, buf.cast(), len, flags, src_addr, addrlen) });
@@ -438,7 +438,7 @@ rdma_util::export! {
         if m.msg_iov.is_null() {
             return err(libc::EFAULT);
         }
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's first iovec (checked non-null above).
             let iov = unsafe { *m.msg_iov };
@@ -455,7 +455,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rread(socket: c_int, buf: *mut c_void, count: usize) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's buffer of count bytes.
             return ssz(unsafe { dgram::recvfrom(&d, buf.cast(), count, 0, core::ptr::null_mut(), core::ptr::null_mut()) });
@@ -473,7 +473,7 @@ rdma_util::export! {
         if iov.is_null() {
             return err(libc::EFAULT);
         }
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's first iovec (checked non-null above).
             let v = unsafe { *iov };
@@ -490,7 +490,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rsend(socket: c_int, buf: *const c_void, len: usize, flags: c_int) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's buffer of len bytes (rsend's contract).
             return ssz(unsafe { dgram::send(&d, buf.cast(), len, flags) });
@@ -503,7 +503,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rsendto(socket: c_int, buf: *const c_void, len: usize, flags: c_int, dest_addr: *const sockaddr, addrlen: socklen_t) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's buffer and address (or null).
             return ssz(unsafe { dgram::sendto(&d, buf.cast(), len, flags, dest_addr, addrlen) });
@@ -527,7 +527,7 @@ rdma_util::export! {
         if !m.msg_control.is_null() && m.msg_controllen != 0 {
             return err(libc::EOPNOTSUPP);
         }
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             if m.msg_iov.is_null() && m.msg_iovlen != 0 {
                 return err(libc::EFAULT);
@@ -545,7 +545,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rwrite(socket: c_int, buf: *const c_void, count: usize) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's buffer of count bytes (rwrite's contract).
             return ssz(unsafe { dgram::send(&d, buf.cast(), count, 0) });
@@ -558,7 +558,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rwritev(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             if iovcnt < 0 || (iov.is_null() && iovcnt > 0) {
                 return err(libc::EINVAL);
@@ -576,7 +576,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rshutdown(socket: c_int, how: c_int) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             return int_ret(dgram::shutdown(&d));
         }
@@ -589,7 +589,7 @@ rdma_util::export! {
     /// Returns EBADF (not -1) for an unknown descriptor, as upstream.
     fn rclose(socket: c_int) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if dgram::close(socket) {
             return 0;
         }
@@ -611,7 +611,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rgetpeername(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: getpeername(2) checks the caller's buffers.
             return int_ret(unsafe { dgram::name(&d, true, addr, addrlen) });
@@ -633,7 +633,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rgetsockname(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: getsockname(2) checks the caller's buffers.
             return int_ret(unsafe { dgram::name(&d, false, addr, addrlen) });
@@ -655,7 +655,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rsetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *const c_void, optlen: socklen_t) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: setsockopt(2) checks the caller's buffer first.
             return int_ret(unsafe { dgram::setsockopt(&d, level, optname, optval, optlen) });
@@ -668,7 +668,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rgetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             if optval.is_null() || optlen.is_null() {
                 return err(libc::EFAULT);
@@ -692,7 +692,7 @@ rdma_util::export! {
     /// conventions pass exactly like a third named int argument.
     fn rfcntl(socket: c_int, cmd: c_int, arg: c_int) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             return match dgram::fcntl(&d, cmd, arg) { Ok(v) => v, Err(e) => err(e) };
         }
@@ -789,7 +789,7 @@ rdma_util::export! {
     fn riomap(socket: c_int, buf: *mut c_void, len: usize, prot: c_int, flags: c_int, offset: libc::off_t) -> libc::off_t, on_panic = -1;
     {
         let _ = flags;
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if dgram::lookup(socket).is_some() {
             return err(libc::EOPNOTSUPP);
         }
@@ -804,7 +804,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn riounmap(socket: c_int, buf: *mut c_void, len: usize) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if dgram::lookup(socket).is_some() {
             return err(libc::EOPNOTSUPP);
         }
@@ -818,7 +818,7 @@ rdma_util::export! {
     /// when nothing could be written.
     fn riowrite(socket: c_int, buf: *const c_void, count: usize, offset: libc::off_t, flags: c_int) -> usize, on_panic = usize::MAX;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if dgram::lookup(socket).is_some() {
             set_errno(libc::EOPNOTSUPP);
             return usize::MAX;

@@ -16,15 +16,12 @@
 //! - [`wake`]: the wake-up gate of threads sleeping in rpoll;
 //! - [`poll`]: rpoll / rselect;
 //! - [`api`]: the exported functions;
-//! - [`dgram`], [`dgram_wire`], [`dgram_svc`]: datagram (SOCK_DGRAM)
+//! - [`dgram`]: datagram (SOCK_DGRAM)
 //!   rsockets: UD QPs, their header formats, the UDP service thread.
 pub mod api;
 pub mod config;
 pub mod connection;
 pub mod dgram;
-pub mod dgram_ah;
-pub mod dgram_svc;
-pub mod dgram_wire;
 pub mod index;
 pub mod iomap;
 pub mod keepalive;

@@ -62,7 +62,7 @@ fn check(fds: &mut [libc::pollfd]) -> c_int {
     let mut cnt = 0;
     for f in fds.iter_mut() {
         if let Some(d) = super::dgram::lookup(f.fd) {
-            // Datagram rsockets: see dgram.rs.
+            // Datagram rsockets: see dgram/.
             f.revents = super::dgram::poll_check(&d, f.events);
             cnt += c_int::from(f.revents != 0);
             continue;
@@ -86,7 +86,7 @@ fn check(fds: &mut [libc::pollfd]) -> c_int {
 fn arm(rfds: &mut [libc::pollfd], fds: &mut [libc::pollfd]) -> bool {
     for (r, f) in rfds.iter_mut().zip(fds.iter_mut()) {
         if let Some(d) = super::dgram::lookup(f.fd) {
-            // Datagram rsockets: see dgram.rs.
+            // Datagram rsockets: see dgram/.
             let (rev, fd) = super::dgram::poll_arm(&d, f.events);
             f.revents = rev;
             if rev != 0 {
@@ -125,7 +125,7 @@ fn events(rfds: &[libc::pollfd], fds: &mut [libc::pollfd]) -> c_int {
     let mut cnt = 0;
     for (r, f) in rfds.iter().zip(fds.iter_mut()) {
         if let Some(d) = super::dgram::lookup(f.fd) {
-            // Datagram rsockets: see dgram.rs.
+            // Datagram rsockets: see dgram/.
             f.revents = super::dgram::poll_event(&d, r.revents != 0, f.events);
             cnt += c_int::from(f.revents != 0);
             continue;

@@ -4,8 +4,8 @@
 //! - The descriptor is a real UDP socket of the requested family: rbind,
 //!   rconnect, rgetsockname, rgetpeername and the non-RDMA socket options
 //!   act on it, and it carries the address/QP-number exchange (see
-//!   [`super::dgram_wire`]) handled by the UDP service thread
-//!   ([`super::dgram_svc`]).
+//!   [`wire`]) handled by the UDP service thread
+//!   ([`svc`]).
 //! - Data travels over UD QPs, one per local address the socket sends
 //!   from (RDMA_PS_UDP CM ids bound to that address and the UDP port), each
 //!   with its own CQ and completion channel; the channels are gathered in
@@ -27,6 +27,10 @@
 //! (rsend before any destination, rlisten/raccept, rsendmsg, keepalive),
 //! this one returns an error or does nothing; see each function.
 
+pub mod ah;
+pub mod svc;
+pub mod wire;
+
 use core::ffi::{c_int, c_void};
 use core::ptr::null_mut;
 use std::collections::VecDeque;
@@ -36,7 +40,7 @@ use std::sync::Arc;
 use parking_lot::{Mutex, MutexGuard, RwLock};
 
 use super::config;
-use super::dgram_wire::*;
+use self::wire::*;
 use super::opts::{RDMA_INLINE, RDMA_IOMAPSIZE, RDMA_ROUTE, RDMA_RQSIZE, RDMA_SQSIZE, SOL_RDMA};
 use super::proto::*;
 use super::stream::{set_nonblock, spin_then_sleep, Mr, PageBuf, RS_INIT, RS_OPENING, RS_OPT_UDP_SVC, RS_READABLE, RS_WRITABLE};
@@ -77,7 +81,7 @@ pub struct DsQp {
     /// handle), through which datagrams from UDP are handed to it.
     pub self_dest: usize,
     /// The largest ds header plus payload one send may carry: the port's
-    /// MTU within the 2 KiB slot (see dgram_ah::ud_msg_limit).
+    /// MTU within the 2 KiB slot (see ah::ud_msg_limit).
     pub max_msg: u32,
 }
 
@@ -329,7 +333,7 @@ impl Dsock {
             // Popped from the end: slot 0 first, as upstream's list.
             c.smsg_free = (0..c.sq_size as u32).rev().map(|i| i * RS_SNDLOWAT).collect();
         }
-        super::dgram_svc::add(self)?;
+        svc::add(self)?;
         self.st.lock().state = RS_READABLE | RS_WRITABLE;
         Ok(())
     }
@@ -474,7 +478,7 @@ impl Dsock {
         // local LID with no global route, which a RoCE port refuses (and
         // upstream's datagram sockets then get no QP there). On an Ethernet
         // port ours carries a global route to the id's own source GID; on
-        // InfiniBand it is upstream's (see dgram_ah.rs).
+        // InfiniBand it is upstream's (see ah.rs).
         // SAFETY: all-zero is a valid port attr.
         let mut pa: ibv_port_attr = unsafe { core::mem::zeroed() };
         // SAFETY: live context.
@@ -486,12 +490,12 @@ impl Dsock {
             // SAFETY: the bound id's source GID (filled by rdma_bind_addr).
             let sgid = unsafe { (*id).route.addr.addr.ibaddr.sgid };
             // SAFETY: the bound id's live context and its port (queried above).
-            unsafe { super::dgram_ah::find_sgid_index(verbs, port, pa.gid_tbl_len, &sgid) }.map(|i| (sgid, i))
+            unsafe { ah::find_sgid_index(verbs, port, pa.gid_tbl_len, &sgid) }.map(|i| (sgid, i))
         } else {
             None
         };
-        let mut ah_attr = super::dgram_ah::self_ah_attr(pa.link_layer, pa.lid, port, own_gid);
-        q.max_msg = super::dgram_ah::ud_msg_limit(pa.active_mtu, RS_SNDLOWAT);
+        let mut ah_attr = ah::self_ah_attr(pa.link_layer, pa.lid, port, own_gid);
+        q.max_msg = ah::ud_msg_limit(pa.active_mtu, RS_SNDLOWAT);
         // SAFETY: live PD, valid attr.
         let ah = unsafe { v::ibv_create_ah(pd, &mut ah_attr) };
         if ah.is_null() {
@@ -851,7 +855,7 @@ impl Dsock {
         {
             let c = self.st.lock();
             // Beyond the path MTU a UD send would break the QP (see
-            // dgram_ah::ud_msg_limit); refused whether or not the datagram
+            // ah::ud_msg_limit); refused whether or not the datagram
             // would still go over UDP, so the limit does not depend on timing.
             let q = &c.qps[c.dests[di].qp];
             let hl = hdr.map_or(q.hdr_len, |h| h.1) as usize;
@@ -935,7 +939,7 @@ impl Dsock {
     /// sends in flight.
     fn shutdown(self: &Arc<Self>) {
         if self.st.lock().opts & RS_OPT_UDP_SVC != 0 {
-            super::dgram_svc::remove(self);
+            svc::remove(self);
         }
         let nb = self.st.lock().fd_flags & libc::O_NONBLOCK != 0;
         if nb {
