@@ -15,6 +15,7 @@ use core::ffi::c_int;
 
 use super::config;
 use super::connection;
+use super::dgram;
 use super::index;
 use super::stream::*;
 use super::wake;
@@ -61,9 +62,9 @@ pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
 fn check(fds: &mut [libc::pollfd]) -> c_int {
     let mut cnt = 0;
     for f in fds.iter_mut() {
-        if let Some(d) = super::dgram::lookup(f.fd) {
+        if let Some(d) = dgram::lookup(f.fd) {
             // Datagram rsockets: see dgram/.
-            f.revents = super::dgram::poll_check(&d, f.events);
+            f.revents = d.poll_check(f.events);
             cnt += c_int::from(f.revents != 0);
             continue;
         }
@@ -85,9 +86,9 @@ fn check(fds: &mut [libc::pollfd]) -> c_int {
 /// Fills `rfds` with what to sleep on; true if some rsocket is ready.
 fn arm(rfds: &mut [libc::pollfd], fds: &mut [libc::pollfd]) -> bool {
     for (r, f) in rfds.iter_mut().zip(fds.iter_mut()) {
-        if let Some(d) = super::dgram::lookup(f.fd) {
+        if let Some(d) = dgram::lookup(f.fd) {
             // Datagram rsockets: see dgram/.
-            let (rev, fd) = super::dgram::poll_arm(&d, f.events);
+            let (rev, fd) = d.poll_arm(f.events);
             f.revents = rev;
             if rev != 0 {
                 return true;
@@ -124,9 +125,9 @@ fn arm(rfds: &mut [libc::pollfd], fds: &mut [libc::pollfd]) -> bool {
 fn events(rfds: &[libc::pollfd], fds: &mut [libc::pollfd]) -> c_int {
     let mut cnt = 0;
     for (r, f) in rfds.iter().zip(fds.iter_mut()) {
-        if let Some(d) = super::dgram::lookup(f.fd) {
+        if let Some(d) = dgram::lookup(f.fd) {
             // Datagram rsockets: see dgram/.
-            f.revents = super::dgram::poll_event(&d, r.revents != 0, f.events);
+            f.revents = d.poll_event(r.revents != 0, f.events);
             cnt += c_int::from(f.revents != 0);
             continue;
         }

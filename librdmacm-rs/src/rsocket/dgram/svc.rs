@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use super::sock::Dsock;
 use super::wire::*;
-use super::Dsock;
 use crate::rsocket::proto::*;
 use crate::rsocket::stream::RS_OPT_UDP_SVC;
 use crate::abi::verbs::*;
