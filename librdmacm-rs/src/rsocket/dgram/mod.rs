@@ -38,10 +38,9 @@ pub(crate) mod svc;
 pub(crate) mod wire;
 
 use core::ffi::c_int;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use parking_lot::RwLock;
+use rdma_util::table::FdTable;
 
 pub(crate) use self::opts::{fcntl, getsockopt, setsockopt};
 use self::sock::{last_err, sys, DState, Dsock};
@@ -52,40 +51,15 @@ use crate::id::Res;
 
 // ---- the table of datagram rsockets -------------------------------------
 
-static TABLE: RwLock<Vec<Option<Arc<Dsock>>>> = RwLock::new(Vec::new());
-/// Entries in TABLE (changed under its write lock). Every rsockets call
-/// asks this table first; while the process has no datagram rsocket, which
-/// is the usual case, that costs one load instead of the lock's two atomic
-/// operations.
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-fn insert(fd: c_int, d: Arc<Dsock>) {
-    let i = fd as usize;
-    let mut t = TABLE.write();
-    if t.len() <= i {
-        t.resize(i + 1, None);
-    }
-    if t[i].replace(d).is_none() {
-        LIVE.fetch_add(1, Ordering::Release);
-    }
-}
+/// The library's one table of datagram rsockets (rdma-util's table type).
+/// Every rsockets call asks it first; while the process has no datagram
+/// rsocket, which is the usual case, [`lookup`] costs one atomic load
+/// instead of the lock's two atomic operations.
+static TABLE: FdTable<Arc<Dsock>> = FdTable::new();
 
 /// The datagram rsocket registered under `fd`.
 pub fn lookup(fd: c_int) -> Option<Arc<Dsock>> {
-    if LIVE.load(Ordering::Acquire) == 0 {
-        return None;
-    }
-    let i = usize::try_from(fd).ok()?;
-    TABLE.read().get(i).and_then(Clone::clone)
-}
-
-fn remove(fd: c_int) -> Option<Arc<Dsock>> {
-    let i = usize::try_from(fd).ok()?;
-    let d = TABLE.write().get_mut(i).and_then(Option::take);
-    if d.is_some() {
-        LIVE.fetch_sub(1, Ordering::Release);
-    }
-    d
+    TABLE.get_if_any(fd)
 }
 
 // ---- socket creation and the socket calls ------------------------------
@@ -108,7 +82,7 @@ pub fn create(domain: c_int) -> Res<c_int> {
     }
     let st = DState::new(cfg.wmem_default, cfg.mem_default, cfg.sqsize_default, cfg.rqsize_default, cfg.inline_default);
     let d = Arc::new(Dsock::new(udp, epfd, st));
-    insert(udp, d);
+    TABLE.insert(udp, d);
     Ok(udp)
 }
 
@@ -245,7 +219,7 @@ pub fn shutdown(d: &Dsock) -> Res<()> {
 pub fn close(fd: c_int) -> bool {
     let Some(d) = lookup(fd) else { return false };
     shutdown_for_close(&d);
-    remove(fd);
+    TABLE.remove(fd);
     drop(d);
     true
 }
