@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::connection::{self, do_connect};
+use super::base::*;
 use super::stream::*;
 use super::{dgram, index, opts, poll};
 use crate::abi::cma::*;
@@ -45,7 +46,7 @@ fn lookup(fd: c_int) -> Result<Arc<Rsocket>, c_int> {
 /// Connects a socket that is still opening (nonblocking connect in
 /// progress) before data calls; "in progress" becomes EAGAIN.
 fn finish_connect(rs: &Rsocket) -> Res<()> {
-    if rs.st.lock().state & RS_OPENING != 0 {
+    if rs.st.lock().base.state & RS_OPENING != 0 {
         return do_connect(rs).map_err(|e| if e == libc::EINPROGRESS { libc::EAGAIN } else { e });
     }
     Ok(())
@@ -83,7 +84,7 @@ fn lock_for_data<'a>(rs: &'a Rsocket, side: &'a Mutex<()>) -> Res<(MutexGuard<'a
     loop {
         let g = side.lock();
         let c = rs.st.lock();
-        if connected || c.state & RS_OPENING == 0 {
+        if connected || c.base.state & RS_OPENING == 0 {
             return Ok((g, c));
         }
         drop((c, g));
@@ -103,7 +104,7 @@ fn recv(rs: &Rsocket, buf: *mut u8, len: usize, flags: c_int) -> ssize_t {
     if buf.is_null() && len != 0 {
         return err(libc::EFAULT);
     }
-    let nonblock = c.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0;
+    let nonblock = c.base.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0;
     let mut left = len;
     let mut ret: Res<()> = Ok(());
     loop {
@@ -121,7 +122,7 @@ fn recv(rs: &Rsocket, buf: *mut u8, len: usize, flags: c_int) -> ssize_t {
         // SAFETY: stays within the caller's buffer of len bytes.
         let n = unsafe { c.copy_out(buf.add(len - left), left, false) };
         left -= n;
-        if !(left > 0 && flags & libc::MSG_WAITALL != 0 && c.state & RS_READABLE != 0) {
+        if !(left > 0 && flags & libc::MSG_WAITALL != 0 && c.base.state & RS_READABLE != 0) {
             break;
         }
     }
@@ -149,7 +150,7 @@ fn send(rs: &Rsocket, len: usize, flags: c_int, inline_src: impl Fn(usize) -> Op
             return err(e);
         }
     }
-    let nonblock = c.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0;
+    let nonblock = c.base.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0;
     let mut left = len;
     let mut sizer = ChunkSizer::default();
     let mut ret: Res<()> = Ok(());
@@ -159,7 +160,7 @@ fn send(rs: &Rsocket, len: usize, flags: c_int, inline_src: impl Fn(usize) -> Op
             if ret.is_err() {
                 break;
             }
-            if c.state & RS_WRITABLE == 0 {
+            if c.base.state & RS_WRITABLE == 0 {
                 ret = Err(libc::ECONNRESET);
                 break;
             }
@@ -275,7 +276,7 @@ rdma_util::export! {
         // SAFETY: our id; rdma_bind_addr checks the address pointer.
         let r = unsafe { crate::addr::rdma_bind_addr(rs.cm_id, addr as *mut sockaddr) };
         if r == 0 {
-            rs.st.lock().state = RS_BOUND;
+            rs.st.lock().base.state = RS_BOUND;
         }
         r
     }
@@ -313,7 +314,7 @@ pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addr
         let rs = lookup(socket)?;
         let q = {
             let c = rs.st.lock();
-            if c.state != RS_LISTENING {
+            if c.base.state != RS_LISTENING {
                 return Err(libc::EBADF);
             }
             c.accept_queue[0]
@@ -594,7 +595,7 @@ rdma_util::export! {
             return 0;
         }
         let Some(rs) = index::lookup(socket) else { return libc::EBADF };
-        if rs.st.lock().state & RS_CONNECTED != 0 {
+        if rs.st.lock().base.state & RS_CONNECTED != 0 {
             let _ = connection::shutdown(&rs, libc::SHUT_RDWR);
         }
         super::keepalive::remove(&rs);

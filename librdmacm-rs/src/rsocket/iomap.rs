@@ -10,6 +10,7 @@
 
 use core::ffi::c_int;
 
+use super::base::*;
 use super::stream::*;
 use super::proto::*;
 use crate::abi::verbs::*;
@@ -17,7 +18,7 @@ use crate::id::Res;
 use crate::verbs as v;
 
 fn nonblocking(rs: &Rsocket, flags: c_int) -> bool {
-    rs.st.lock().fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0
+    rs.st.lock().base.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0
 }
 
 /// Waits until a send may start; ECONNRESET once the socket is no longer
@@ -25,7 +26,7 @@ fn nonblocking(rs: &Rsocket, flags: c_int) -> bool {
 fn wait_send(rs: &Rsocket, flags: c_int) -> Res<()> {
     if !rs.st.lock().can_send() {
         rs.get_comp(nonblocking(rs, flags), t_conn_can_send)?;
-        if rs.st.lock().state & RS_WRITABLE == 0 {
+        if rs.st.lock().base.state & RS_WRITABLE == 0 {
             return Err(libc::ECONNRESET);
         }
     }
@@ -112,7 +113,7 @@ pub fn riounmap(rs: &Rsocket, buf: *mut u8, len: usize) -> Res<()> {
 /// The peer's mapping that holds `offset`.
 fn find_iomap(c: &Conn, offset: u64) -> Option<RsIomap> {
     c.bufs.as_ref()?;
-    (0..c.target_iomap_size as usize).map(|i| c.target_iomap(i)).find(|m| {
+    (0..c.base.target_iomap_size as usize).map(|i| c.target_iomap(i)).find(|m| {
         offset >= m.offset && offset < m.offset.wrapping_add(m.sge.length as u64)
     })
 }

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use parking_lot::{Condvar, Mutex};
 
 use super::proto::*;
-use super::stream::{Rsocket, RS_CONNECTED, RS_OPT_KEEPALIVE};
+use super::base::{RS_CONNECTED, RS_OPT_KEEPALIVE};
+use super::stream::Rsocket;
 use crate::id::Res;
 
 struct Entry {
@@ -36,7 +37,7 @@ pub fn default_time() -> u32 {
 
 fn send(rs: &Rsocket) {
     let mut c = rs.st.lock();
-    if c.ctrl_avail() && c.state & RS_CONNECTED != 0 && !c.qp.is_null() {
+    if c.ctrl_avail() && c.base.state & RS_CONNECTED != 0 && !c.qp.is_null() {
         c.ctrl_seqno = c.ctrl_seqno.wrapping_add(1);
         let _ = c.post_write(core::ptr::null_mut(), 0, msg_set(RS_OP_CTRL, RS_CTRL_KEEPALIVE), 0, 0, 0);
     }
@@ -71,7 +72,7 @@ pub fn add(rs: &Arc<Rsocket>) -> Res<()> {
         std::thread::Builder::new().name("rsocket-ka".into()).spawn(run).map_err(|_| libc::EAGAIN)?;
         g.running = true;
     }
-    rs.st.lock().opts |= RS_OPT_KEEPALIVE;
+    rs.st.lock().base.opts |= RS_OPT_KEEPALIVE;
     CHANGED.notify_all();
     Ok(())
 }
@@ -95,7 +96,7 @@ pub fn remove(rs: &Rsocket) {
     let mut g = SVC.lock();
     if let Some(i) = g.list.iter().position(|e| core::ptr::eq(Arc::as_ptr(&e.rs), rs)) {
         g.list.swap_remove(i);
-        rs.st.lock().opts &= !RS_OPT_KEEPALIVE;
+        rs.st.lock().base.opts &= !RS_OPT_KEEPALIVE;
         CHANGED.notify_all();
     }
 }

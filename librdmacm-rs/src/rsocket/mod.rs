@@ -4,6 +4,7 @@
 //! - [`proto`]: the wire format (private data, immediate-data messages,
 //!   SGL entries), with layout assertions;
 //! - [`config`]: the /etc/rdma/rsocket defaults, read once;
+//! - [`base`]: the state, options and sizes every rsocket has;
 //! - [`index`]: descriptor -> rsocket table;
 //! - [`stream`]: the socket object, its locks, buffers, credits and
 //!   completion processing;
@@ -19,6 +20,7 @@
 //! - [`dgram`]: datagram (SOCK_DGRAM)
 //!   rsockets: UD QPs, their header formats, the UDP service thread.
 pub mod api;
+pub mod base;
 pub mod config;
 pub mod connection;
 pub mod dgram;

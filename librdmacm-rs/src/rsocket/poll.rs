@@ -17,6 +17,7 @@ use super::config;
 use super::connection;
 use super::dgram;
 use super::index;
+use super::base::*;
 use super::stream::*;
 use super::wake;
 use crate::id::Res;
@@ -25,7 +26,7 @@ use crate::id::Res;
 pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
     loop {
         let mut c = rs.st.lock();
-        let state = c.state;
+        let state = c.base.state;
         if state & RS_CONNECTED != 0 || state == RS_DISCONNECTED || state & RS_ERROR != 0 {
             // One hold of the state for the poll of the CQ and the answer.
             let _ = rs.process_cq_locked(&mut c, nonblock, test);
@@ -45,7 +46,7 @@ pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
                 _ => continue,
             }
         }
-        if rs.st.lock().state == RS_CONNECT_ERROR {
+        if rs.st.lock().base.state == RS_CONNECT_ERROR {
             let mut rev = libc::POLLERR;
             if events & libc::POLLOUT != 0 {
                 rev |= libc::POLLOUT;
@@ -103,9 +104,9 @@ fn arm(rfds: &mut [libc::pollfd], fds: &mut [libc::pollfd]) -> bool {
                     return true;
                 }
                 let c = rs.st.lock();
-                r.fd = if c.state >= RS_CONNECTED {
+                r.fd = if c.base.state >= RS_CONNECTED {
                     rs.cq_fd()
-                } else if c.state == RS_LISTENING {
+                } else if c.base.state == RS_LISTENING {
                     c.accept_queue[0]
                 } else {
                     rs.cm_fd()

@@ -26,37 +26,13 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
 
+use super::base::*;
 use super::config;
 use super::proto::*;
 use crate::abi::cma::*;
 use crate::abi::verbs::*;
 use crate::id::{Id, Res};
 use crate::verbs as v;
-
-// Socket states (bit sets, ordered passive < opening < connected < closed).
-pub const RS_INIT: u32 = 0;
-pub const RS_BOUND: u32 = 0x0001;
-pub const RS_LISTENING: u32 = 0x0002;
-pub const RS_OPENING: u32 = 0x0004;
-pub const RS_RESOLVING_ADDR: u32 = RS_OPENING | 0x0010;
-pub const RS_RESOLVING_ROUTE: u32 = RS_OPENING | 0x0020;
-pub const RS_CONNECTING: u32 = RS_OPENING | 0x0040;
-pub const RS_ACCEPTING: u32 = RS_OPENING | 0x0080;
-pub const RS_CONNECTED: u32 = 0x0100;
-pub const RS_WRITABLE: u32 = 0x0200;
-pub const RS_READABLE: u32 = 0x0400;
-pub const RS_CONNECT_RDWR: u32 = RS_CONNECTED | RS_READABLE | RS_WRITABLE;
-pub const RS_CONNECT_ERROR: u32 = 0x0800;
-pub const RS_DISCONNECTED: u32 = 0x1000;
-pub const RS_ERROR: u32 = 0x2000;
-
-// Per-socket options (`opts`).
-pub const RS_OPT_SWAP_SGL: u32 = 1 << 0;
-/// iWARP: messages travel as inline SENDs (no write-with-immediate).
-pub const RS_OPT_MSG_SEND: u32 = 1 << 1;
-pub const RS_OPT_UDP_SVC: u32 = 1 << 2;
-pub const RS_OPT_KEEPALIVE: u32 = 1 << 3;
-pub const RS_OPT_CM_SVC: u32 = 1 << 4;
 
 /// One received message: opcode and byte count still unread.
 #[derive(Clone, Copy, Default)]
@@ -121,26 +97,12 @@ pub struct Bufs {
 
 /// Everything about a socket that changes; guarded by `Rsocket::st`.
 pub struct Conn {
-    pub state: u32,
-    pub opts: u32,
-    pub fd_flags: c_int,
-    pub so_opts: u64,
-    pub tcp_opts: u64,
-    pub ipv6_opts: u64,
-    /// A route given with RDMA_ROUTE, used by the next connect.
-    pub optval: Option<Vec<u8>>,
-    pub err: c_int,
+    /// State, options, sizes: what a datagram socket has too.
+    pub(crate) base: SockBase,
     pub retries: u32,
     pub cq_armed: bool,
     pub unack_cqe: u32,
     pub keepalive_time: u32,
-
-    pub sbuf_size: u32,
-    pub rbuf_size: u32,
-    pub sq_size: u16,
-    pub rq_size: u16,
-    pub sq_inline: u16,
-    pub target_iomap_size: u16,
 
     pub ctrl_seqno: u32,
     pub ctrl_max_seqno: u32,
@@ -278,7 +240,7 @@ impl Conn {
     pub fn new(inherit: Option<&Conn>) -> Conn {
         let cfg = config::get();
         let (sbuf_size, rbuf_size, sq_inline, sq_size, rq_size, ctrl_max, iomap) = match inherit {
-            Some(l) => (l.sbuf_size, l.rbuf_size, l.sq_inline, l.sq_size, l.rq_size, l.ctrl_max_seqno, l.target_iomap_size),
+            Some(l) => (l.base.sbuf_size, l.base.rbuf_size, l.base.sq_inline, l.base.sq_size, l.base.rq_size, l.ctrl_max_seqno, l.base.target_iomap_size),
             None => (
                 cfg.wmem_default,
                 cfg.mem_default,
@@ -290,24 +252,11 @@ impl Conn {
             ),
         };
         Conn {
-            state: RS_INIT,
-            opts: 0,
-            fd_flags: 0,
-            so_opts: 0,
-            tcp_opts: 0,
-            ipv6_opts: 0,
-            optval: None,
-            err: 0,
+            base: SockBase::new(sbuf_size, rbuf_size, sq_size, rq_size, sq_inline, iomap),
             retries: 0,
             cq_armed: false,
             unack_cqe: 0,
             keepalive_time: 0,
-            sbuf_size,
-            rbuf_size,
-            sq_size,
-            rq_size,
-            sq_inline,
-            target_iomap_size: iomap,
             ctrl_seqno: 0,
             ctrl_max_seqno: ctrl_max,
             sseq_no: 0,
@@ -375,16 +324,16 @@ impl Conn {
         if self.bufs.is_none() {
             return false;
         }
-        let sqe = if self.opts & RS_OPT_MSG_SEND == 0 { self.sqe_avail > 0 } else { self.sqe_avail >= 2 };
+        let sqe = if self.base.opts & RS_OPT_MSG_SEND == 0 { self.sqe_avail > 0 } else { self.sqe_avail >= 2 };
         sqe && self.sbuf_bytes_avail >= RS_SNDLOWAT && self.sseq_no != self.sseq_comp && self.cur_target().length != 0
     }
 
     pub fn conn_can_send(&self) -> bool {
-        self.can_send() || self.state & RS_WRITABLE == 0
+        self.can_send() || self.base.state & RS_WRITABLE == 0
     }
 
     pub fn conn_can_send_ctrl(&self) -> bool {
-        self.ctrl_avail() || self.state & RS_CONNECTED == 0
+        self.ctrl_avail() || self.base.state & RS_CONNECTED == 0
     }
 
     #[inline]
@@ -393,7 +342,7 @@ impl Conn {
     }
 
     pub fn conn_have_rdata(&self) -> bool {
-        self.have_rdata() || self.state & RS_READABLE == 0
+        self.have_rdata() || self.base.state & RS_READABLE == 0
     }
 
     /// What rpoll reports for a connected (or formerly connected) stream
@@ -419,8 +368,8 @@ impl Conn {
         if events & libc::POLLOUT != 0 && self.can_send() {
             rev |= libc::POLLOUT;
         }
-        if self.state & RS_CONNECTED == 0 {
-            if self.state != RS_DISCONNECTED {
+        if self.base.state & RS_CONNECTED == 0 {
+            if self.base.state != RS_DISCONNECTED {
                 rev |= libc::POLLERR;
             } else if !(events & libc::POLLIN != 0 && self.have_rdata()) {
                 rev |= libc::POLLHUP;
@@ -430,13 +379,13 @@ impl Conn {
     }
 
     pub fn conn_all_sends_done(&self) -> bool {
-        (self.ctrl_max_seqno as i32 - self.ctrl_seqno as i32) + self.sqe_avail == self.sq_size as i32
-            || self.state & RS_CONNECTED == 0
+        (self.ctrl_max_seqno as i32 - self.ctrl_seqno as i32) + self.sqe_avail == self.base.sq_size as i32
+            || self.base.state & RS_CONNECTED == 0
     }
 
     fn sbuf_left(&self) -> u32 {
         let b = self.bufs();
-        (b.sbuf.ptr as u64 + self.sbuf_size as u64 - self.ssgl[0].addr) as u32
+        (b.sbuf.ptr as u64 + self.base.sbuf_size as u64 - self.ssgl[0].addr) as u32
     }
 
     // ---- posting --------------------------------------------------------
@@ -445,19 +394,19 @@ impl Conn {
         let mut sge = ibv_sge { addr: 0, length: 0, lkey: 0 };
         // SAFETY: all-zero is a valid recv WR (null pointers, zero counts).
         let mut wr: ibv_recv_wr = unsafe { core::mem::zeroed() };
-        if self.opts & RS_OPT_MSG_SEND == 0 {
+        if self.base.opts & RS_OPT_MSG_SEND == 0 {
             wr.wr_id = recv_wr_id(0);
         } else {
             let b = self.bufs();
             wr.wr_id = recv_wr_id(self.rbuf_msg_index);
-            sge.addr = b.rbuf.ptr as u64 + self.rbuf_size as u64 + (self.rbuf_msg_index * RS_MSG_SIZE) as u64;
+            sge.addr = b.rbuf.ptr as u64 + self.base.rbuf_size as u64 + (self.rbuf_msg_index * RS_MSG_SIZE) as u64;
             sge.length = RS_MSG_SIZE;
             // SAFETY: the MR is live while bufs is.
             sge.lkey = unsafe { (*b.rmr.0).lkey };
             wr.sg_list = &mut sge;
             wr.num_sge = 1;
             self.rbuf_msg_index += 1;
-            if self.rbuf_msg_index == self.rq_size as u32 {
+            if self.rbuf_msg_index == self.base.rq_size as u32 {
                 self.rbuf_msg_index = 0;
             }
         }
@@ -484,7 +433,7 @@ impl Conn {
         wr.wr_id = send_wr_id(msg);
         let mut m = msg;
         let mut sge = ibv_sge { addr: &mut m as *mut u32 as u64, length: 4, lkey: 0 };
-        if self.opts & RS_OPT_MSG_SEND == 0 {
+        if self.base.opts & RS_OPT_MSG_SEND == 0 {
             wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
             wr.imm.imm_data = msg.to_be();
         } else {
@@ -512,7 +461,7 @@ impl Conn {
     /// or as a following SEND in message mode).
     #[inline]
     fn post_write_msg(&self, sgl: *mut ibv_sge, nsge: c_int, msg: u32, flags: u32, addr: u64, rkey: u32) -> Res<()> {
-        if self.opts & RS_OPT_MSG_SEND == 0 {
+        if self.base.opts & RS_OPT_MSG_SEND == 0 {
             let mut wr = Self::zero_wr();
             wr.wr_id = send_wr_id(msg);
             wr.sg_list = sgl;
@@ -543,7 +492,7 @@ impl Conn {
     fn write_data(&mut self, sgl: *mut ibv_sge, nsge: c_int, length: u32, flags: u32) -> Res<()> {
         self.sseq_no = self.sseq_no.wrapping_add(1);
         self.sqe_avail -= 1;
-        if self.opts & RS_OPT_MSG_SEND != 0 {
+        if self.base.opts & RS_OPT_MSG_SEND != 0 {
             self.sqe_avail -= 1;
         }
         self.sbuf_bytes_avail -= length;
@@ -570,17 +519,17 @@ impl Conn {
         unsafe {
             b.sbuf
                 .ptr
-                .add(self.sbuf_size as usize + (RS_MAX_CTRL_MSG * (self.ctrl_seqno & (RS_QP_CTRL_SIZE - 1))) as usize)
+                .add(self.base.sbuf_size as usize + (RS_MAX_CTRL_MSG * (self.ctrl_seqno & (RS_QP_CTRL_SIZE - 1))) as usize)
         }
     }
 
     /// Returns receive credits, with a new buffer half when one is free.
     fn send_credits(&mut self) {
         self.ctrl_seqno = self.ctrl_seqno.wrapping_add(1);
-        self.rseq_comp = self.rseq_no.wrapping_add(self.rq_size >> 1);
-        let credit = msg_set(RS_OP_SGL, (self.rseq_no as u32).wrapping_add(self.rq_size as u32) & 0x1FFF_FFFF);
-        if self.rbuf_bytes_avail >= (self.rbuf_size >> 1) as i64 {
-            if self.opts & RS_OPT_MSG_SEND != 0 {
+        self.rseq_comp = self.rseq_no.wrapping_add(self.base.rq_size >> 1);
+        let credit = msg_set(RS_OP_SGL, (self.rseq_no as u32).wrapping_add(self.base.rq_size as u32) & 0x1FFF_FFFF);
+        if self.rbuf_bytes_avail >= (self.base.rbuf_size >> 1) as i64 {
+            if self.base.opts & RS_OPT_MSG_SEND != 0 {
                 self.ctrl_seqno = self.ctrl_seqno.wrapping_add(1);
             }
             let b = self.bufs();
@@ -589,12 +538,12 @@ impl Conn {
             let mut sge = RsSge {
                 addr: b.rbuf.ptr as u64 + self.rbuf_free_offset as u64,
                 key: rkey,
-                length: self.rbuf_size >> 1,
+                length: self.base.rbuf_size >> 1,
             };
-            if self.opts & RS_OPT_SWAP_SGL != 0 {
+            if self.base.opts & RS_OPT_SWAP_SGL != 0 {
                 sge = RsSge { addr: sge.addr.swap_bytes(), key: sge.key.swap_bytes(), length: sge.length.swap_bytes() };
             }
-            let (mut ibsge, flags) = if (self.sq_inline as u32) < RS_MAX_CTRL_MSG {
+            let (mut ibsge, flags) = if (self.base.sq_inline as u32) < RS_MAX_CTRL_MSG {
                 let buf = self.ctrl_buf();
                 // SAFETY: a 16-byte control slot inside the send buffer.
                 unsafe { core::ptr::write_unaligned(buf.cast::<RsSge>(), sge) };
@@ -604,9 +553,9 @@ impl Conn {
             };
             let raddr = self.remote_sgl.addr + self.remote_sge as u64 * RS_MAX_CTRL_MSG as u64;
             let _ = self.post_write_msg(&mut ibsge, 1, credit, flags, raddr, self.remote_sgl.key);
-            self.rbuf_bytes_avail -= (self.rbuf_size >> 1) as i64;
-            self.rbuf_free_offset += self.rbuf_size >> 1;
-            if self.rbuf_free_offset >= self.rbuf_size {
+            self.rbuf_bytes_avail -= (self.base.rbuf_size >> 1) as i64;
+            self.rbuf_free_offset += self.base.rbuf_size >> 1;
+            if self.rbuf_free_offset >= self.base.rbuf_size {
                 self.rbuf_free_offset = 0;
             }
             self.remote_sge += 1;
@@ -620,10 +569,10 @@ impl Conn {
 
     #[inline]
     fn give_credits(&self) -> bool {
-        let want = self.rbuf_bytes_avail >= (self.rbuf_size >> 1) as i64
+        let want = self.rbuf_bytes_avail >= (self.base.rbuf_size >> 1) as i64
             || (self.rseq_no as i16).wrapping_sub(self.rseq_comp as i16) >= 0;
-        let ctrl = if self.opts & RS_OPT_MSG_SEND == 0 { self.ctrl_avail() } else { self.ctrl2_avail() };
-        want && ctrl && self.state & RS_CONNECTED != 0
+        let ctrl = if self.base.opts & RS_OPT_MSG_SEND == 0 { self.ctrl_avail() } else { self.ctrl2_avail() };
+        want && ctrl && self.base.state & RS_CONNECTED != 0
     }
 
     #[inline]
@@ -671,7 +620,7 @@ impl Conn {
                     // the index came from our own WR id.
                     unsafe {
                         core::ptr::read_unaligned(
-                            b.rbuf.ptr.add(self.rbuf_size as usize + wr_data(wr_id) as usize * 4).cast::<u32>(),
+                            b.rbuf.ptr.add(self.base.rbuf_size as usize + wr_data(wr_id) as usize * 4).cast::<u32>(),
                         )
                     }
                 };
@@ -680,14 +629,14 @@ impl Conn {
                     RS_OP_IOMAP_SGL | RS_OP_WRITE => {}
                     RS_OP_CTRL => match msg_data(msg) {
                         RS_CTRL_DISCONNECT => {
-                            self.state = RS_DISCONNECTED;
+                            self.base.state = RS_DISCONNECTED;
                             return Ok(());
                         }
                         RS_CTRL_SHUTDOWN => {
-                            if self.state & RS_WRITABLE != 0 {
-                                self.state &= !RS_READABLE;
+                            if self.base.state & RS_WRITABLE != 0 {
+                                self.base.state &= !RS_READABLE;
                             } else {
-                                self.state = RS_DISCONNECTED;
+                                self.base.state = RS_DISCONNECTED;
                                 return Ok(());
                             }
                         }
@@ -696,7 +645,7 @@ impl Conn {
                     op => {
                         self.rmsg[self.rmsg_tail] = RsMsg { op, data: msg_data(msg) };
                         self.rmsg_tail += 1;
-                        if self.rmsg_tail == self.rq_size as usize + 1 {
+                        if self.rmsg_tail == self.base.rq_size as usize + 1 {
                             self.rmsg_tail = 0;
                         }
                     }
@@ -708,7 +657,7 @@ impl Conn {
                     RS_OP_CTRL => {
                         self.ctrl_max_seqno = self.ctrl_max_seqno.wrapping_add(1);
                         if msg_data(data) == RS_CTRL_DISCONNECT {
-                            self.state = RS_DISCONNECTED;
+                            self.base.state = RS_DISCONNECTED;
                         }
                     }
                     RS_OP_IOMAP_SGL => {
@@ -722,21 +671,21 @@ impl Conn {
                         self.sbuf_bytes_avail += msg_data(data);
                     }
                 }
-                if status != IBV_WC_SUCCESS && self.state & RS_CONNECTED != 0 {
-                    self.state = RS_ERROR;
-                    self.err = libc::EIO;
+                if status != IBV_WC_SUCCESS && self.base.state & RS_CONNECTED != 0 {
+                    self.base.state = RS_ERROR;
+                    self.base.err = libc::EIO;
                 }
             }
         }
         let mut res = if ret < 0 { Err(libc::EIO) } else { Ok(()) };
-        if self.state & RS_CONNECTED != 0 {
+        if self.base.state & RS_CONNECTED != 0 {
             while res.is_ok() && rcnt > 0 {
                 rcnt -= 1;
                 res = self.post_recv();
             }
             if let Err(e) = res {
-                self.state = RS_ERROR;
-                self.err = e;
+                self.base.state = RS_ERROR;
+                self.base.err = e;
             }
         }
         res
@@ -746,21 +695,21 @@ impl Conn {
     fn set_qp_size(&mut self, cm_id: *mut rdma_cm_id) {
         let dev = Id::from_cm(cm_id).cma_dev();
         let max = crate::devices::max_qpsize((!dev.is_null()).then_some(dev)).clamp(0, RS_QP_MAX_SIZE as i32) as u16;
-        if self.sq_size > max {
-            self.sq_size = max;
-        } else if self.sq_size < RS_QP_MIN_SIZE {
-            self.sq_size = RS_QP_MIN_SIZE;
+        if self.base.sq_size > max {
+            self.base.sq_size = max;
+        } else if self.base.sq_size < RS_QP_MIN_SIZE {
+            self.base.sq_size = RS_QP_MIN_SIZE;
         }
-        if self.rq_size > max {
-            self.rq_size = max;
-        } else if self.rq_size < RS_QP_MIN_SIZE {
-            self.rq_size = RS_QP_MIN_SIZE;
+        if self.base.rq_size > max {
+            self.base.rq_size = max;
+        } else if self.base.rq_size < RS_QP_MIN_SIZE {
+            self.base.rq_size = RS_QP_MIN_SIZE;
         }
     }
 
     /// Allocates and registers the buffers.
     fn init_bufs(&mut self, cm_id: *mut rdma_cm_id) -> Res<()> {
-        self.rmsg = vec![RsMsg::default(); self.rq_size as usize + 1];
+        self.rmsg = vec![RsMsg::default(); self.base.rq_size as usize + 1];
         // SAFETY: the id is bound to a device, so its pd is live.
         let pd = unsafe { (*cm_id).pd };
         let reg = |b: &PageBuf, len: usize, access: u32| -> Res<Mr> {
@@ -773,19 +722,19 @@ impl Conn {
                 Ok(Mr(mr))
             }
         };
-        let mut total_s = self.sbuf_size as usize;
-        if (self.sq_inline as u32) < RS_MAX_CTRL_MSG {
+        let mut total_s = self.base.sbuf_size as usize;
+        if (self.base.sq_inline as u32) < RS_MAX_CTRL_MSG {
             total_s += (RS_MAX_CTRL_MSG * RS_QP_CTRL_SIZE) as usize;
         }
         let sbuf = PageBuf::new(total_s)?;
         let smr = reg(&sbuf, total_s, IBV_ACCESS_LOCAL_WRITE)?;
         let tlen = core::mem::size_of::<RsSge>() * RS_SGL_SIZE
-            + core::mem::size_of::<RsIomap>() * self.target_iomap_size as usize;
+            + core::mem::size_of::<RsIomap>() * self.base.target_iomap_size as usize;
         let tbuf = PageBuf::new(tlen)?;
         let tmr = reg(&tbuf, tlen, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)?;
-        let mut total_r = self.rbuf_size as usize;
-        if self.opts & RS_OPT_MSG_SEND != 0 {
-            total_r += self.rq_size as usize * RS_MSG_SIZE as usize;
+        let mut total_r = self.base.rbuf_size as usize;
+        if self.base.opts & RS_OPT_MSG_SEND != 0 {
+            total_r += self.base.rq_size as usize * RS_MSG_SIZE as usize;
         }
         let rbuf = PageBuf::new(total_r)?;
         let rmr = reg(&rbuf, total_r, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)?;
@@ -794,11 +743,11 @@ impl Conn {
         let base = sbuf.ptr as u64;
         self.ssgl = [ibv_sge { addr: base, length: 0, lkey }; 2];
         self.bufs = Some(Bufs { smr, rmr, tmr, sbuf, rbuf, tbuf });
-        self.sbuf_bytes_avail = self.sbuf_size;
-        self.rbuf_free_offset = self.rbuf_size >> 1;
-        self.rbuf_bytes_avail = (self.rbuf_size >> 1) as i64;
-        self.sqe_avail = self.sq_size as i32 - self.ctrl_max_seqno as i32;
-        self.rseq_comp = self.rq_size >> 1;
+        self.sbuf_bytes_avail = self.base.sbuf_size;
+        self.rbuf_free_offset = self.base.rbuf_size >> 1;
+        self.rbuf_bytes_avail = (self.base.rbuf_size >> 1) as i64;
+        self.sqe_avail = self.base.sq_size as i32 - self.ctrl_max_seqno as i32;
+        self.rseq_comp = self.base.rq_size >> 1;
         Ok(())
     }
 
@@ -812,14 +761,14 @@ impl Conn {
         let id = Id::from_cm(cm_id);
         // SAFETY: the id is bound to a device (verbs and device live).
         if unsafe { (*id.verbs()).device.as_ref() }.is_some_and(|d| d.transport_type == IBV_TRANSPORT_IWARP) {
-            self.opts |= RS_OPT_MSG_SEND;
+            self.base.opts |= RS_OPT_MSG_SEND;
         }
         // SAFETY: a live context.
         let ch = unsafe { v::ibv_create_comp_channel(id.verbs()) };
         if ch.is_null() {
             return Err(last_err());
         }
-        let cqe = self.sq_size as c_int + self.rq_size as c_int;
+        let cqe = self.base.sq_size as c_int + self.base.rq_size as c_int;
         // SAFETY: live context and channel.
         let cq = unsafe { v::ibv_create_cq(id.verbs(), cqe, cm_id.cast(), ch, 0) };
         if cq.is_null() {
@@ -830,7 +779,7 @@ impl Conn {
         }
         // SAFETY: the channel's fd is ours.
         let chfd = unsafe { (*ch).fd };
-        if self.fd_flags & libc::O_NONBLOCK != 0 && set_nonblock(chfd, true).is_err() {
+        if self.base.fd_flags & libc::O_NONBLOCK != 0 && set_nonblock(chfd, true).is_err() {
             let e = last_err();
             // SAFETY: created above, unused.
             unsafe {
@@ -852,21 +801,21 @@ impl Conn {
         attr.recv_cq = cq;
         attr.qp_type = IBV_QPT_RC;
         attr.sq_sig_all = 1;
-        attr.cap.max_send_wr = self.sq_size as u32;
-        attr.cap.max_recv_wr = self.rq_size as u32;
+        attr.cap.max_send_wr = self.base.sq_size as u32;
+        attr.cap.max_recv_wr = self.base.rq_size as u32;
         attr.cap.max_send_sge = 2;
         attr.cap.max_recv_sge = 1;
-        attr.cap.max_inline_data = self.sq_inline as u32;
+        attr.cap.max_inline_data = self.base.sq_inline as u32;
         // SAFETY: our id and a valid attr.
         cm_ret(unsafe { crate::qp::rdma_create_qp(cm_id, null_mut(), &mut attr) })?;
         self.qp = id.qp();
         self.cq = cq;
-        self.sq_inline = attr.cap.max_inline_data.min(u16::MAX as u32) as u16;
-        if self.opts & RS_OPT_MSG_SEND != 0 && (self.sq_inline as u32) < RS_MSG_SIZE {
+        self.base.sq_inline = attr.cap.max_inline_data.min(u16::MAX as u32) as u16;
+        if self.base.opts & RS_OPT_MSG_SEND != 0 && (self.base.sq_inline as u32) < RS_MSG_SIZE {
             return Err(libc::EOPNOTSUPP);
         }
         self.init_bufs(cm_id)?;
-        for _ in 0..self.rq_size {
+        for _ in 0..self.base.rq_size {
             self.post_recv()?;
         }
         Ok(())
@@ -880,11 +829,11 @@ impl Conn {
         RsConnData {
             version: 1,
             flags: RS_CONN_FLAG_IOMAP | if cfg!(target_endian = "big") { RS_CONN_FLAG_NET } else { 0 },
-            credits: self.rq_size,
+            credits: self.base.rq_size,
             reserved: [0; 3],
-            target_iomap_size: value_to_scale(self.target_iomap_size as i32, 8) as u8,
+            target_iomap_size: value_to_scale(self.base.target_iomap_size as i32, 8) as u8,
             target_sgl: RsSge { addr: b.tbuf.ptr as u64, key: tkey, length: RS_SGL_SIZE as u32 },
-            data_buf: RsSge { addr: b.rbuf.ptr as u64, key: rkey, length: self.rbuf_size >> 1 },
+            data_buf: RsSge { addr: b.rbuf.ptr as u64, key: rkey, length: self.base.rbuf_size >> 1 },
         }
     }
 
@@ -894,7 +843,7 @@ impl Conn {
         self.remote_sge = 1;
         let peer_net = c.flags & RS_CONN_FLAG_NET != 0;
         if peer_net != cfg!(target_endian = "big") {
-            self.opts |= RS_OPT_SWAP_SGL;
+            self.base.opts |= RS_OPT_SWAP_SGL;
         }
         if c.flags & RS_CONN_FLAG_IOMAP != 0 {
             self.remote_iomap = RsSge {
@@ -930,12 +879,12 @@ impl Conn {
                     self.rseq_no = self.rseq_no.wrapping_add(1);
                 }
                 head += 1;
-                if head == self.rq_size as usize + 1 {
+                if head == self.base.rq_size as usize + 1 {
                     head = 0;
                 }
                 avail
             };
-            let end_size = (self.rbuf_size - off) as usize;
+            let end_size = (self.base.rbuf_size - off) as usize;
             if rsize > end_size {
                 // SAFETY: the caller's buffer has `left` bytes; the source
                 // range lies inside the receive buffer.
@@ -999,12 +948,12 @@ impl Conn {
     #[inline]
     pub fn send_chunk(&mut self, want: u32, inline_src: Option<*const u8>, fill: &mut impl FnMut(*mut u8, usize)) -> Res<u32> {
         let xfer = want.min(self.sbuf_bytes_avail).min(self.cur_target().length);
-        if let (true, Some(src)) = (xfer <= self.sq_inline as u32, inline_src) {
+        if let (true, Some(src)) = (xfer <= self.base.sq_inline as u32, inline_src) {
             let mut sge = ibv_sge { addr: src as u64, length: xfer, lkey: 0 };
             self.write_data(&mut sge, 1, xfer, IBV_SEND_INLINE)?;
             return Ok(xfer);
         }
-        let inline = if xfer <= self.sq_inline as u32 { IBV_SEND_INLINE } else { 0 };
+        let inline = if xfer <= self.base.sq_inline as u32 { IBV_SEND_INLINE } else { 0 };
         let (mut sgl, n) = self.stage(xfer, fill);
         self.write_data(sgl.as_mut_ptr(), n, xfer, inline)?;
         Ok(xfer)
@@ -1022,7 +971,7 @@ impl Conn {
         self.sqe_avail -= 1;
         self.sbuf_bytes_avail -= xfer;
         let wr_data = msg_set(RS_OP_WRITE, xfer);
-        if xfer <= self.sq_inline as u32 {
+        if xfer <= self.base.sq_inline as u32 {
             let mut sge = ibv_sge { addr: src as u64, length: xfer, lkey: 0 };
             self.post_write(&mut sge, 1, wr_data, IBV_SEND_INLINE, addr, iom.sge.key)?;
         } else {
@@ -1042,7 +991,7 @@ impl Conn {
     /// `index` of the peer's iomap table, with an IOMAP_SGL message.
     pub fn write_iomap(&mut self, entry: RsIomap, index: u32) -> Res<()> {
         let mut iom = entry;
-        if self.opts & RS_OPT_SWAP_SGL != 0 {
+        if self.base.opts & RS_OPT_SWAP_SGL != 0 {
             iom = RsIomap {
                 offset: iom.offset.swap_bytes(),
                 sge: RsSge { addr: iom.sge.addr.swap_bytes(), key: iom.sge.key.swap_bytes(), length: iom.sge.length.swap_bytes() },
@@ -1051,14 +1000,14 @@ impl Conn {
         let size = core::mem::size_of::<RsIomap>() as u32;
         self.sseq_no = self.sseq_no.wrapping_add(1);
         self.sqe_avail -= 1;
-        if self.opts & RS_OPT_MSG_SEND != 0 {
+        if self.base.opts & RS_OPT_MSG_SEND != 0 {
             self.sqe_avail -= 1;
         }
         self.sbuf_bytes_avail -= size;
         let addr = self.remote_iomap.addr + index as u64 * size as u64;
         let key = self.remote_iomap.key;
         let msg = msg_set(RS_OP_IOMAP_SGL, index);
-        if self.sq_inline as u32 >= size {
+        if self.base.sq_inline as u32 >= size {
             let mut sge = ibv_sge { addr: &iom as *const RsIomap as u64, length: size, lkey: 0 };
             self.post_write_msg(&mut sge, 1, msg, IBV_SEND_INLINE, addr, key)
         } else {
@@ -1248,10 +1197,10 @@ impl Rsocket {
             // SAFETY: the completion channel's fd.
             ret = unsafe { libc::fcntl((*ch).fd, libc::F_SETFL, arg) };
         }
-        if c.state == RS_LISTENING {
+        if c.base.state == RS_LISTENING {
             // SAFETY: our socketpair end.
             ret = unsafe { libc::fcntl(c.accept_queue[0], libc::F_SETFL, arg) };
-        } else if ret == 0 && c.state < RS_CONNECTED {
+        } else if ret == 0 && c.base.state < RS_CONNECTED {
             // SAFETY: the CM channel's fd.
             ret = unsafe { libc::fcntl(self.cm_fd(), libc::F_SETFL, arg) };
         }
@@ -1270,7 +1219,7 @@ impl Rsocket {
             if !c.cq_armed {
                 return Ok(());
             }
-            (self.cm().recv_cq_channel(), c.cq, c.sq_size as u32 + c.rq_size as u32)
+            (self.cm().recv_cq_channel(), c.cq, c.base.sq_size as u32 + c.base.rq_size as u32)
         };
         if only_if_ready {
             // SAFETY: the channel is live.
@@ -1301,7 +1250,7 @@ impl Rsocket {
         } else {
             let e = last_err();
             if e != libc::EAGAIN && e != libc::EINTR {
-                c.state = RS_ERROR;
+                c.base.state = RS_ERROR;
             }
             Err(e)
         }
@@ -1387,8 +1336,8 @@ mod tests {
     /// (no MRs: nothing is posted).
     fn conn_with_rbuf(rbuf: u32, rq: u16) -> Conn {
         let mut c = Conn::new(None);
-        c.rbuf_size = rbuf;
-        c.rq_size = rq;
+        c.base.rbuf_size = rbuf;
+        c.base.rq_size = rq;
         c.rmsg = vec![RsMsg::default(); rq as usize + 1];
         c.bufs = Some(Bufs {
             smr: Mr(null_mut()),
@@ -1405,7 +1354,7 @@ mod tests {
         let b = c.bufs.as_ref().unwrap();
         for (i, &x) in data.iter().enumerate() {
             // SAFETY: index wraps inside the ring.
-            unsafe { *b.rbuf.ptr.add((from + i) % c.rbuf_size as usize) = x };
+            unsafe { *b.rbuf.ptr.add((from + i) % c.base.rbuf_size as usize) = x };
         }
     }
 
@@ -1469,12 +1418,12 @@ mod tests {
     fn hang_up_is_reported_after_the_unread_data() {
         let (pin, pout, phup, perr) = (libc::POLLIN, libc::POLLOUT, libc::POLLHUP, libc::POLLERR);
         let mut c = conn_with_rbuf(16, 4);
-        c.state = RS_CONNECT_RDWR;
+        c.base.state = RS_CONNECT_RDWR;
         c.rmsg[0] = RsMsg { op: RS_OP_DATA, data: 5 };
         c.rmsg_tail = 1;
         assert_eq!(c.stream_revents(pin | pout), pin, "connected, data queued, no send credits");
         // The peer's DISCONNECT was processed after its last data.
-        c.state = RS_DISCONNECTED;
+        c.base.state = RS_DISCONNECTED;
         assert_eq!(c.stream_revents(pin), pin, "data still unread: readable, hang-up held back");
         assert_eq!(c.stream_revents(pin | pout), pin);
         assert_eq!(c.stream_revents(pout), phup, "not polling for input: the hang-up at once");
@@ -1485,7 +1434,7 @@ mod tests {
         // An error is never held back.
         c.rmsg_tail = 2;
         c.rmsg[1] = RsMsg { op: RS_OP_DATA, data: 1 };
-        c.state = RS_ERROR;
+        c.base.state = RS_ERROR;
         assert_eq!(c.stream_revents(pin), pin | perr);
     }
 
@@ -1507,7 +1456,7 @@ mod tests {
         c.sbuf_bytes_avail = RS_SNDLOWAT;
         c.sqe_avail = 0;
         assert!(!c.can_send(), "send queue full");
-        c.state = RS_CONNECTED | RS_READABLE;
+        c.base.state = RS_CONNECTED | RS_READABLE;
         assert!(c.conn_can_send(), "a socket shut for writing stops waiting");
     }
 
@@ -1528,6 +1477,6 @@ mod tests {
         assert_eq!(c.target_sgl(0), peer.data_buf);
         assert_eq!(c.remote_sge, 1);
         assert_eq!(c.remote_iomap, RsSge { addr: 0x10_0000 + 32, key: 7, length: 512 });
-        assert_eq!(c.opts & RS_OPT_SWAP_SGL, 0, "same byte order");
+        assert_eq!(c.base.opts & RS_OPT_SWAP_SGL, 0, "same byte order");
     }
 }

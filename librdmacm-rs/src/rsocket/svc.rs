@@ -19,7 +19,8 @@ use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
 
-use super::stream::{Rsocket, RS_OPT_CM_SVC};
+use super::base::RS_OPT_CM_SVC;
+use super::stream::Rsocket;
 use crate::id::Res;
 
 pub struct Svc {
@@ -71,7 +72,7 @@ impl Svc {
             g.wake = fd;
         }
         g.socks.push(rs.clone());
-        rs.st.lock().opts |= RS_OPT_CM_SVC;
+        rs.st.lock().base.opts |= RS_OPT_CM_SVC;
         kick(g.wake);
         Ok(())
     }
@@ -83,7 +84,7 @@ impl Svc {
         let mut g = self.inner.lock();
         if let Some(i) = g.socks.iter().position(|s| core::ptr::eq(Arc::as_ptr(s), rs)) {
             g.socks.swap_remove(i);
-            rs.st.lock().opts &= !RS_OPT_CM_SVC;
+            rs.st.lock().base.opts &= !RS_OPT_CM_SVC;
             kick(g.wake);
             // A snapshot taken before the removal may still hold rs: the
             // next dropped snapshot (or the thread's exit) is that one.

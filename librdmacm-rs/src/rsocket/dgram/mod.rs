@@ -46,7 +46,7 @@ pub(crate) use self::opts::{fcntl, getsockopt, setsockopt};
 use self::sock::{last_err, sys, DState, Dsock};
 use self::wire::SockAddr;
 use super::config;
-use super::stream::{RS_INIT, RS_OPT_UDP_SVC, RS_READABLE, RS_WRITABLE};
+use super::base::{RS_INIT, RS_OPT_UDP_SVC, RS_READABLE, RS_WRITABLE};
 use crate::id::Res;
 
 // ---- the table of datagram rsockets -------------------------------------
@@ -90,12 +90,12 @@ pub fn create(domain: c_int) -> Res<c_int> {
 fn init_ep(d: &Arc<Dsock>) -> Res<()> {
     d.init_bufs()?;
     svc::add(d)?;
-    d.st.lock().state = RS_READABLE | RS_WRITABLE;
+    d.st.lock().base.state = RS_READABLE | RS_WRITABLE;
     Ok(())
 }
 
 fn ensure_ep(d: &Arc<Dsock>) -> Res<()> {
-    if d.st.lock().state == RS_INIT {
+    if d.st.lock().base.state == RS_INIT {
         init_ep(d)?;
     }
     Ok(())
@@ -104,7 +104,7 @@ fn ensure_ep(d: &Arc<Dsock>) -> Res<()> {
 /// `ds_shutdown` (rclose): leave the UDP service, then wait (blocking) for
 /// the sends in flight.
 fn shutdown_for_close(d: &Dsock) {
-    if d.st.lock().opts & RS_OPT_UDP_SVC != 0 {
+    if d.st.lock().base.opts & RS_OPT_UDP_SVC != 0 {
         svc::remove(d);
     }
     d.shutdown();
@@ -209,7 +209,7 @@ pub unsafe fn recvfrom(d: &Dsock, buf: *mut u8, len: usize, flags: c_int, src: *
 /// mode of the completion channels is switched off (and not restored).
 pub fn shutdown(d: &Dsock) -> Res<()> {
     let c = d.st.lock();
-    if c.fd_flags & libc::O_NONBLOCK != 0 {
+    if c.base.fd_flags & libc::O_NONBLOCK != 0 {
         let _ = d.set_nonblocking(&c, false);
     }
     Ok(())

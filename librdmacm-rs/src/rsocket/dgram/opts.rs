@@ -10,7 +10,7 @@ use super::sock::{sys, Dsock};
 use crate::abi::verbs::*;
 use crate::id::Res;
 use crate::rsocket::proto::*;
-use crate::rsocket::stream::RS_OPENING;
+use crate::rsocket::base::RS_OPENING;
 
 fn int_val(optval: *const c_void, optlen: libc::socklen_t) -> Res<c_int> {
     if optval.is_null() {
@@ -51,17 +51,17 @@ pub unsafe fn setsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *const
                 libc::SO_RCVBUF => {
                     let v = int_val(optval, optlen)? as u32;
                     if c.qps.is_empty() {
-                        c.rbuf_size = v << 1;
+                        c.base.rbuf_size = v << 1;
                     }
                     ret = Ok(());
                 }
                 libc::SO_SNDBUF => {
                     let v = int_val(optval, optlen)? as u32;
                     if c.sbuf.is_none() {
-                        c.sbuf_size = v << 1;
+                        c.base.sbuf_size = v << 1;
                     }
-                    if c.sbuf_size < RS_SNDLOWAT {
-                        c.sbuf_size = RS_SNDLOWAT << 1;
+                    if c.base.sbuf_size < RS_SNDLOWAT {
+                        c.base.sbuf_size = RS_SNDLOWAT << 1;
                     }
                     ret = Ok(());
                 }
@@ -94,17 +94,17 @@ pub unsafe fn setsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *const
             }
         }
         SOL_RDMA => {
-            if c.state >= RS_OPENING {
+            if c.base.state >= RS_OPENING {
                 return Err(libc::EINVAL);
             }
             let max = RS_QP_MAX_SIZE as u32;
             match optname {
-                RDMA_SQSIZE => c.sq_size = (int_val(optval, optlen)? as u32).min(max) as u16,
-                RDMA_RQSIZE => c.rq_size = (int_val(optval, optlen)? as u32).min(max) as u16,
-                RDMA_INLINE => c.sq_inline = (int_val(optval, optlen)? as u32).min(max) as u16,
+                RDMA_SQSIZE => c.base.sq_size = (int_val(optval, optlen)? as u32).min(max) as u16,
+                RDMA_RQSIZE => c.base.rq_size = (int_val(optval, optlen)? as u32).min(max) as u16,
+                RDMA_INLINE => c.base.sq_inline = (int_val(optval, optlen)? as u32).min(max) as u16,
                 RDMA_IOMAPSIZE => {
                     let v = int_val(optval, optlen)?;
-                    c.target_iomap_size = scale_to_value(value_to_scale(v, 8) as u8 as i32, 8) as u16;
+                    c.base.target_iomap_size = scale_to_value(value_to_scale(v, 8) as u8 as i32, 8) as u16;
                 }
                 RDMA_ROUTE => {
                     if optval.is_null() && optlen != 0 {
@@ -115,7 +115,7 @@ pub unsafe fn setsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *const
                         // SAFETY: optlen readable bytes from the caller.
                         unsafe { core::ptr::copy_nonoverlapping(optval.cast::<u8>(), v.as_mut_ptr(), optlen as usize) };
                     }
-                    c.optval = Some(v);
+                    c.base.optval = Some(v);
                 }
                 _ => return Err(libc::EOPNOTSUPP),
             }
@@ -126,9 +126,9 @@ pub unsafe fn setsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *const
     if ret.is_ok() {
         let bit = 1u64.checked_shl(optname as u32).unwrap_or(0);
         let o = match which {
-            Some(0) => Some(&mut c.so_opts),
-            Some(1) => Some(&mut c.tcp_opts),
-            Some(2) => Some(&mut c.ipv6_opts),
+            Some(0) => Some(&mut c.base.so_opts),
+            Some(1) => Some(&mut c.base.tcp_opts),
+            Some(2) => Some(&mut c.base.ipv6_opts),
             _ => None,
         };
         if let Some(o) = o {
@@ -158,11 +158,11 @@ pub unsafe fn getsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *mut c
     };
     let bit = |o: u64| c_int::from(o & 1u64.checked_shl(optname as u32).unwrap_or(0) != 0);
     match (level, optname) {
-        (libc::SOL_SOCKET, libc::SO_REUSEADDR | libc::SO_KEEPALIVE | libc::SO_OOBINLINE) => put(bit(c.so_opts)),
-        (libc::SOL_SOCKET, libc::SO_RCVBUF) => put(c.rbuf_size as c_int),
-        (libc::SOL_SOCKET, libc::SO_SNDBUF) => put(c.sbuf_size as c_int),
+        (libc::SOL_SOCKET, libc::SO_REUSEADDR | libc::SO_KEEPALIVE | libc::SO_OOBINLINE) => put(bit(c.base.so_opts)),
+        (libc::SOL_SOCKET, libc::SO_RCVBUF) => put(c.base.rbuf_size as c_int),
+        (libc::SOL_SOCKET, libc::SO_SNDBUF) => put(c.base.sbuf_size as c_int),
         (libc::SOL_SOCKET, libc::SO_LINGER) => {
-            let l = libc::linger { l_onoff: 1 - bit(c.so_opts), l_linger: 0 };
+            let l = libc::linger { l_onoff: 1 - bit(c.base.so_opts), l_linger: 0 };
             // SAFETY: the caller's buffer holds a linger (contract).
             unsafe {
                 core::ptr::write_unaligned(optval.cast::<libc::linger>(), l);
@@ -170,25 +170,25 @@ pub unsafe fn getsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *mut c
             }
         }
         (libc::SOL_SOCKET, libc::SO_ERROR) => {
-            put(c.err);
-            c.err = 0;
+            put(c.base.err);
+            c.base.err = 0;
         }
         (libc::IPPROTO_TCP, libc::TCP_KEEPCNT | libc::TCP_KEEPINTVL) => {
             // SAFETY: as in put (upstream leaves optlen alone here).
             unsafe { core::ptr::write_unaligned(optval.cast::<c_int>(), 1) };
         }
         (libc::IPPROTO_TCP, libc::TCP_KEEPIDLE) => put(0),
-        (libc::IPPROTO_TCP, libc::TCP_NODELAY) => put(bit(c.tcp_opts)),
+        (libc::IPPROTO_TCP, libc::TCP_NODELAY) => put(bit(c.base.tcp_opts)),
         (libc::IPPROTO_TCP, libc::TCP_MAXSEG) => put(2048),
-        (libc::IPPROTO_IPV6, libc::IPV6_V6ONLY) => put(bit(c.ipv6_opts)),
-        (SOL_RDMA, RDMA_SQSIZE) => put(c.sq_size as c_int),
-        (SOL_RDMA, RDMA_RQSIZE) => put(c.rq_size as c_int),
-        (SOL_RDMA, RDMA_INLINE) => put(c.sq_inline as c_int),
-        (SOL_RDMA, RDMA_IOMAPSIZE) => put(c.target_iomap_size as c_int),
+        (libc::IPPROTO_IPV6, libc::IPV6_V6ONLY) => put(bit(c.base.ipv6_opts)),
+        (SOL_RDMA, RDMA_SQSIZE) => put(c.base.sq_size as c_int),
+        (SOL_RDMA, RDMA_RQSIZE) => put(c.base.rq_size as c_int),
+        (SOL_RDMA, RDMA_INLINE) => put(c.base.sq_inline as c_int),
+        (SOL_RDMA, RDMA_IOMAPSIZE) => put(c.base.target_iomap_size as c_int),
         (SOL_RDMA, RDMA_ROUTE) => {
             // SAFETY: valid optlen (contract).
             let cap = unsafe { *optlen } as usize;
-            if let Some(v) = &c.optval {
+            if let Some(v) = &c.base.optval {
                 if cap < v.len() {
                     return Err(libc::EINVAL);
                 }
@@ -213,13 +213,13 @@ pub unsafe fn getsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *mut c
 /// `rfcntl`.
 pub fn fcntl(d: &Dsock, cmd: c_int, arg: c_int) -> Res<c_int> {
     match cmd {
-        libc::F_GETFL => Ok(d.st.lock().fd_flags),
+        libc::F_GETFL => Ok(d.st.lock().base.fd_flags),
         libc::F_SETFL => {
             let mut c = d.st.lock();
-            if (c.fd_flags & libc::O_NONBLOCK) != (arg & libc::O_NONBLOCK) {
+            if (c.base.fd_flags & libc::O_NONBLOCK) != (arg & libc::O_NONBLOCK) {
                 d.set_nonblocking(&c, arg & libc::O_NONBLOCK != 0)?;
             }
-            c.fd_flags = arg;
+            c.base.fd_flags = arg;
             Ok(0)
         }
         _ => Err(libc::EOPNOTSUPP),

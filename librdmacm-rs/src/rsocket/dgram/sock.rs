@@ -21,8 +21,9 @@ use super::wire::*;
 use crate::abi::cma::*;
 use crate::abi::verbs::*;
 use crate::id::Res;
+use crate::rsocket::base::{SockBase, RS_READABLE, RS_WRITABLE};
 use crate::rsocket::proto::*;
-use crate::rsocket::stream::{set_nonblock, spin_then_sleep, Mr, PageBuf, RS_INIT, RS_READABLE, RS_WRITABLE};
+use crate::rsocket::stream::{set_nonblock, spin_then_sleep, Mr, PageBuf};
 use crate::verbs as v;
 
 pub(super) fn last_err() -> c_int {
@@ -102,20 +103,8 @@ struct RMsg {
 }
 
 pub struct DState {
-    pub state: u32,
-    pub opts: u32,
-    pub fd_flags: c_int,
-    pub so_opts: u64,
-    pub tcp_opts: u64,
-    pub ipv6_opts: u64,
-    pub optval: Option<Vec<u8>>,
-    pub err: c_int,
-    pub sbuf_size: u32,
-    pub rbuf_size: u32,
-    pub sq_size: u16,
-    pub rq_size: u16,
-    pub sq_inline: u16,
-    pub target_iomap_size: u16,
+    /// State, options, sizes: what a stream socket has too.
+    pub(crate) base: SockBase,
     pub sqe_avail: u32,
     pub rqe_avail: u32,
     pub cq_armed: bool,
@@ -207,17 +196,17 @@ unsafe fn free_qp(mut q: DsQp, epfd: c_int) -> c_int {
 /// buffers shrink to the queues.
 pub fn set_qp_size(max_qp_wr: i32, c: &mut DState) {
     let max = max_qp_wr.clamp(0, RS_QP_MAX_SIZE as i32) as u16;
-    c.sq_size = c.sq_size.min(max);
-    c.rq_size = c.rq_size.min(max);
-    if c.rq_size as u32 > c.rbuf_size / RS_SNDLOWAT {
-        c.rq_size = (c.rbuf_size / RS_SNDLOWAT) as u16;
+    c.base.sq_size = c.base.sq_size.min(max);
+    c.base.rq_size = c.base.rq_size.min(max);
+    if c.base.rq_size as u32 > c.base.rbuf_size / RS_SNDLOWAT {
+        c.base.rq_size = (c.base.rbuf_size / RS_SNDLOWAT) as u16;
     } else {
-        c.rbuf_size = c.rq_size as u32 * RS_SNDLOWAT;
+        c.base.rbuf_size = c.base.rq_size as u32 * RS_SNDLOWAT;
     }
-    if c.sq_size as u32 > c.sbuf_size / RS_SNDLOWAT {
-        c.sq_size = (c.sbuf_size / RS_SNDLOWAT) as u16;
+    if c.base.sq_size as u32 > c.base.sbuf_size / RS_SNDLOWAT {
+        c.base.sq_size = (c.base.sbuf_size / RS_SNDLOWAT) as u16;
     } else {
-        c.sbuf_size = c.sq_size as u32 * RS_SNDLOWAT;
+        c.base.sbuf_size = c.base.sq_size as u32 * RS_SNDLOWAT;
     }
 }
 
@@ -232,13 +221,13 @@ impl Dsock {
     pub(super) fn init_bufs(&self) -> Res<()> {
         let mut c = self.st.lock();
         set_qp_size(crate::devices::max_qpsize(None), &mut c);
-        let buf = PageBuf::new(c.sq_size as usize * RS_SNDLOWAT as usize)?;
+        let buf = PageBuf::new(c.base.sq_size as usize * RS_SNDLOWAT as usize)?;
         c.sbuf = Some(buf);
-        c.rmsg = VecDeque::with_capacity(c.rq_size as usize + 1);
-        c.sqe_avail = c.sq_size as u32;
-        c.rqe_avail = c.rq_size as u32;
+        c.rmsg = VecDeque::with_capacity(c.base.rq_size as usize + 1);
+        c.sqe_avail = c.base.sq_size as u32;
+        c.rqe_avail = c.base.rq_size as u32;
         // Popped from the end: slot 0 first, as upstream's list.
-        c.smsg_free = (0..c.sq_size as u32).rev().map(|i| i * RS_SNDLOWAT).collect();
+        c.smsg_free = (0..c.base.sq_size as u32).rev().map(|i| i * RS_SNDLOWAT).collect();
         Ok(())
     }
 
@@ -311,12 +300,12 @@ impl Dsock {
         // SAFETY: a bound id has its device context and PD.
         let (verbs, pd, port) = unsafe { ((*id).verbs, (*id).pd, (*id).port_num) };
         let access = IBV_ACCESS_LOCAL_WRITE as c_int;
-        let rlen = c.rbuf_size as usize + GRH_LEN as usize;
+        let rlen = c.base.rbuf_size as usize + GRH_LEN as usize;
         let rbuf = PageBuf::new(rlen)?;
         let sbuf = c.sbuf.as_ref().ok_or(libc::EINVAL)?;
         // SAFETY: live PD, buffers that outlive their MRs (DsQp drops
         // MRs first).
-        q.smr = Mr(unsafe { v::ibv_reg_mr(pd, sbuf.ptr.cast(), c.sbuf_size as usize, access) });
+        q.smr = Mr(unsafe { v::ibv_reg_mr(pd, sbuf.ptr.cast(), c.base.sbuf_size as usize, access) });
         if q.smr.0.is_null() {
             return Err(last_err());
         }
@@ -335,13 +324,13 @@ impl Dsock {
             if ch.is_null() {
                 return Err(last_err());
             }
-            let cq = v::ibv_create_cq(verbs, c.sq_size as c_int + c.rq_size as c_int, id.cast(), ch, 0);
+            let cq = v::ibv_create_cq(verbs, c.base.sq_size as c_int + c.base.rq_size as c_int, id.cast(), ch, 0);
             if cq.is_null() {
                 let e = last_err();
                 v::ibv_destroy_comp_channel(ch);
                 return Err(e);
             }
-            if c.fd_flags & libc::O_NONBLOCK != 0 {
+            if c.base.fd_flags & libc::O_NONBLOCK != 0 {
                 if let Err(e) = set_nonblock((*ch).fd, true) {
                     v::ibv_destroy_cq(cq);
                     v::ibv_destroy_comp_channel(ch);
@@ -360,16 +349,16 @@ impl Dsock {
         attr.recv_cq = q.cq();
         attr.qp_type = IBV_QPT_UD;
         attr.sq_sig_all = 1;
-        attr.cap.max_send_wr = c.sq_size as u32;
-        attr.cap.max_recv_wr = c.rq_size as u32;
+        attr.cap.max_send_wr = c.base.sq_size as u32;
+        attr.cap.max_recv_wr = c.base.rq_size as u32;
         attr.cap.max_send_sge = 1;
         attr.cap.max_recv_sge = 2;
-        attr.cap.max_inline_data = c.sq_inline as u32;
+        attr.cap.max_inline_data = c.base.sq_inline as u32;
         // SAFETY: our bound id and a valid attr.
         if unsafe { crate::qp::rdma_create_qp(id, null_mut(), &mut attr) } != 0 {
             return Err(last_err());
         }
-        c.sq_inline = attr.cap.max_inline_data as u16;
+        c.base.sq_inline = attr.cap.max_inline_data as u16;
 
         // The QP's own destination (`ds_add_qp_dest`): upstream's is the
         // local LID with no global route, which a RoCE port refuses (and
@@ -413,8 +402,8 @@ impl Dsock {
             return Err(e);
         }
         q.in_epoll = true;
-        for i in 0..c.rq_size as u32 {
-            if let Err(e) = post_recv(q, c.rbuf_size, i * RS_SNDLOWAT) {
+        for i in 0..c.base.rq_size as u32 {
+            if let Err(e) = post_recv(q, c.base.rbuf_size, i * RS_SNDLOWAT) {
                 c.dests.pop();
                 // SAFETY: created above, unused.
                 unsafe { v::ibv_destroy_ah(ah) };
@@ -480,7 +469,7 @@ pub fn t_can_send(c: &DState) -> bool {
     c.sqe_avail > 0
 }
 fn t_all_sends_done(c: &DState) -> bool {
-    c.sqe_avail == c.sq_size as u32
+    c.sqe_avail == c.base.sq_size as u32
 }
 fn t_poll_all(_: &DState) -> bool {
     true
@@ -494,21 +483,8 @@ impl DState {
     /// config), everything else empty.
     pub(super) fn new(sbuf_size: u32, rbuf_size: u32, sq_size: u16, rq_size: u16, sq_inline: u16) -> DState {
         DState {
-            state: RS_INIT,
-            opts: 0,
-            fd_flags: 0,
-            so_opts: 0,
-            tcp_opts: 0,
-            ipv6_opts: 0,
-            optval: None,
-            err: 0,
-            sbuf_size,
-            rbuf_size,
-            sq_size,
-            rq_size,
-            sq_inline,
             // Upstream sets the iomap size for stream sockets only.
-            target_iomap_size: 0,
+            base: SockBase::new(sbuf_size, rbuf_size, sq_size, rq_size, sq_inline, 0),
             sqe_avail: 0,
             rqe_avail: 0,
             cq_armed: false,
@@ -554,7 +530,7 @@ impl DState {
                             self.rqe_avail -= 1;
                             self.rmsg.push_back(RMsg { qp: qi, offset: off, length: wc.byte_len - GRH_LEN });
                         } else {
-                            let _ = post_recv(q, self.rbuf_size, off);
+                            let _ = post_recv(q, self.base.rbuf_size, off);
                         }
                     } else {
                         self.smsg_free.push(off);
@@ -654,7 +630,7 @@ impl Dsock {
     }
 
     fn nonblocking(&self, flags: c_int) -> bool {
-        self.st.lock().fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0
+        self.st.lock().base.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0
     }
 
     // ---- receiving ------------------------------------------------------
@@ -664,7 +640,7 @@ impl Dsock {
     /// # Safety
     /// `buf` holds `len` bytes; `src`/`src_len` are null or valid.
     pub unsafe fn recvfrom(&self, buf: *mut u8, len: usize, flags: c_int, src: *mut libc::sockaddr, alen: *mut libc::socklen_t) -> Res<usize> {
-        if self.st.lock().state & RS_READABLE == 0 {
+        if self.st.lock().base.state & RS_READABLE == 0 {
             return Err(libc::EINVAL);
         }
         if self.st.lock().rmsg.is_empty() {
@@ -696,7 +672,7 @@ impl Dsock {
             }
         }
         if flags & libc::MSG_PEEK == 0 {
-            let _ = post_recv(q, c.rbuf_size, m.offset);
+            let _ = post_recv(q, c.base.rbuf_size, m.offset);
             c.rmsg.pop_front();
             c.rqe_avail += 1;
         }
@@ -806,7 +782,7 @@ impl Dsock {
         wr.sg_list = &mut sge;
         wr.num_sge = 1;
         wr.opcode = IBV_WR_SEND;
-        wr.send_flags = if total <= c.sq_inline as u32 { IBV_SEND_INLINE } else { 0 };
+        wr.send_flags = if total <= c.base.sq_inline as u32 { IBV_SEND_INLINE } else { 0 };
         wr.wr.ud = ibv_send_wr_wr_ud { ah: d.ah, remote_qpn: d.qpn, remote_qkey: RDMA_UDP_QKEY };
         let mut bad = null_mut();
         // SAFETY: the sending QP is live; wr and sge outlive the call.
@@ -835,14 +811,14 @@ impl Dsock {
     /// The rest of `ds_shutdown` once the socket has left the UDP service:
     /// wait (blocking) for the sends in flight.
     pub(super) fn shutdown(&self) {
-        let nb = self.st.lock().fd_flags & libc::O_NONBLOCK != 0;
+        let nb = self.st.lock().base.fd_flags & libc::O_NONBLOCK != 0;
         if nb {
             let c = self.st.lock();
             let _ = self.set_nonblocking(&c, false);
         }
         let ep = {
             let mut c = self.st.lock();
-            c.state &= !(RS_READABLE | RS_WRITABLE);
+            c.base.state &= !(RS_READABLE | RS_WRITABLE);
             c.sbuf.is_some()
         };
         // Upstream also waits on a socket that never got its endpoint
@@ -906,14 +882,14 @@ mod tests {
         // defaults: 384 WRs, 128 KiB buffers -> 64 WRs of 2 KiB
         let mut c = state(384, 384, 1 << 17, 1 << 17);
         set_qp_size(16384, &mut c);
-        assert_eq!((c.sq_size, c.rq_size, c.sbuf_size, c.rbuf_size), (64, 64, 1 << 17, 1 << 17));
+        assert_eq!((c.base.sq_size, c.base.rq_size, c.base.sbuf_size, c.base.rbuf_size), (64, 64, 1 << 17, 1 << 17));
         // udpong's 1 MiB buffers (SO_*BUF 512 KiB, doubled): the queues bound
         let mut c = state(384, 384, 1 << 20, 1 << 20);
         set_qp_size(16384, &mut c);
-        assert_eq!((c.sq_size, c.rq_size, c.sbuf_size, c.rbuf_size), (384, 384, 384 * 2048, 384 * 2048));
+        assert_eq!((c.base.sq_size, c.base.rq_size, c.base.sbuf_size, c.base.rbuf_size), (384, 384, 384 * 2048, 384 * 2048));
         // the device's limit comes first
         let mut c = state(384, 384, 1 << 20, 1 << 20);
         set_qp_size(100, &mut c);
-        assert_eq!((c.sq_size, c.rq_size, c.rbuf_size), (100, 100, 100 * 2048));
+        assert_eq!((c.base.sq_size, c.base.rq_size, c.base.rbuf_size), (100, 100, 100 * 2048));
     }
 }

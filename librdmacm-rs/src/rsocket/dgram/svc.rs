@@ -21,7 +21,7 @@ use parking_lot::Mutex;
 use super::sock::Dsock;
 use super::wire::*;
 use crate::rsocket::proto::*;
-use crate::rsocket::stream::RS_OPT_UDP_SVC;
+use crate::rsocket::base::RS_OPT_UDP_SVC;
 use crate::abi::verbs::*;
 use crate::id::Res;
 use crate::verbs as v;
@@ -57,7 +57,7 @@ pub fn add(d: &Arc<Dsock>) -> Res<()> {
         g.wake = fd;
     }
     g.socks.push(d.clone());
-    d.st.lock().opts |= RS_OPT_UDP_SVC;
+    d.st.lock().base.opts |= RS_OPT_UDP_SVC;
     kick(g.wake);
     Ok(())
 }
@@ -67,7 +67,7 @@ pub fn remove(d: &Dsock) {
     let mut g = SVC.lock();
     if let Some(i) = g.socks.iter().position(|s| core::ptr::eq(Arc::as_ptr(s), d)) {
         g.socks.swap_remove(i);
-        d.st.lock().opts &= !RS_OPT_UDP_SVC;
+        d.st.lock().base.opts &= !RS_OPT_UDP_SVC;
         kick(g.wake);
     }
 }
