@@ -4,7 +4,6 @@
 //! get EFAULT here instead of a crash.
 
 use core::ffi::{c_int, c_void};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::connection::{self, do_connect};
@@ -255,9 +254,8 @@ rdma_util::export! {
         }
         // SAFETY: the new id; the family picks the address space to bind in.
         unsafe { (*id).route.addr.src.src_addr.sa_family = domain as libc::sa_family_t };
-        let rs = Rsocket::new(type_, id, Conn::new(None));
+        let rs = Rsocket::new(id, Conn::new(None));
         let fd = rs.cm_fd();
-        rs.index.store(fd, Ordering::Relaxed);
         index::insert(fd, rs);
         fd
     }

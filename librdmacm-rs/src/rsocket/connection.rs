@@ -17,9 +17,9 @@ use crate::id::{Id, Res};
 use crate::verbs as v;
 
 /// The CM service of listening sockets: accepts their requests.
-pub static LISTEN: Svc = Svc::new(accept_one);
+pub(crate) static LISTEN: Svc = Svc::new(accept_one);
 /// The CM service of connecting and connected sockets: their CM events.
-pub static CONNECT: Svc = Svc::new(handle_cm_event);
+pub(crate) static CONNECT: Svc = Svc::new(handle_cm_event);
 
 fn would_block(e: c_int) -> bool {
     e == libc::EAGAIN || e == libc::EWOULDBLOCK
@@ -66,7 +66,7 @@ enum Step {
 
 /// Drives the connection one step further (all the way when blocking).
 /// In progress on a nonblocking socket: Err(EINPROGRESS).
-pub fn do_connect(rs: &Rsocket) -> Res<()> {
+pub(crate) fn do_connect(rs: &Rsocket) -> Res<()> {
     let _s = rs.slock.lock();
     let id = rs.cm_id;
     let state = rs.st.lock().base.state;
@@ -232,7 +232,7 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
 }
 
 /// `rlisten`.
-pub fn listen(rs: &Arc<Rsocket>, backlog: c_int) -> Res<()> {
+pub(crate) fn listen(rs: &Arc<Rsocket>, backlog: c_int) -> Res<()> {
     if rs.st.lock().base.state == RS_LISTENING {
         return Ok(());
     }
@@ -271,7 +271,7 @@ fn accept_one(l: &Rsocket) {
         }
     };
     let conn = Conn::new(Some(&l.st.lock()));
-    let nrs = Rsocket::new(libc::SOCK_STREAM, new_id, conn);
+    let nrs = Rsocket::new(new_id, conn);
     let reject = |nrs: Arc<Rsocket>| {
         // SAFETY: the request's id, not yet accepted.
         unsafe { crate::conn::rdma_reject(new_id, core::ptr::null(), 0) };
@@ -303,7 +303,6 @@ fn accept_one(l: &Rsocket) {
         Err(_) => return reject(nrs),
     }
     let fd = nrs.cm_fd();
-    nrs.index.store(fd, std::sync::atomic::Ordering::Relaxed);
     index::insert(fd, nrs);
     let q = l.st.lock().accept_queue[1];
     // SAFETY: writing a local int to our socketpair.
@@ -334,7 +333,7 @@ fn handle_cm_event(rs: &Rsocket) {
 }
 
 /// `rshutdown` for stream sockets.
-pub fn shutdown(rs: &Rsocket, how: c_int) -> Res<()> {
+pub(crate) fn shutdown(rs: &Rsocket, how: c_int) -> Res<()> {
     if rs.st.lock().base.opts & RS_OPT_KEEPALIVE != 0 {
         super::keepalive::remove(rs);
     }

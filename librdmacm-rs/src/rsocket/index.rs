@@ -17,16 +17,16 @@ use super::stream::Rsocket;
 static TABLE: FdTable<Arc<Rsocket>> = FdTable::new();
 
 /// Registers `rs` under `fd`; false if `fd` is negative.
-pub fn insert(fd: i32, rs: Arc<Rsocket>) -> bool {
+pub(crate) fn insert(fd: i32, rs: Arc<Rsocket>) -> bool {
     TABLE.insert(fd, rs)
 }
 
 /// Unregisters `fd`, returning what was there.
-pub fn remove(fd: i32) -> Option<Arc<Rsocket>> {
+pub(crate) fn remove(fd: i32) -> Option<Arc<Rsocket>> {
     TABLE.remove(fd)
 }
 
 /// The rsocket registered under `fd` (always under the table's read lock).
-pub fn lookup(fd: i32) -> Option<Arc<Rsocket>> {
+pub(crate) fn lookup(fd: i32) -> Option<Arc<Rsocket>> {
     TABLE.get(fd)
 }

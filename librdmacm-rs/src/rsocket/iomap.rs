@@ -34,7 +34,7 @@ fn wait_send(rs: &Rsocket, flags: c_int) -> Res<()> {
 }
 
 /// Announces queued mappings (caller holds `slock`).
-pub fn send_iomaps(rs: &Rsocket, flags: c_int) -> Res<()> {
+pub(crate) fn send_iomaps(rs: &Rsocket, flags: c_int) -> Res<()> {
     loop {
         if rs.st.lock().iomap_queue.is_empty() {
             return Ok(());
@@ -52,7 +52,7 @@ pub fn send_iomaps(rs: &Rsocket, flags: c_int) -> Res<()> {
 }
 
 /// `riomap`.
-pub fn riomap(rs: &Rsocket, buf: *mut u8, len: usize, prot: c_int, offset: i64) -> Res<i64> {
+pub(crate) fn riomap(rs: &Rsocket, buf: *mut u8, len: usize, prot: c_int, offset: i64) -> Res<i64> {
     let pd = rs.cm().pd();
     if pd.is_null() || prot & !(libc::PROT_WRITE | libc::PROT_NONE) != 0 {
         return Err(libc::EINVAL);
@@ -90,7 +90,7 @@ pub fn riomap(rs: &Rsocket, buf: *mut u8, len: usize, prot: c_int, offset: i64) 
 }
 
 /// `riounmap`: EINVAL if no mapping has exactly that buffer and length.
-pub fn riounmap(rs: &Rsocket, buf: *mut u8, len: usize) -> Res<()> {
+pub(crate) fn riounmap(rs: &Rsocket, buf: *mut u8, len: usize) -> Res<()> {
     let mut c = rs.st.lock();
     // SAFETY: the MRs in the lists are live.
     let matches = |m: &IoMr| unsafe { (*m.mr.0).addr.cast::<u8>() == buf && (*m.mr.0).length == len };
@@ -123,7 +123,7 @@ fn find_iomap(c: &Conn, offset: u64) -> Option<RsIomap> {
 ///
 /// # Safety
 /// `buf` must be readable for `count` bytes.
-pub unsafe fn riowrite(rs: &Rsocket, buf: *const u8, count: usize, mut offset: u64, flags: c_int) -> Result<usize, (c_int, usize)> {
+pub(crate) unsafe fn riowrite(rs: &Rsocket, buf: *const u8, count: usize, mut offset: u64, flags: c_int) -> Result<usize, (c_int, usize)> {
     let _s = rs.slock.lock();
     let pending = !rs.st.lock().iomap_queue.is_empty();
     if pending {

@@ -28,7 +28,7 @@ static SVC: Mutex<Inner> = Mutex::new(Inner { list: Vec::new(), running: false }
 static CHANGED: Condvar = Condvar::new();
 
 /// The kernel's TCP keepalive time (seconds), 7200 if unreadable.
-pub fn default_time() -> u32 {
+pub(crate) fn default_time() -> u32 {
     std::fs::read_to_string("/proc/sys/net/ipv4/tcp_keepalive_time")
         .ok()
         .and_then(|s| s.trim().parse().ok())
@@ -61,7 +61,7 @@ fn run() {
 }
 
 /// Starts keepalives on `rs` (a no-op if already on).
-pub fn add(rs: &Arc<Rsocket>) -> Res<()> {
+pub(crate) fn add(rs: &Arc<Rsocket>) -> Res<()> {
     let mut g = SVC.lock();
     if g.list.iter().any(|e| Arc::ptr_eq(&e.rs, rs)) {
         return Ok(());
@@ -78,7 +78,7 @@ pub fn add(rs: &Arc<Rsocket>) -> Res<()> {
 }
 
 /// Restarts `rs`'s interval after a TCP_KEEPIDLE change.
-pub fn modify(rs: &Rsocket) -> Res<()> {
+pub(crate) fn modify(rs: &Rsocket) -> Res<()> {
     let mut g = SVC.lock();
     let secs = rs.st.lock().keepalive_time as u64;
     match g.list.iter_mut().find(|e| core::ptr::eq(Arc::as_ptr(&e.rs), rs)) {
@@ -92,7 +92,7 @@ pub fn modify(rs: &Rsocket) -> Res<()> {
 }
 
 /// Stops keepalives on `rs`.
-pub fn remove(rs: &Rsocket) {
+pub(crate) fn remove(rs: &Rsocket) {
     let mut g = SVC.lock();
     if let Some(i) = g.list.iter().position(|e| core::ptr::eq(Arc::as_ptr(&e.rs), rs)) {
         g.list.swap_remove(i);

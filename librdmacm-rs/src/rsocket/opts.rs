@@ -15,7 +15,7 @@ use crate::abi::cma::*;
 use crate::abi::verbs::*;
 use crate::id::Res;
 
-pub use rdma_abi::rsocket::*;
+pub(crate) use rdma_abi::rsocket::*;
 
 fn last_err() -> c_int {
     let e = rdma_util::ffi::errno();
@@ -59,7 +59,7 @@ fn set_keepalive(rs: &Arc<Rsocket>, on: bool) -> Res<()> {
 }
 
 /// `rsetsockopt` (stream).
-pub fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *const c_void, optlen: libc::socklen_t) -> Res<()> {
+pub(crate) fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *const c_void, optlen: libc::socklen_t) -> Res<()> {
     let mut ret: Res<()> = Err(libc::EOPNOTSUPP);
     let mut opt_on = false;
     let mut which: Option<u8> = None; // 0 so, 1 tcp, 2 ipv6
@@ -258,7 +258,7 @@ fn convert_sa_path(p: &ibv_sa_path_rec) -> ibv_path_data {
 ///
 /// # Safety
 /// `optval` must have room for the option, `optlen` be valid.
-pub unsafe fn getsockopt(rs: &Rsocket, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut libc::socklen_t) -> Res<()> {
+pub(crate) unsafe fn getsockopt(rs: &Rsocket, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut libc::socklen_t) -> Res<()> {
     let mut c = rs.st.lock();
     let put = |v: c_int| {
         // SAFETY: the caller's buffer holds an int (contract).
@@ -355,7 +355,7 @@ pub unsafe fn getsockopt(rs: &Rsocket, level: c_int, optname: c_int, optval: *mu
 }
 
 /// `rfcntl`: F_GETFL and F_SETFL only.
-pub fn fcntl(rs: &Rsocket, cmd: c_int, arg: c_int) -> Res<c_int> {
+pub(crate) fn fcntl(rs: &Rsocket, cmd: c_int, arg: c_int) -> Res<c_int> {
     match cmd {
         libc::F_GETFL => Ok(rs.st.lock().base.fd_flags),
         libc::F_SETFL => {

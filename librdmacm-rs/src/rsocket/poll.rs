@@ -23,7 +23,7 @@ use super::wake;
 use crate::id::Res;
 
 /// The events `rs` has for `events` (processing completions first).
-pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
+fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
     loop {
         let mut c = rs.st.lock();
         let state = c.base.state;
@@ -154,7 +154,7 @@ fn events(rfds: &[libc::pollfd], fds: &mut [libc::pollfd]) -> c_int {
 /// eventfd last), held as a raw allocation so that the frame that sleeps
 /// holds nothing with a destructor, and when it started.
 #[derive(Clone, Copy)]
-pub struct PollSleep {
+pub(crate) struct PollSleep {
     rfds: *mut libc::pollfd,
     /// Entries of the caller's set (rfds has one more).
     nfds: usize,
@@ -165,7 +165,7 @@ pub struct PollSleep {
 
 impl PollSleep {
     /// The poll(2) set to sleep on and its length.
-    pub fn set(&self) -> (*mut libc::pollfd, libc::nfds_t) {
+    pub(crate) fn set(&self) -> (*mut libc::pollfd, libc::nfds_t) {
         (self.rfds, (self.nfds + 1) as libc::nfds_t)
     }
 
@@ -183,7 +183,7 @@ impl PollSleep {
 
 /// Where an rpoll stands.
 #[derive(Clone, Copy)]
-pub enum PollStep {
+pub(crate) enum PollStep {
     /// Finished with this result.
     Done(Res<c_int>),
     /// To sleep in poll(2) on the set for this many ms, then
@@ -193,7 +193,7 @@ pub enum PollStep {
 
 /// `rpoll` up to its first sleep: the checks without sleeping (spinning
 /// for polling_time µs), then the poll(2) set.
-pub fn rpoll_begin(fds: &mut [libc::pollfd], timeout: c_int) -> PollStep {
+pub(crate) fn rpoll_begin(fds: &mut [libc::pollfd], timeout: c_int) -> PollStep {
     let cfg = config::get();
     let mut start = 0u64;
     loop {
@@ -253,7 +253,7 @@ fn rpoll_next(mut w: PollSleep, fds: &mut [libc::pollfd]) -> PollStep {
 
 /// After the sleep of [`PollStep::Sleep`]: `r` and `err` are poll(2)'s
 /// return value and errno.
-pub fn rpoll_after(mut w: PollSleep, fds: &mut [libc::pollfd], r: c_int, err: c_int) -> PollStep {
+pub(crate) fn rpoll_after(mut w: PollSleep, fds: &mut [libc::pollfd], r: c_int, err: c_int) -> PollStep {
     wake::mark_sleeping(false);
     if r < 0 {
         wake::exit(w.sig);
@@ -277,7 +277,7 @@ pub fn rpoll_after(mut w: PollSleep, fds: &mut [libc::pollfd], r: c_int, err: c_
 /// `after` (api.rs); inlined, so that nothing here stands between the
 /// export's frame and the poll.
 #[inline(always)]
-pub fn drive(
+pub(crate) fn drive(
     mut step: PollStep,
     mut sleep: impl FnMut(*mut libc::pollfd, libc::nfds_t, c_int) -> c_int,
     mut after: impl FnMut(PollSleep, c_int, c_int) -> PollStep,
@@ -311,11 +311,11 @@ fn rpoll(fds: &mut [libc::pollfd], timeout: c_int) -> Res<c_int> {
 /// rselect's poll set, from the caller's fd sets: a raw allocation (see
 /// [`PollSleep`]), and rpoll's timeout.
 #[derive(Clone, Copy)]
-pub struct SelectSet {
+pub(crate) struct SelectSet {
     fds: *mut libc::pollfd,
     len: usize,
     /// rpoll's timeout (ms, -1 for none).
-    pub timeout: c_int,
+    pub(crate) timeout: c_int,
 }
 
 impl SelectSet {
@@ -323,7 +323,7 @@ impl SelectSet {
     ///
     /// # Safety
     /// Not after [`rselect_finish`].
-    pub unsafe fn fds<'a>(self) -> &'a mut [libc::pollfd] {
+    pub(crate) unsafe fn fds<'a>(self) -> &'a mut [libc::pollfd] {
         // SAFETY: allocated by rselect_begin with len entries (the
         // contract: still owned).
         unsafe { core::slice::from_raw_parts_mut(self.fds, self.len) }
@@ -334,7 +334,7 @@ impl SelectSet {
 ///
 /// # Safety
 /// The fd_set pointers are null or valid; `nfds` <= FD_SETSIZE.
-pub unsafe fn rselect_begin(
+pub(crate) unsafe fn rselect_begin(
     nfds: c_int,
     readfds: *mut libc::fd_set,
     writefds: *mut libc::fd_set,
@@ -379,7 +379,7 @@ pub unsafe fn rselect_begin(
 ///
 /// # Safety
 /// As [`rselect_begin`], with the same sets; `set` is not used afterwards.
-pub unsafe fn rselect_finish(
+pub(crate) unsafe fn rselect_finish(
     set: SelectSet,
     r: Res<c_int>,
     readfds: *mut libc::fd_set,

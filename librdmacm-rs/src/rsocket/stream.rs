@@ -21,7 +21,6 @@
 
 use core::ffi::{c_int, c_void};
 use core::ptr::null_mut;
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
@@ -36,20 +35,21 @@ use crate::verbs as v;
 
 /// One received message: opcode and byte count still unread.
 #[derive(Clone, Copy, Default)]
-pub struct RsMsg {
-    pub op: u32,
-    pub data: u32,
+pub(crate) struct RsMsg {
+    /// Recorded as the wire gave it; nothing reads it yet.
+    #[allow(dead_code)]
+    pub(crate) op: u32,
+    pub(crate) data: u32,
 }
 
 /// Page-aligned zeroed memory (so that fork-safe MRs never share a page
 /// with other data), freed on drop.
-pub struct PageBuf {
-    pub ptr: *mut u8,
-    pub len: usize,
+pub(crate) struct PageBuf {
+    pub(crate) ptr: *mut u8,
 }
 
 impl PageBuf {
-    pub fn new(len: usize) -> Res<PageBuf> {
+    pub(crate) fn new(len: usize) -> Res<PageBuf> {
         // SAFETY: sysconf has no preconditions.
         let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
         let len = len.max(1).div_ceil(page) * page;
@@ -60,7 +60,7 @@ impl PageBuf {
         }
         // SAFETY: p holds len freshly allocated bytes.
         unsafe { core::ptr::write_bytes(p.cast::<u8>(), 0, len) };
-        Ok(PageBuf { ptr: p.cast(), len })
+        Ok(PageBuf { ptr: p.cast() })
     }
 }
 
@@ -72,7 +72,7 @@ impl Drop for PageBuf {
 }
 
 /// A registered region, deregistered on drop (before its memory goes).
-pub struct Mr(pub *mut ibv_mr);
+pub(crate) struct Mr(pub(crate) *mut ibv_mr);
 
 impl Drop for Mr {
     fn drop(&mut self) {
@@ -85,82 +85,79 @@ impl Drop for Mr {
 
 /// The registered buffers of a connected socket. Field order is drop
 /// order: the MRs go before their memory.
-pub struct Bufs {
-    pub smr: Mr,
-    pub rmr: Mr,
-    pub tmr: Mr,
-    pub sbuf: PageBuf,
-    pub rbuf: PageBuf,
+pub(crate) struct Bufs {
+    pub(crate) smr: Mr,
+    pub(crate) rmr: Mr,
+    pub(crate) tmr: Mr,
+    pub(crate) sbuf: PageBuf,
+    pub(crate) rbuf: PageBuf,
     /// Target SGL ring followed by the iomap table (written by the peer).
-    pub tbuf: PageBuf,
+    pub(crate) tbuf: PageBuf,
 }
 
 /// Everything about a socket that changes; guarded by `Rsocket::st`.
-pub struct Conn {
+pub(crate) struct Conn {
     /// State, options, sizes: what a datagram socket has too.
     pub(crate) base: SockBase,
-    pub retries: u32,
-    pub cq_armed: bool,
-    pub unack_cqe: u32,
-    pub keepalive_time: u32,
+    pub(crate) retries: u32,
+    pub(crate) cq_armed: bool,
+    pub(crate) unack_cqe: u32,
+    pub(crate) keepalive_time: u32,
 
-    pub ctrl_seqno: u32,
-    pub ctrl_max_seqno: u32,
-    pub sseq_no: u16,
-    pub sseq_comp: u16,
-    pub rseq_no: u16,
-    pub rseq_comp: u16,
-    pub sqe_avail: i32,
+    pub(crate) ctrl_seqno: u32,
+    pub(crate) ctrl_max_seqno: u32,
+    pub(crate) sseq_no: u16,
+    pub(crate) sseq_comp: u16,
+    pub(crate) rseq_no: u16,
+    pub(crate) rseq_comp: u16,
+    pub(crate) sqe_avail: i32,
 
-    pub remote_sge: u32,
-    pub remote_sgl: RsSge,
-    pub remote_iomap: RsSge,
-    pub target_sge: usize,
+    pub(crate) remote_sge: u32,
+    pub(crate) remote_sgl: RsSge,
+    pub(crate) remote_iomap: RsSge,
+    pub(crate) target_sge: usize,
 
-    pub rbuf_msg_index: u32,
-    pub rbuf_bytes_avail: i64,
-    pub rbuf_free_offset: u32,
-    pub rbuf_offset: u32,
-    pub sbuf_bytes_avail: u32,
-    pub ssgl: [ibv_sge; 2],
+    pub(crate) rbuf_msg_index: u32,
+    pub(crate) rbuf_bytes_avail: i64,
+    pub(crate) rbuf_free_offset: u32,
+    pub(crate) rbuf_offset: u32,
+    pub(crate) sbuf_bytes_avail: u32,
+    pub(crate) ssgl: [ibv_sge; 2],
 
-    pub rmsg: Vec<RsMsg>,
-    pub rmsg_head: usize,
-    pub rmsg_tail: usize,
+    pub(crate) rmsg: Vec<RsMsg>,
+    pub(crate) rmsg_head: usize,
+    pub(crate) rmsg_tail: usize,
 
-    pub qp: *mut ibv_qp,
-    pub cq: *mut ibv_cq,
-    pub bufs: Option<Bufs>,
-    pub accept_queue: [c_int; 2],
+    pub(crate) qp: *mut ibv_qp,
+    pub(crate) cq: *mut ibv_cq,
+    pub(crate) bufs: Option<Bufs>,
+    pub(crate) accept_queue: [c_int; 2],
 
     /// Local mappings announced to the peer (or local-only ones).
-    pub iomap_list: Vec<IoMr>,
+    pub(crate) iomap_list: Vec<IoMr>,
     /// Writable mappings still to announce (before the next send).
-    pub iomap_queue: std::collections::VecDeque<IoMr>,
+    pub(crate) iomap_queue: std::collections::VecDeque<IoMr>,
     /// Which slots of the peer's iomap table we fill.
-    pub iomap_slots: Vec<bool>,
+    pub(crate) iomap_slots: Vec<bool>,
 }
 
 /// A registered mapping of riomap: its offset, the MR and its slot in the
 /// peer's iomap table (-1: not announced, no remote write access).
-pub struct IoMr {
-    pub offset: u64,
-    pub mr: Mr,
-    pub index: i32,
+pub(crate) struct IoMr {
+    pub(crate) offset: u64,
+    pub(crate) mr: Mr,
+    pub(crate) index: i32,
 }
 
 /// A stream rsocket.
-pub struct Rsocket {
-    /// The descriptor number the application knows (-1 until registered).
-    pub index: AtomicI32,
-    pub ty: c_int,
+pub(crate) struct Rsocket {
     /// The CM id (synchronous: it owns its event channel); destroyed when
     /// the last reference goes.
-    pub cm_id: *mut rdma_cm_id,
-    pub slock: Mutex<()>,
-    pub rlock: Mutex<()>,
-    pub cq_wait: Mutex<()>,
-    pub st: Mutex<Conn>,
+    pub(crate) cm_id: *mut rdma_cm_id,
+    pub(crate) slock: Mutex<()>,
+    pub(crate) rlock: Mutex<()>,
+    pub(crate) cq_wait: Mutex<()>,
+    pub(crate) st: Mutex<Conn>,
 }
 
 // SAFETY: the raw pointers inside (CM id, QP, CQ, buffers) are owned by the
@@ -237,7 +234,7 @@ pub(super) fn cm_ret(r: c_int) -> Res<()> {
 impl Conn {
     /// A fresh socket's state: the process defaults, or the listener's
     /// sizes for an accepted one.
-    pub fn new(inherit: Option<&Conn>) -> Conn {
+    pub(crate) fn new(inherit: Option<&Conn>) -> Conn {
         let cfg = config::get();
         let (sbuf_size, rbuf_size, sq_inline, sq_size, rq_size, ctrl_max, iomap) = match inherit {
             Some(l) => (l.base.sbuf_size, l.base.rbuf_size, l.base.sq_inline, l.base.sq_size, l.base.rq_size, l.ctrl_max_seqno, l.base.target_iomap_size),
@@ -292,7 +289,7 @@ impl Conn {
     }
 
     /// Entry `i` of the target SGL ring (the peer writes it with RDMA).
-    pub fn target_sgl(&self, i: usize) -> RsSge {
+    pub(crate) fn target_sgl(&self, i: usize) -> RsSge {
         let p = self.bufs().tbuf.ptr.cast::<RsSge>();
         // SAFETY: the ring has RS_SGL_SIZE entries at the start of tbuf;
         // the peer may change it at any time, hence the volatile read.
@@ -311,7 +308,7 @@ impl Conn {
     }
 
     #[inline]
-    pub fn ctrl_avail(&self) -> bool {
+    pub(crate) fn ctrl_avail(&self) -> bool {
         self.ctrl_seqno != self.ctrl_max_seqno
     }
 
@@ -320,7 +317,7 @@ impl Conn {
     }
 
     #[inline]
-    pub fn can_send(&self) -> bool {
+    pub(crate) fn can_send(&self) -> bool {
         if self.bufs.is_none() {
             return false;
         }
@@ -328,20 +325,20 @@ impl Conn {
         sqe && self.sbuf_bytes_avail >= RS_SNDLOWAT && self.sseq_no != self.sseq_comp && self.cur_target().length != 0
     }
 
-    pub fn conn_can_send(&self) -> bool {
+    fn conn_can_send(&self) -> bool {
         self.can_send() || self.base.state & RS_WRITABLE == 0
     }
 
-    pub fn conn_can_send_ctrl(&self) -> bool {
+    fn conn_can_send_ctrl(&self) -> bool {
         self.ctrl_avail() || self.base.state & RS_CONNECTED == 0
     }
 
     #[inline]
-    pub fn have_rdata(&self) -> bool {
+    pub(crate) fn have_rdata(&self) -> bool {
         self.rmsg_head != self.rmsg_tail
     }
 
-    pub fn conn_have_rdata(&self) -> bool {
+    fn conn_have_rdata(&self) -> bool {
         self.have_rdata() || self.base.state & RS_READABLE == 0
     }
 
@@ -360,7 +357,7 @@ impl Conn {
     /// as a TCP socket reports the peer's close only after its data.
     /// POLLIN is always reported in that case, so rpoll never sleeps on a
     /// socket whose hang-up is held back. Errors are reported at once.
-    pub fn stream_revents(&self, events: i16) -> i16 {
+    pub(crate) fn stream_revents(&self, events: i16) -> i16 {
         let mut rev = 0;
         if events & libc::POLLIN != 0 && self.conn_have_rdata() {
             rev |= libc::POLLIN;
@@ -378,7 +375,7 @@ impl Conn {
         rev
     }
 
-    pub fn conn_all_sends_done(&self) -> bool {
+    fn conn_all_sends_done(&self) -> bool {
         (self.ctrl_max_seqno as i32 - self.ctrl_seqno as i32) + self.sqe_avail == self.base.sq_size as i32
             || self.base.state & RS_CONNECTED == 0
     }
@@ -428,7 +425,7 @@ impl Conn {
     }
 
     /// A message without payload (credits, control).
-    pub fn post_msg(&self, msg: u32) -> Res<()> {
+    pub(crate) fn post_msg(&self, msg: u32) -> Res<()> {
         let mut wr = Self::zero_wr();
         wr.wr_id = send_wr_id(msg);
         let mut m = msg;
@@ -446,7 +443,7 @@ impl Conn {
     }
 
     /// A plain RDMA WRITE (no notification at the peer).
-    pub fn post_write(&self, sgl: *mut ibv_sge, nsge: c_int, wr_data: u32, flags: u32, addr: u64, rkey: u32) -> Res<()> {
+    pub(crate) fn post_write(&self, sgl: *mut ibv_sge, nsge: c_int, wr_data: u32, flags: u32, addr: u64, rkey: u32) -> Res<()> {
         let mut wr = Self::zero_wr();
         wr.wr_id = send_wr_id(wr_data);
         wr.sg_list = sgl;
@@ -576,7 +573,7 @@ impl Conn {
     }
 
     #[inline]
-    pub fn update_credits(&mut self) {
+    fn update_credits(&mut self) {
         if self.bufs.is_some() && self.give_credits() {
             self.send_credits();
         }
@@ -584,7 +581,7 @@ impl Conn {
 
     /// Drains the CQ, updating credits, the receive queue and the state.
     #[inline]
-    pub fn poll_cq(&mut self) -> Res<()> {
+    pub(crate) fn poll_cq(&mut self) -> Res<()> {
         if self.cq.is_null() {
             return Ok(());
         }
@@ -756,7 +753,7 @@ impl Conn {
     ///
     /// # Safety
     /// `cm_id` is the socket's live id, bound to a device.
-    pub unsafe fn create_ep(&mut self, cm_id: *mut rdma_cm_id) -> Res<()> {
+    pub(crate) unsafe fn create_ep(&mut self, cm_id: *mut rdma_cm_id) -> Res<()> {
         self.set_qp_size(cm_id);
         let id = Id::from_cm(cm_id);
         // SAFETY: the id is bound to a device (verbs and device live).
@@ -822,7 +819,7 @@ impl Conn {
     }
 
     /// Our half of the private data.
-    pub fn format_conn_data(&self) -> RsConnData {
+    pub(crate) fn format_conn_data(&self) -> RsConnData {
         let b = self.bufs();
         // SAFETY: the MRs are live while bufs is.
         let (tkey, rkey) = unsafe { ((*b.tmr.0).rkey, (*b.rmr.0).rkey) };
@@ -838,7 +835,7 @@ impl Conn {
     }
 
     /// Takes the peer's half of the private data.
-    pub fn save_conn_data(&mut self, c: &RsConnData) {
+    pub(crate) fn save_conn_data(&mut self, c: &RsConnData) {
         self.remote_sgl = c.target_sgl;
         self.remote_sge = 1;
         let peer_net = c.flags & RS_CONN_FLAG_NET != 0;
@@ -861,7 +858,7 @@ impl Conn {
     ///
     /// # Safety
     /// `buf` must be writable for `len` bytes.
-    pub unsafe fn copy_out(&mut self, mut buf: *mut u8, len: usize, peek: bool) -> usize {
+    pub(crate) unsafe fn copy_out(&mut self, mut buf: *mut u8, len: usize, peek: bool) -> usize {
         let Some(b) = self.bufs.as_ref() else { return 0 };
         let rbuf = b.rbuf.ptr;
         let mut left = len;
@@ -946,7 +943,7 @@ impl Conn {
     /// copies n bytes to a destination), or straight from `inline_src`
     /// when it fits inline. Returns the chunk size.
     #[inline]
-    pub fn send_chunk(&mut self, want: u32, inline_src: Option<*const u8>, fill: &mut impl FnMut(*mut u8, usize)) -> Res<u32> {
+    pub(crate) fn send_chunk(&mut self, want: u32, inline_src: Option<*const u8>, fill: &mut impl FnMut(*mut u8, usize)) -> Res<u32> {
         let xfer = want.min(self.sbuf_bytes_avail).min(self.cur_target().length);
         if let (true, Some(src)) = (xfer <= self.base.sq_inline as u32, inline_src) {
             let mut sge = ibv_sge { addr: src as u64, length: xfer, lkey: 0 };
@@ -964,7 +961,7 @@ impl Conn {
     ///
     /// # Safety
     /// `src` must be readable for `want` bytes.
-    pub unsafe fn write_direct_chunk(&mut self, iom: &RsIomap, offset: u64, want: u32, src: *const u8) -> Res<u32> {
+    pub(crate) unsafe fn write_direct_chunk(&mut self, iom: &RsIomap, offset: u64, want: u32, src: *const u8) -> Res<u32> {
         let room = (iom.offset.wrapping_add(iom.sge.length as u64)).wrapping_sub(offset);
         let xfer = (want.min(self.sbuf_bytes_avail) as u64).min(room) as u32;
         let addr = iom.sge.addr.wrapping_add(offset).wrapping_sub(iom.offset);
@@ -989,7 +986,7 @@ impl Conn {
 
     /// Announces one queued mapping: an RsIomap entry written into slot
     /// `index` of the peer's iomap table, with an IOMAP_SGL message.
-    pub fn write_iomap(&mut self, entry: RsIomap, index: u32) -> Res<()> {
+    pub(crate) fn write_iomap(&mut self, entry: RsIomap, index: u32) -> Res<()> {
         let mut iom = entry;
         if self.base.opts & RS_OPT_SWAP_SGL != 0 {
             iom = RsIomap {
@@ -1024,7 +1021,7 @@ impl Conn {
     }
 
     /// Entry `i` of our iomap table (written by the peer).
-    pub fn target_iomap(&self, i: usize) -> RsIomap {
+    pub(crate) fn target_iomap(&self, i: usize) -> RsIomap {
         let p = self.bufs().tbuf.ptr.cast::<RsSge>();
         // SAFETY: the table of target_iomap_size entries follows the SGL
         // ring in tbuf; the peer may write it, hence volatile.
@@ -1033,7 +1030,7 @@ impl Conn {
 }
 
 /// Sets or clears O_NONBLOCK on `fd`.
-pub fn set_nonblock(fd: c_int, on: bool) -> Res<()> {
+pub(crate) fn set_nonblock(fd: c_int, on: bool) -> Res<()> {
     // SAFETY: fcntl on an fd; no memory involved.
     let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
     if fl < 0 {
@@ -1051,7 +1048,7 @@ pub fn set_nonblock(fd: c_int, on: bool) -> Res<()> {
 /// bounds a data message by the peer's advertised buffer (half its
 /// receive buffer) and the 29-bit length field; this keeps one message
 /// well inside both and inside the default send buffer.
-pub const RS_MAX_CHUNK: usize = 1 << 20;
+const RS_MAX_CHUNK: usize = 1 << 20;
 
 /// The sizes in which one send call cuts its data (before the limits of
 /// the moment: free send buffer and the peer's current target buffer).
@@ -1068,7 +1065,7 @@ pub const RS_MAX_CHUNK: usize = 1 << 20;
 /// overlap for big sends while cutting the per-message work. Any length up
 /// to the advertised buffer is valid on the wire, so an upstream receiver
 /// takes these messages unchanged.
-pub struct ChunkSizer {
+pub(crate) struct ChunkSizer {
     next: usize,
 }
 
@@ -1081,7 +1078,7 @@ impl Default for ChunkSizer {
 impl ChunkSizer {
     /// The size to try for the next chunk when `left` bytes remain.
     #[inline]
-    pub fn next(&mut self, left: usize) -> usize {
+    pub(crate) fn next(&mut self, left: usize) -> usize {
         if left <= self.next {
             return left;
         }
@@ -1092,24 +1089,24 @@ impl ChunkSizer {
 }
 
 /// What a blocking wait is waiting for.
-pub type Test = fn(&Rsocket, &Conn) -> bool;
+pub(crate) type Test = fn(&Rsocket, &Conn) -> bool;
 
-pub fn t_conn_have_rdata(_: &Rsocket, c: &Conn) -> bool {
+pub(crate) fn t_conn_have_rdata(_: &Rsocket, c: &Conn) -> bool {
     c.conn_have_rdata()
 }
-pub fn t_conn_can_send(_: &Rsocket, c: &Conn) -> bool {
+pub(crate) fn t_conn_can_send(_: &Rsocket, c: &Conn) -> bool {
     c.conn_can_send()
 }
-pub fn t_conn_can_send_ctrl(_: &Rsocket, c: &Conn) -> bool {
+pub(crate) fn t_conn_can_send_ctrl(_: &Rsocket, c: &Conn) -> bool {
     c.conn_can_send_ctrl()
 }
-pub fn t_conn_all_sends_done(_: &Rsocket, c: &Conn) -> bool {
+pub(crate) fn t_conn_all_sends_done(_: &Rsocket, c: &Conn) -> bool {
     c.conn_all_sends_done()
 }
-pub fn t_poll_all(_: &Rsocket, _: &Conn) -> bool {
+pub(crate) fn t_poll_all(_: &Rsocket, _: &Conn) -> bool {
     true
 }
-pub fn t_cq_armed(_: &Rsocket, c: &Conn) -> bool {
+pub(crate) fn t_cq_armed(_: &Rsocket, c: &Conn) -> bool {
     c.cq_armed
 }
 
@@ -1119,7 +1116,7 @@ pub fn t_cq_armed(_: &Rsocket, c: &Conn) -> bool {
 /// `step(false)`, which may sleep. With `nonblock`, the first EWOULDBLOCK is
 /// returned.
 #[inline]
-pub fn spin_then_sleep(nonblock: bool, mut step: impl FnMut(bool) -> Res<()>) -> Res<()> {
+pub(crate) fn spin_then_sleep(nonblock: bool, mut step: impl FnMut(bool) -> Res<()>) -> Res<()> {
     let polling = config::get().polling_time as u64;
     let mut start = 0u64;
     loop {
@@ -1140,7 +1137,7 @@ pub fn spin_then_sleep(nonblock: bool, mut step: impl FnMut(bool) -> Res<()>) ->
 }
 
 /// Microseconds on the monotonic clock.
-pub fn time_us() -> u64 {
+pub(crate) fn time_us() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: a valid timespec out pointer.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
@@ -1148,10 +1145,8 @@ pub fn time_us() -> u64 {
 }
 
 impl Rsocket {
-    pub fn new(ty: c_int, cm_id: *mut rdma_cm_id, conn: Conn) -> Arc<Rsocket> {
+    pub(crate) fn new(cm_id: *mut rdma_cm_id, conn: Conn) -> Arc<Rsocket> {
         Arc::new(Rsocket {
-            index: AtomicI32::new(-1),
-            ty,
             cm_id,
             slock: Mutex::new(()),
             rlock: Mutex::new(()),
@@ -1160,25 +1155,21 @@ impl Rsocket {
         })
     }
 
-    pub fn index(&self) -> c_int {
-        self.index.load(Ordering::Relaxed)
-    }
-
     /// The socket's CM id, whose fields are read and written one at a
     /// time through [`Id`]'s accessors (no reference to the id is formed;
     /// the id lives as long as the socket).
-    pub fn cm(&self) -> Id {
+    pub(crate) fn cm(&self) -> Id {
         Id::from_cm(self.cm_id)
     }
 
     /// The CM event channel's fd.
-    pub fn cm_fd(&self) -> c_int {
+    pub(crate) fn cm_fd(&self) -> c_int {
         // SAFETY: a synchronous id always has its channel.
         unsafe { (*self.cm().channel()).fd }
     }
 
     /// The completion channel's fd, once connected.
-    pub fn cq_fd(&self) -> c_int {
+    pub(crate) fn cq_fd(&self) -> c_int {
         let ch = self.cm().recv_cq_channel();
         if ch.is_null() {
             -1
@@ -1190,7 +1181,7 @@ impl Rsocket {
 
     /// Sets the blocking mode of the fds a socket may sleep on (F_SETFL with
     /// exactly `arg`, as upstream).
-    pub fn set_nonblocking(&self, c: &Conn, arg: c_int) -> Res<()> {
+    pub(crate) fn set_nonblocking(&self, c: &Conn, arg: c_int) -> Res<()> {
         let mut ret = 0;
         let ch = self.cm().recv_cq_channel();
         if !ch.is_null() {
@@ -1213,7 +1204,7 @@ impl Rsocket {
 
     /// Waits for one completion event (the CQ must be armed); caller
     /// holds `cq_wait`. With `only_if_ready`, does not sleep.
-    pub fn get_cq_event(&self, only_if_ready: bool) -> Res<()> {
+    pub(crate) fn get_cq_event(&self, only_if_ready: bool) -> Res<()> {
         let (ch, cq, sum) = {
             let c = self.st.lock();
             if !c.cq_armed {
@@ -1258,14 +1249,14 @@ impl Rsocket {
 
     /// Processes completions until `test` holds; sleeps on the channel
     /// unless `nonblock` (then EWOULDBLOCK).
-    pub fn process_cq(&self, nonblock: bool, test: Test) -> Res<()> {
+    pub(crate) fn process_cq(&self, nonblock: bool, test: Test) -> Res<()> {
         self.process_cq_locked(&mut self.st.lock(), nonblock, test)
     }
 
     /// [`Self::process_cq`] with `st` already held by the caller, who keeps
     /// it afterwards (it is let go only while sleeping on the channel).
     #[inline]
-    pub fn process_cq_locked(&self, c: &mut MutexGuard<'_, Conn>, nonblock: bool, test: impl Fn(&Rsocket, &Conn) -> bool) -> Res<()> {
+    pub(crate) fn process_cq_locked(&self, c: &mut MutexGuard<'_, Conn>, nonblock: bool, test: impl Fn(&Rsocket, &Conn) -> bool) -> Res<()> {
         let r = loop {
             c.update_credits();
             let r = c.poll_cq();
@@ -1305,7 +1296,7 @@ impl Rsocket {
     }
 
     /// Spins for the configured polling time, then sleeps.
-    pub fn get_comp(&self, nonblock: bool, test: Test) -> Res<()> {
+    pub(crate) fn get_comp(&self, nonblock: bool, test: Test) -> Res<()> {
         spin_then_sleep(nonblock, |nb| self.process_cq(nb, test))
     }
 
@@ -1316,7 +1307,7 @@ impl Rsocket {
     /// thread if there is one, as upstream lets go of its cq_lock between
     /// rounds.
     #[inline]
-    pub fn get_comp_locked(&self, c: &mut MutexGuard<'_, Conn>, nonblock: bool, test: impl Fn(&Rsocket, &Conn) -> bool + Copy) -> Res<()> {
+    pub(crate) fn get_comp_locked(&self, c: &mut MutexGuard<'_, Conn>, nonblock: bool, test: impl Fn(&Rsocket, &Conn) -> bool + Copy) -> Res<()> {
         let mut first = true;
         spin_then_sleep(nonblock, |nb| {
             if !first {

@@ -23,7 +23,7 @@ use super::base::RS_OPT_CM_SVC;
 use super::stream::Rsocket;
 use crate::id::Res;
 
-pub struct Svc {
+pub(crate) struct Svc {
     /// What to do for a socket whose CM channel is readable.
     handle: fn(&Rsocket),
     inner: Mutex<Inner>,
@@ -50,12 +50,12 @@ fn kick(fd: c_int) {
 impl Svc {
     /// A service (for a static) that runs `handle` for each socket whose
     /// CM channel is readable, with the list locked.
-    pub const fn new(handle: fn(&Rsocket)) -> Svc {
+    pub(crate) const fn new(handle: fn(&Rsocket)) -> Svc {
         Svc { handle, inner: Mutex::new(Inner { socks: Vec::new(), wake: -1, round: 0 }), released: Condvar::new() }
     }
 
     /// Starts watching `rs`.
-    pub fn add(&'static self, rs: &Arc<Rsocket>) -> Res<()> {
+    pub(crate) fn add(&'static self, rs: &Arc<Rsocket>) -> Res<()> {
         let mut g = self.inner.lock();
         if g.wake < 0 {
             // SAFETY: plain eventfd creation.
@@ -80,7 +80,7 @@ impl Svc {
     /// Stops watching `rs` (no-op if not watched). Returns once the
     /// thread holds no reference to `rs` any more. Never called from the
     /// service thread itself (only rclose removes).
-    pub fn remove(&self, rs: &Rsocket) {
+    pub(crate) fn remove(&self, rs: &Rsocket) {
         let mut g = self.inner.lock();
         if let Some(i) = g.socks.iter().position(|s| core::ptr::eq(Arc::as_ptr(s), rs)) {
             g.socks.swap_remove(i);

@@ -58,14 +58,14 @@ use crate::id::Res;
 static TABLE: FdTable<Arc<Dsock>> = FdTable::new();
 
 /// The datagram rsocket registered under `fd`.
-pub fn lookup(fd: c_int) -> Option<Arc<Dsock>> {
+pub(crate) fn lookup(fd: c_int) -> Option<Arc<Dsock>> {
     TABLE.get_if_any(fd)
 }
 
 // ---- socket creation and the socket calls ------------------------------
 
 /// `rsocket(domain, SOCK_DGRAM, ...)`: the UDP socket and the epoll set.
-pub fn create(domain: c_int) -> Res<c_int> {
+pub(crate) fn create(domain: c_int) -> Res<c_int> {
     let cfg = config::get();
     // SAFETY: plain socket creation.
     let udp = unsafe { libc::socket(domain, libc::SOCK_DGRAM, 0) };
@@ -114,7 +114,7 @@ fn shutdown_for_close(d: &Dsock) {
 ///
 /// # Safety
 /// `addr` holds `addrlen` bytes (bind(2) checks it).
-pub unsafe fn bind(d: &Arc<Dsock>, addr: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<()> {
+pub(crate) unsafe fn bind(d: &Arc<Dsock>, addr: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<()> {
     ensure_ep(d)?;
     // SAFETY: forwarded to bind(2), which validates the pointer.
     sys(unsafe { libc::bind(d.udp, addr, addrlen) })
@@ -124,7 +124,7 @@ pub unsafe fn bind(d: &Arc<Dsock>, addr: *const libc::sockaddr, addrlen: libc::s
 ///
 /// # Safety
 /// As bind.
-pub unsafe fn connect(d: &Arc<Dsock>, addr: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<()> {
+pub(crate) unsafe fn connect(d: &Arc<Dsock>, addr: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<()> {
     ensure_ep(d)?;
     let _s = d.slock.lock();
     // SAFETY: forwarded to connect(2), which validates the pointer.
@@ -142,7 +142,7 @@ pub unsafe fn connect(d: &Arc<Dsock>, addr: *const libc::sockaddr, addrlen: libc
 ///
 /// # Safety
 /// `buf` holds `len` bytes; `dest` holds `addrlen` bytes or is null.
-pub unsafe fn sendto(d: &Arc<Dsock>, buf: *const u8, len: usize, flags: c_int, dest: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<usize> {
+pub(crate) unsafe fn sendto(d: &Arc<Dsock>, buf: *const u8, len: usize, flags: c_int, dest: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<usize> {
     ensure_ep(d)?;
     let _s = d.slock.lock();
     if !dest.is_null() {
@@ -163,7 +163,7 @@ pub unsafe fn sendto(d: &Arc<Dsock>, buf: *const u8, len: usize, flags: c_int, d
 ///
 /// # Safety
 /// `buf` is readable for `len` bytes.
-pub unsafe fn send(d: &Dsock, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
+pub(crate) unsafe fn send(d: &Dsock, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
     let _s = d.slock.lock();
     // SAFETY: forwarded contract.
     unsafe { d.dsend(buf, len, flags) }
@@ -175,7 +175,7 @@ pub unsafe fn send(d: &Dsock, buf: *const u8, len: usize, flags: c_int) -> Res<u
 ///
 /// # Safety
 /// `iov` holds `iovcnt` valid entries; `name` holds `namelen` bytes or is null.
-pub unsafe fn sendv(d: &Arc<Dsock>, iov: &[libc::iovec], flags: c_int, name: *const libc::sockaddr, namelen: libc::socklen_t) -> Res<usize> {
+pub(crate) unsafe fn sendv(d: &Arc<Dsock>, iov: &[libc::iovec], flags: c_int, name: *const libc::sockaddr, namelen: libc::socklen_t) -> Res<usize> {
     let mut v: Vec<u8> = Vec::new();
     for i in iov {
         if i.iov_len > 0 {
@@ -196,7 +196,7 @@ pub unsafe fn sendv(d: &Arc<Dsock>, iov: &[libc::iovec], flags: c_int, name: *co
 ///
 /// # Safety
 /// As `Dsock::recvfrom`.
-pub unsafe fn recvfrom(d: &Dsock, buf: *mut u8, len: usize, flags: c_int, src: *mut libc::sockaddr, src_len: *mut libc::socklen_t) -> Res<usize> {
+pub(crate) unsafe fn recvfrom(d: &Dsock, buf: *mut u8, len: usize, flags: c_int, src: *mut libc::sockaddr, src_len: *mut libc::socklen_t) -> Res<usize> {
     if buf.is_null() && len != 0 {
         return Err(libc::EFAULT);
     }
@@ -207,7 +207,7 @@ pub unsafe fn recvfrom(d: &Dsock, buf: *mut u8, len: usize, flags: c_int, src: *
 
 /// `rshutdown` on a datagram socket: as upstream, only the nonblocking
 /// mode of the completion channels is switched off (and not restored).
-pub fn shutdown(d: &Dsock) -> Res<()> {
+pub(crate) fn shutdown(d: &Dsock) -> Res<()> {
     let c = d.st.lock();
     if c.base.fd_flags & libc::O_NONBLOCK != 0 {
         let _ = d.set_nonblocking(&c, false);
@@ -216,7 +216,7 @@ pub fn shutdown(d: &Dsock) -> Res<()> {
 }
 
 /// `rclose`.
-pub fn close(fd: c_int) -> bool {
+pub(crate) fn close(fd: c_int) -> bool {
     let Some(d) = lookup(fd) else { return false };
     shutdown_for_close(&d);
     TABLE.remove(fd);
@@ -228,7 +228,7 @@ pub fn close(fd: c_int) -> bool {
 ///
 /// # Safety
 /// The caller's buffers (the kernel checks them).
-pub unsafe fn name(d: &Dsock, peer: bool, addr: *mut libc::sockaddr, len: *mut libc::socklen_t) -> Res<()> {
+pub(crate) unsafe fn name(d: &Dsock, peer: bool, addr: *mut libc::sockaddr, len: *mut libc::socklen_t) -> Res<()> {
     // SAFETY: forwarded to the system calls, which validate the pointers.
     sys(unsafe {
         if peer {

@@ -28,7 +28,7 @@ fn int_val(optval: *const c_void, optlen: libc::socklen_t) -> Res<c_int> {
 ///
 /// # Safety
 /// `optval` holds `optlen` bytes.
-pub unsafe fn setsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *const c_void, optlen: libc::socklen_t) -> Res<()> {
+pub(crate) unsafe fn setsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *const c_void, optlen: libc::socklen_t) -> Res<()> {
     if level != SOL_RDMA {
         // SAFETY: forwarded to setsockopt(2), which validates the buffer.
         sys(unsafe { libc::setsockopt(d.udp, level, optname, optval, optlen) })?;
@@ -147,7 +147,7 @@ pub unsafe fn setsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *const
 ///
 /// # Safety
 /// `optval` has room for the option, `optlen` is valid.
-pub unsafe fn getsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut libc::socklen_t) -> Res<()> {
+pub(crate) unsafe fn getsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut libc::socklen_t) -> Res<()> {
     let mut c = d.st.lock();
     let put = |v: c_int| {
         // SAFETY: the caller's buffer holds an int (contract).
@@ -211,7 +211,7 @@ pub unsafe fn getsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *mut c
 }
 
 /// `rfcntl`.
-pub fn fcntl(d: &Dsock, cmd: c_int, arg: c_int) -> Res<c_int> {
+pub(crate) fn fcntl(d: &Dsock, cmd: c_int, arg: c_int) -> Res<c_int> {
     match cmd {
         libc::F_GETFL => Ok(d.st.lock().base.fd_flags),
         libc::F_SETFL => {

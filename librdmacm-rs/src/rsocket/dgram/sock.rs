@@ -44,22 +44,22 @@ pub(super) fn sys(r: c_int) -> Res<()> {
 }
 
 /// One UD QP (for one local address).
-pub struct DsQp {
-    pub cm_id: *mut rdma_cm_id,
+pub(crate) struct DsQp {
+    pub(crate) cm_id: *mut rdma_cm_id,
     /// The ds header of everything sent from this QP.
-    pub hdr: [u8; 24],
-    pub hdr_len: u8,
-    pub smr: Mr,
-    pub rmr: Mr,
-    pub rbuf: Option<PageBuf>,
-    pub cq_armed: bool,
+    pub(crate) hdr: [u8; 24],
+    pub(crate) hdr_len: u8,
+    pub(crate) smr: Mr,
+    pub(crate) rmr: Mr,
+    pub(crate) rbuf: Option<PageBuf>,
+    pub(crate) cq_armed: bool,
     in_epoll: bool,
     /// Index of the destination record of the QP itself (its own address
     /// handle), through which datagrams from UDP are handed to it.
-    pub self_dest: usize,
+    pub(crate) self_dest: usize,
     /// The largest ds header plus payload one send may carry: the port's
     /// MTU within the 2 KiB slot (see ah::ud_msg_limit).
-    pub max_msg: u32,
+    pub(crate) max_msg: u32,
 }
 
 impl DsQp {
@@ -67,7 +67,7 @@ impl DsQp {
         // SAFETY: our live id.
         unsafe { (*self.cm_id).qp }
     }
-    pub fn qp_num(&self) -> u32 {
+    pub(crate) fn qp_num(&self) -> u32 {
         // SAFETY: the QP exists once the DsQp is in the socket's list.
         unsafe { (*self.qp()).qp_num }
     }
@@ -79,19 +79,19 @@ impl DsQp {
         // SAFETY: our live id.
         unsafe { (*self.cm_id).recv_cq_channel }
     }
-    pub fn local_addr(&self) -> SockAddr {
+    pub(crate) fn local_addr(&self) -> SockAddr {
         // SAFETY: the id's source address union (sockaddr_storage sized).
         unsafe { SockAddr::from_raw(core::ptr::addr_of!((*self.cm_id).route.addr.src).cast(), 28) }
     }
 }
 
 /// Where datagrams for one address go.
-pub struct Dest {
-    pub addr: SockAddr,
+pub(crate) struct Dest {
+    pub(crate) addr: SockAddr,
     /// Index of the QP to send from.
-    pub qp: usize,
-    pub ah: *mut ibv_ah,
-    pub qpn: u32,
+    pub(crate) qp: usize,
+    pub(crate) ah: *mut ibv_ah,
+    pub(crate) qpn: u32,
 }
 
 /// A received datagram waiting to be read.
@@ -102,32 +102,32 @@ struct RMsg {
     length: u32,
 }
 
-pub struct DState {
+pub(crate) struct DState {
     /// State, options, sizes: what a stream socket has too.
     pub(crate) base: SockBase,
-    pub sqe_avail: u32,
-    pub rqe_avail: u32,
-    pub cq_armed: bool,
+    pub(crate) sqe_avail: u32,
+    pub(crate) rqe_avail: u32,
+    pub(crate) cq_armed: bool,
     pub(super) sbuf: Option<PageBuf>,
     /// Free send slots (offsets into sbuf).
     smsg_free: Vec<u32>,
     rmsg: VecDeque<RMsg>,
     /// QPs; `qp_next` is where the next round-robin poll starts.
-    pub qps: Vec<DsQp>,
+    pub(crate) qps: Vec<DsQp>,
     qp_next: usize,
-    pub dests: Vec<Dest>,
-    pub conn_dest: Option<usize>,
+    pub(crate) dests: Vec<Dest>,
+    pub(crate) conn_dest: Option<usize>,
 }
 
 /// A datagram rsocket.
-pub struct Dsock {
+pub(crate) struct Dsock {
     /// The UDP socket (also the descriptor the application knows).
-    pub udp: c_int,
+    pub(crate) udp: c_int,
     epfd: c_int,
-    pub slock: Mutex<()>,
+    pub(crate) slock: Mutex<()>,
     pub(super) rlock: Mutex<()>,
     cq_wait: Mutex<()>,
-    pub st: Mutex<DState>,
+    pub(crate) st: Mutex<DState>,
 }
 
 // SAFETY: the raw pointers (CM ids, QPs, AHs, buffers) are owned by the
@@ -194,7 +194,7 @@ unsafe fn free_qp(mut q: DsQp, epfd: c_int) -> c_int {
 /// Queue and buffer sizes (`ds_set_qp_size`): the queues are bounded by
 /// the device and by the buffers at RS_SNDLOWAT bytes per WR, or the
 /// buffers shrink to the queues.
-pub fn set_qp_size(max_qp_wr: i32, c: &mut DState) {
+pub(crate) fn set_qp_size(max_qp_wr: i32, c: &mut DState) {
     let max = max_qp_wr.clamp(0, RS_QP_MAX_SIZE as i32) as u16;
     c.base.sq_size = c.base.sq_size.min(max);
     c.base.rq_size = c.base.rq_size.min(max);
@@ -415,7 +415,7 @@ impl Dsock {
 
     /// `ds_get_dest`: the destination record for `addr`, creating the QP
     /// for the local address that reaches it if needed.
-    pub fn get_dest(&self, c: &mut DState, addr: &SockAddr, addr_len: usize) -> Res<usize> {
+    pub(crate) fn get_dest(&self, c: &mut DState, addr: &SockAddr, addr_len: usize) -> Res<usize> {
         if let Some(i) = c.dests.iter().position(|d| d.addr.same(addr)) {
             return Ok(i);
         }
@@ -465,7 +465,7 @@ type Test = fn(&DState) -> bool;
 fn t_have_rdata(c: &DState) -> bool {
     !c.rmsg.is_empty()
 }
-pub fn t_can_send(c: &DState) -> bool {
+fn t_can_send(c: &DState) -> bool {
     c.sqe_avail > 0
 }
 fn t_all_sends_done(c: &DState) -> bool {
@@ -639,7 +639,7 @@ impl Dsock {
     ///
     /// # Safety
     /// `buf` holds `len` bytes; `src`/`src_len` are null or valid.
-    pub unsafe fn recvfrom(&self, buf: *mut u8, len: usize, flags: c_int, src: *mut libc::sockaddr, alen: *mut libc::socklen_t) -> Res<usize> {
+    pub(crate) unsafe fn recvfrom(&self, buf: *mut u8, len: usize, flags: c_int, src: *mut libc::sockaddr, alen: *mut libc::socklen_t) -> Res<usize> {
         if self.st.lock().base.state & RS_READABLE == 0 {
             return Err(libc::EINVAL);
         }
@@ -683,7 +683,7 @@ impl Dsock {
 
     /// Sends over the UDP socket to destination `di` (`ds_sendv_udp`),
     /// with the UDP header of its QP.
-    pub fn send_udp(&self, c: &DState, di: usize, iov: &[libc::iovec], flags: c_int, op: u8) -> Res<usize> {
+    pub(crate) fn send_udp(&self, c: &DState, di: usize, iov: &[libc::iovec], flags: c_int, op: u8) -> Res<usize> {
         if iov.len() > 8 {
             return Err(libc::EOPNOTSUPP);
         }
@@ -712,7 +712,7 @@ impl Dsock {
     ///
     /// # Safety
     /// `buf` is readable for `len` bytes.
-    pub unsafe fn dsend(&self, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
+    pub(crate) unsafe fn dsend(&self, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
         let di = self.st.lock().conn_dest.ok_or(libc::EDESTADDRREQ)?;
         // SAFETY: forwarded contract.
         unsafe { self.send_to_dest(di, None, buf, len, flags) }
@@ -724,7 +724,7 @@ impl Dsock {
     ///
     /// # Safety
     /// `buf` is readable for `len` bytes.
-    pub unsafe fn send_to_dest(&self, di: usize, hdr: Option<([u8; 24], u8)>, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
+    pub(crate) unsafe fn send_to_dest(&self, di: usize, hdr: Option<([u8; 24], u8)>, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
         {
             let c = self.st.lock();
             // Beyond the path MTU a UD send would break the QP (see

@@ -41,7 +41,7 @@ fn kick(fd: c_int) {
 }
 
 /// Starts serving `d`.
-pub fn add(d: &Arc<Dsock>) -> Res<()> {
+pub(crate) fn add(d: &Arc<Dsock>) -> Res<()> {
     let mut g = SVC.lock();
     if g.wake < 0 {
         // SAFETY: plain eventfd creation.
@@ -63,7 +63,7 @@ pub fn add(d: &Arc<Dsock>) -> Res<()> {
 }
 
 /// Stops serving `d` (no-op if not served).
-pub fn remove(d: &Dsock) {
+pub(crate) fn remove(d: &Dsock) {
     let mut g = SVC.lock();
     if let Some(i) = g.socks.iter().position(|s| core::ptr::eq(Arc::as_ptr(s), d)) {
         g.socks.swap_remove(i);
