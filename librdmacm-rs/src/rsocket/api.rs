@@ -6,8 +6,8 @@
 use core::ffi::{c_int, c_void};
 use std::sync::Arc;
 
-use super::connection::{self, do_connect};
 use super::base::*;
+use super::connection::{self, do_connect};
 use super::stream::*;
 use super::{dgram, index, opts, poll};
 use crate::abi::cma::*;

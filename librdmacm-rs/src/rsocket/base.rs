@@ -60,7 +60,14 @@ pub(crate) struct SockBase {
 
 impl SockBase {
     /// A new socket's: RS_INIT, no options, no error, the given sizes.
-    pub(crate) fn new(sbuf_size: u32, rbuf_size: u32, sq_size: u16, rq_size: u16, sq_inline: u16, target_iomap_size: u16) -> SockBase {
+    pub(crate) fn new(
+        sbuf_size: u32,
+        rbuf_size: u32,
+        sq_size: u16,
+        rq_size: u16,
+        sq_inline: u16,
+        target_iomap_size: u16,
+    ) -> SockBase {
         SockBase {
             state: RS_INIT,
             opts: 0,

@@ -7,8 +7,8 @@ use core::ffi::c_int;
 use core::ptr::null_mut;
 use std::sync::Arc;
 
-use super::proto::*;
 use super::base::*;
+use super::proto::*;
 use super::stream::*;
 use super::svc::Svc;
 use super::{index, wake};

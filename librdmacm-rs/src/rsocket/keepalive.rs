@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
-use super::proto::*;
 use super::base::{RS_CONNECTED, RS_OPT_KEEPALIVE};
+use super::proto::*;
 use super::stream::Rsocket;
 use crate::id::Res;
 

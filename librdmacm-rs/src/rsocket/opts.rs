@@ -7,9 +7,9 @@
 use core::ffi::{c_int, c_void};
 use std::sync::Arc;
 
+use super::base::*;
 use super::keepalive;
 use super::proto::*;
-use super::base::*;
 use super::stream::*;
 use crate::abi::cma::*;
 use crate::abi::verbs::*;

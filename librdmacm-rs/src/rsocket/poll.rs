@@ -13,11 +13,11 @@
 
 use core::ffi::c_int;
 
+use super::base::*;
 use super::config;
 use super::connection;
 use super::dgram;
 use super::index;
-use super::base::*;
 use super::stream::*;
 use super::wake;
 use crate::id::Res;

@@ -45,8 +45,8 @@ use rdma_util::table::FdTable;
 pub(crate) use self::opts::{fcntl, getsockopt, setsockopt};
 use self::sock::{last_err, sys, DState, Dsock};
 use self::wire::SockAddr;
-use super::config;
 use super::base::{RS_INIT, RS_OPT_UDP_SVC, RS_READABLE, RS_WRITABLE};
+use super::config;
 use crate::id::Res;
 
 // ---- the table of datagram rsockets -------------------------------------

@@ -9,8 +9,8 @@ use rdma_abi::rsocket::{RDMA_INLINE, RDMA_IOMAPSIZE, RDMA_ROUTE, RDMA_RQSIZE, RD
 use super::sock::{sys, Dsock};
 use crate::abi::verbs::*;
 use crate::id::Res;
-use crate::rsocket::proto::*;
 use crate::rsocket::base::RS_OPENING;
+use crate::rsocket::proto::*;
 
 fn int_val(optval: *const c_void, optlen: libc::socklen_t) -> Res<c_int> {
     if optval.is_null() {

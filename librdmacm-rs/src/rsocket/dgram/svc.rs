@@ -20,8 +20,8 @@ use parking_lot::Mutex;
 
 use super::sock::Dsock;
 use super::wire::*;
-use crate::rsocket::proto::*;
 use crate::rsocket::base::RS_OPT_UDP_SVC;
+use crate::rsocket::proto::*;
 use crate::abi::verbs::*;
 use crate::id::Res;
 use crate::verbs as v;
