@@ -15,7 +15,7 @@ use crate::abi::cma::*;
 use crate::abi::verbs::*;
 use crate::id::Res;
 
-pub(crate) use rdma_abi::rsocket::*;
+use rdma_abi::rsocket::*;
 
 fn last_err() -> c_int {
     let e = rdma_util::ffi::errno();
