@@ -5,7 +5,8 @@
 //!   errno, and the waits a thread cancellation may end;
 //! - [`netlink`], a NETLINK_RDMA client (device list, link info, ...);
 //! - [`cdev`], finding the character device of an RDMA device;
-//! - [`mem`], zero-initialised C structs.
+//! - [`mem`], zero-initialised C structs;
+//! - [`table`], a descriptor-indexed table of handles (each library keeps its own instances).
 //!
 //! Like rdma-core's util/, this crate exports no symbol and holds no global
 //! state, so linking a copy into each .so is safe: two libraries in one
@@ -16,3 +17,4 @@ pub mod cdev;
 pub mod ffi;
 pub mod mem;
 pub mod netlink;
+pub mod table;

@@ -4,12 +4,12 @@
 //! get EFAULT here instead of a crash.
 
 use core::ffi::{c_int, c_void};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use super::base::*;
 use super::connection::{self, do_connect};
 use super::stream::*;
-use super::{dgram, index, opts, poll, svc};
+use super::{dgram, index, opts, poll};
 use crate::abi::cma::*;
 use rdma_util::ffi::{errno, set_errno};
 use crate::id::Res;
@@ -45,7 +45,7 @@ fn lookup(fd: c_int) -> Result<Arc<Rsocket>, c_int> {
 /// Connects a socket that is still opening (nonblocking connect in
 /// progress) before data calls; "in progress" becomes EAGAIN.
 fn finish_connect(rs: &Rsocket) -> Res<()> {
-    if rs.st.lock().state & RS_OPENING != 0 {
+    if rs.st.lock().base.state & RS_OPENING != 0 {
         return do_connect(rs).map_err(|e| if e == libc::EINPROGRESS { libc::EAGAIN } else { e });
     }
     Ok(())
@@ -83,7 +83,7 @@ fn lock_for_data<'a>(rs: &'a Rsocket, side: &'a Mutex<()>) -> Res<(MutexGuard<'a
     loop {
         let g = side.lock();
         let c = rs.st.lock();
-        if connected || c.state & RS_OPENING == 0 {
+        if connected || c.base.state & RS_OPENING == 0 {
             return Ok((g, c));
         }
         drop((c, g));
@@ -103,7 +103,7 @@ fn recv(rs: &Rsocket, buf: *mut u8, len: usize, flags: c_int) -> ssize_t {
     if buf.is_null() && len != 0 {
         return err(libc::EFAULT);
     }
-    let nonblock = c.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0;
+    let nonblock = c.base.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0;
     let mut left = len;
     let mut ret: Res<()> = Ok(());
     loop {
@@ -121,7 +121,7 @@ fn recv(rs: &Rsocket, buf: *mut u8, len: usize, flags: c_int) -> ssize_t {
         // SAFETY: stays within the caller's buffer of len bytes.
         let n = unsafe { c.copy_out(buf.add(len - left), left, false) };
         left -= n;
-        if !(left > 0 && flags & libc::MSG_WAITALL != 0 && c.state & RS_READABLE != 0) {
+        if !(left > 0 && flags & libc::MSG_WAITALL != 0 && c.base.state & RS_READABLE != 0) {
             break;
         }
     }
@@ -149,7 +149,7 @@ fn send(rs: &Rsocket, len: usize, flags: c_int, inline_src: impl Fn(usize) -> Op
             return err(e);
         }
     }
-    let nonblock = c.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0;
+    let nonblock = c.base.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0;
     let mut left = len;
     let mut sizer = ChunkSizer::default();
     let mut ret: Res<()> = Ok(());
@@ -159,7 +159,7 @@ fn send(rs: &Rsocket, len: usize, flags: c_int, inline_src: impl Fn(usize) -> Op
             if ret.is_err() {
                 break;
             }
-            if c.state & RS_WRITABLE == 0 {
+            if c.base.state & RS_WRITABLE == 0 {
                 ret = Err(libc::ECONNRESET);
                 break;
             }
@@ -254,9 +254,8 @@ rdma_util::export! {
         }
         // SAFETY: the new id; the family picks the address space to bind in.
         unsafe { (*id).route.addr.src.src_addr.sa_family = domain as libc::sa_family_t };
-        let rs = Rsocket::new(type_, id, Conn::new(None));
+        let rs = Rsocket::new(id, Conn::new(None));
         let fd = rs.cm_fd();
-        rs.index.store(fd, Ordering::Relaxed);
         index::insert(fd, rs);
         fd
     }
@@ -266,7 +265,7 @@ rdma_util::export! {
     fn rbind(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int, on_panic = -1;
     {
         let _ = addrlen;
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: bind(2) checks the caller's address.
             return int_ret(unsafe { dgram::bind(&d, addr, addrlen) });
@@ -275,7 +274,7 @@ rdma_util::export! {
         // SAFETY: our id; rdma_bind_addr checks the address pointer.
         let r = unsafe { crate::addr::rdma_bind_addr(rs.cm_id, addr as *mut sockaddr) };
         if r == 0 {
-            rs.st.lock().state = RS_BOUND;
+            rs.st.lock().base.state = RS_BOUND;
         }
         r
     }
@@ -284,7 +283,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rlisten(socket: c_int, backlog: c_int) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if dgram::lookup(socket).is_some() {
             return err(libc::EOPNOTSUPP);
         }
@@ -306,14 +305,14 @@ rdma_util::export! {
 pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int {
     const NAME: &str = "raccept";
     let queue = rdma_util::ffi::guard(crate::LIB_NAME, NAME, Err(libc::EIO), || {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if dgram::lookup(socket).is_some() {
             return Err(libc::EOPNOTSUPP);
         }
         let rs = lookup(socket)?;
         let q = {
             let c = rs.st.lock();
-            if c.state != RS_LISTENING {
+            if c.base.state != RS_LISTENING {
                 return Err(libc::EBADF);
             }
             c.accept_queue[0]
@@ -346,7 +345,7 @@ pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addr
             unsafe { rgetpeername(fd, addr, addrlen) };
         }
         let e = errno();
-        let _ = svc::CONNECT.add(&nrs);
+        let _ = connection::CONNECT.add(&nrs);
         set_errno(e);
         fd
     })
@@ -355,7 +354,7 @@ pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addr
 rdma_util::export! {
     fn rconnect(socket: c_int, addr: *const sockaddr, addrlen: socklen_t) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: connect(2) checks the caller's address.
             return int_ret(unsafe { dgram::connect(&d, addr, addrlen) });
@@ -379,7 +378,7 @@ rdma_util::export! {
         match do_connect(&rs) {
             Ok(()) => 0,
             Err(libc::EINPROGRESS) => {
-                let _ = svc::CONNECT.add(&rs);
+                let _ = connection::CONNECT.add(&rs);
                 err(libc::EINPROGRESS)
             }
             Err(e) => err(e),
@@ -390,7 +389,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rrecv(socket: c_int, buf: *mut c_void, len: usize, flags: c_int) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's buffer of len bytes.
             return ssz(unsafe { dgram::recvfrom(&d, buf.cast(), len, flags, core::ptr::null_mut(), core::ptr::null_mut()) });
@@ -403,7 +402,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rrecvfrom(socket: c_int, buf: *mut c_void, len: usize, flags: c_int, src_addr: *mut sockaddr, addrlen: *mut socklen_t) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's buffers (src_addr used only with addrlen).
             return ssz(unsafe { dgram::recvfrom(&d, buf.cast(), len, flags, src_addr, addrlen) });
@@ -438,7 +437,7 @@ rdma_util::export! {
         if m.msg_iov.is_null() {
             return err(libc::EFAULT);
         }
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's first iovec (checked non-null above).
             let iov = unsafe { *m.msg_iov };
@@ -455,7 +454,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rread(socket: c_int, buf: *mut c_void, count: usize) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's buffer of count bytes.
             return ssz(unsafe { dgram::recvfrom(&d, buf.cast(), count, 0, core::ptr::null_mut(), core::ptr::null_mut()) });
@@ -473,7 +472,7 @@ rdma_util::export! {
         if iov.is_null() {
             return err(libc::EFAULT);
         }
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's first iovec (checked non-null above).
             let v = unsafe { *iov };
@@ -490,7 +489,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rsend(socket: c_int, buf: *const c_void, len: usize, flags: c_int) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's buffer of len bytes (rsend's contract).
             return ssz(unsafe { dgram::send(&d, buf.cast(), len, flags) });
@@ -503,7 +502,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rsendto(socket: c_int, buf: *const c_void, len: usize, flags: c_int, dest_addr: *const sockaddr, addrlen: socklen_t) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's buffer and address (or null).
             return ssz(unsafe { dgram::sendto(&d, buf.cast(), len, flags, dest_addr, addrlen) });
@@ -527,7 +526,7 @@ rdma_util::export! {
         if !m.msg_control.is_null() && m.msg_controllen != 0 {
             return err(libc::EOPNOTSUPP);
         }
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             if m.msg_iov.is_null() && m.msg_iovlen != 0 {
                 return err(libc::EFAULT);
@@ -545,7 +544,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rwrite(socket: c_int, buf: *const c_void, count: usize) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: the caller's buffer of count bytes (rwrite's contract).
             return ssz(unsafe { dgram::send(&d, buf.cast(), count, 0) });
@@ -558,7 +557,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rwritev(socket: c_int, iov: *const iovec, iovcnt: c_int) -> ssize_t, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             if iovcnt < 0 || (iov.is_null() && iovcnt > 0) {
                 return err(libc::EINVAL);
@@ -576,7 +575,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rshutdown(socket: c_int, how: c_int) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             return int_ret(dgram::shutdown(&d));
         }
@@ -589,17 +588,17 @@ rdma_util::export! {
     /// Returns EBADF (not -1) for an unknown descriptor, as upstream.
     fn rclose(socket: c_int) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if dgram::close(socket) {
             return 0;
         }
         let Some(rs) = index::lookup(socket) else { return libc::EBADF };
-        if rs.st.lock().state & RS_CONNECTED != 0 {
+        if rs.st.lock().base.state & RS_CONNECTED != 0 {
             let _ = connection::shutdown(&rs, libc::SHUT_RDWR);
         }
         super::keepalive::remove(&rs);
-        svc::LISTEN.remove(&rs);
-        svc::CONNECT.remove(&rs);
+        connection::LISTEN.remove(&rs);
+        connection::CONNECT.remove(&rs);
         index::remove(socket);
         // The socket's resources go with its last reference (normally
         // this one; a call still running in another thread keeps it).
@@ -611,7 +610,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rgetpeername(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: getpeername(2) checks the caller's buffers.
             return int_ret(unsafe { dgram::name(&d, true, addr, addrlen) });
@@ -633,7 +632,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rgetsockname(socket: c_int, addr: *mut sockaddr, addrlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: getsockname(2) checks the caller's buffers.
             return int_ret(unsafe { dgram::name(&d, false, addr, addrlen) });
@@ -655,7 +654,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rsetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *const c_void, optlen: socklen_t) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             // SAFETY: setsockopt(2) checks the caller's buffer first.
             return int_ret(unsafe { dgram::setsockopt(&d, level, optname, optval, optlen) });
@@ -668,7 +667,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn rgetsockopt(socket: c_int, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut socklen_t) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             if optval.is_null() || optlen.is_null() {
                 return err(libc::EFAULT);
@@ -692,7 +691,7 @@ rdma_util::export! {
     /// conventions pass exactly like a third named int argument.
     fn rfcntl(socket: c_int, cmd: c_int, arg: c_int) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if let Some(d) = dgram::lookup(socket) {
             return match dgram::fcntl(&d, cmd, arg) { Ok(v) => v, Err(e) => err(e) };
         }
@@ -789,7 +788,7 @@ rdma_util::export! {
     fn riomap(socket: c_int, buf: *mut c_void, len: usize, prot: c_int, flags: c_int, offset: libc::off_t) -> libc::off_t, on_panic = -1;
     {
         let _ = flags;
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if dgram::lookup(socket).is_some() {
             return err(libc::EOPNOTSUPP);
         }
@@ -804,7 +803,7 @@ rdma_util::export! {
 rdma_util::export! {
     fn riounmap(socket: c_int, buf: *mut c_void, len: usize) -> c_int, on_panic = -1;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if dgram::lookup(socket).is_some() {
             return err(libc::EOPNOTSUPP);
         }
@@ -818,7 +817,7 @@ rdma_util::export! {
     /// when nothing could be written.
     fn riowrite(socket: c_int, buf: *const c_void, count: usize, offset: libc::off_t, flags: c_int) -> usize, on_panic = usize::MAX;
     {
-        // Datagram sockets: see dgram.rs.
+        // Datagram sockets: see dgram/.
         if dgram::lookup(socket).is_some() {
             set_errno(libc::EOPNOTSUPP);
             return usize::MAX;

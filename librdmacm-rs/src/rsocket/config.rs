@@ -7,22 +7,22 @@ use std::sync::OnceLock;
 use super::proto::{scale_to_value, value_to_scale, RS_SNDLOWAT};
 
 /// Where upstream (and Debian) look: `RS_CONF_DIR`.
-pub const RS_CONF_DIR: &str = "/etc/rdma/rsocket";
+const RS_CONF_DIR: &str = "/etc/rdma/rsocket";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Config {
+pub(crate) struct Config {
     /// Microseconds to spin on completions before sleeping.
-    pub polling_time: u32,
+    pub(crate) polling_time: u32,
     /// Longest sleep of rpoll between rechecks (ms).
-    pub wake_up_interval: i32,
-    pub inline_default: u16,
-    pub sqsize_default: u16,
-    pub rqsize_default: u16,
+    pub(crate) wake_up_interval: i32,
+    pub(crate) inline_default: u16,
+    pub(crate) sqsize_default: u16,
+    pub(crate) rqsize_default: u16,
     /// Receive buffer bytes.
-    pub mem_default: u32,
+    pub(crate) mem_default: u32,
     /// Send buffer bytes.
-    pub wmem_default: u32,
-    pub iomap_size: u16,
+    pub(crate) wmem_default: u32,
+    pub(crate) iomap_size: u16,
 }
 
 impl Default for Config {
@@ -59,7 +59,7 @@ fn leading_number(text: &str) -> Option<i64> {
 
 impl Config {
     /// Reads `dir`'s files over the defaults.
-    pub fn load(dir: &str) -> Config {
+    pub(crate) fn load(dir: &str) -> Config {
         let mut c = Config::default();
         let read = |name: &str| -> Option<Option<i64>> {
             std::fs::read_to_string(format!("{dir}/{name}")).ok().map(|s| leading_number(&s))
@@ -109,7 +109,7 @@ impl Config {
 static CONFIG: OnceLock<Config> = OnceLock::new();
 
 /// The process's configuration (read on first use).
-pub fn get() -> &'static Config {
+pub(crate) fn get() -> &'static Config {
     CONFIG.get_or_init(|| Config::load(RS_CONF_DIR))
 }
 

@@ -7,13 +7,19 @@ use core::ffi::c_int;
 use core::ptr::null_mut;
 use std::sync::Arc;
 
+use super::base::*;
 use super::proto::*;
 use super::stream::*;
-use super::{index, svc};
+use super::svc::Svc;
+use super::{index, wake};
 use crate::abi::cma::*;
 use crate::id::{Id, Res};
 use crate::verbs as v;
 
+/// The CM service of listening sockets: accepts their requests.
+pub(crate) static LISTEN: Svc = Svc::new(accept_one);
+/// The CM service of connecting and connected sockets: their CM events.
+pub(crate) static CONNECT: Svc = Svc::new(handle_cm_event);
 
 fn would_block(e: c_int) -> bool {
     e == libc::EAGAIN || e == libc::EWOULDBLOCK
@@ -60,10 +66,10 @@ enum Step {
 
 /// Drives the connection one step further (all the way when blocking).
 /// In progress on a nonblocking socket: Err(EINPROGRESS).
-pub fn do_connect(rs: &Rsocket) -> Res<()> {
+pub(crate) fn do_connect(rs: &Rsocket) -> Res<()> {
     let _s = rs.slock.lock();
     let id = rs.cm_id;
-    let state = rs.st.lock().state;
+    let state = rs.st.lock().base.state;
     let mut step = match state {
         RS_INIT | RS_BOUND => Step::ResolveAddr,
         RS_RESOLVING_ADDR => Step::WaitAddr,
@@ -73,7 +79,7 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
         RS_CONNECT_ERROR | RS_DISCONNECTED | RS_ERROR => return Err(libc::ENOTCONN),
         s => return if s & RS_CONNECTED != 0 { Ok(()) } else { Err(libc::EINVAL) },
     };
-    let set_state = |s: u32| rs.st.lock().state = s;
+    let set_state = |s: u32| rs.st.lock().base.state = s;
     let next_timeout = || {
         let mut c = rs.st.lock();
         let to = 1000 << c.retries.min(20);
@@ -109,7 +115,7 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
             },
             Step::ResolveRoute => {
                 let to = next_timeout();
-                let route = rs.st.lock().optval.take();
+                let route = rs.st.lock().base.optval.take();
                 if let Some(mut path) = route {
                     // SAFETY: our id and the caller's path records.
                     let r = cm_ret(unsafe {
@@ -160,7 +166,7 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
                         break Err(e);
                     }
                     c.retries = 0;
-                    (c.format_conn_data().to_bytes(), c.opts & RS_OPT_MSG_SEND != 0)
+                    (c.format_conn_data().to_bytes(), c.base.opts & RS_OPT_MSG_SEND != 0)
                 };
                 let mut pdata = [0u8; IB_CONNECT_HDR_SIZE + 40];
                 pdata[off..off + 40].copy_from_slice(&data);
@@ -196,11 +202,11 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
                 };
                 let mut c = rs.st.lock();
                 c.save_conn_data(&cresp);
-                c.state = RS_CONNECT_RDWR;
+                c.base.state = RS_CONNECT_RDWR;
                 break Ok(());
             }
             Step::WaitAccept => {
-                if rs.st.lock().fd_flags & libc::O_NONBLOCK == 0 {
+                if rs.st.lock().base.fd_flags & libc::O_NONBLOCK == 0 {
                     let _ = set_nonblock(rs.cm_fd(), true);
                 }
                 match crate::event::complete(Id::from_cm(id)) {
@@ -217,8 +223,8 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
         Err(e) if would_block(e) => Err(libc::EINPROGRESS),
         Err(e) => {
             let mut c = rs.st.lock();
-            c.state = RS_CONNECT_ERROR;
-            c.err = e;
+            c.base.state = RS_CONNECT_ERROR;
+            c.base.err = e;
             Err(e)
         }
         Ok(()) => Ok(()),
@@ -226,8 +232,8 @@ pub fn do_connect(rs: &Rsocket) -> Res<()> {
 }
 
 /// `rlisten`.
-pub fn listen(rs: &Arc<Rsocket>, backlog: c_int) -> Res<()> {
-    if rs.st.lock().state == RS_LISTENING {
+pub(crate) fn listen(rs: &Arc<Rsocket>, backlog: c_int) -> Res<()> {
+    if rs.st.lock().base.state == RS_LISTENING {
         return Ok(());
     }
     // SAFETY: our id.
@@ -240,14 +246,14 @@ pub fn listen(rs: &Arc<Rsocket>, backlog: c_int) -> Res<()> {
     let nonblock = {
         let mut c = rs.st.lock();
         c.accept_queue = sv;
-        c.fd_flags & libc::O_NONBLOCK != 0
+        c.base.fd_flags & libc::O_NONBLOCK != 0
     };
     if nonblock {
         set_nonblock(sv[0], true)?;
     }
     set_nonblock(rs.cm_fd(), true)?;
-    svc::LISTEN.add(rs)?;
-    rs.st.lock().state = RS_LISTENING;
+    LISTEN.add(rs)?;
+    rs.st.lock().base.state = RS_LISTENING;
     Ok(())
 }
 
@@ -255,7 +261,7 @@ pub fn listen(rs: &Arc<Rsocket>, backlog: c_int) -> Res<()> {
 /// service when the CM channel is readable): the new socket, connected
 /// (or still accepting), is queued for raccept. Failures reject the
 /// request.
-pub fn accept_one(l: &Rsocket) {
+fn accept_one(l: &Rsocket) {
     // The library's own wait (not a cancellation point), not the export's.
     let new_id = match crate::conn::get_request(Id::from_cm(l.cm_id)) {
         Ok(id) => id.cm(),
@@ -265,7 +271,7 @@ pub fn accept_one(l: &Rsocket) {
         }
     };
     let conn = Conn::new(Some(&l.st.lock()));
-    let nrs = Rsocket::new(libc::SOCK_STREAM, new_id, conn);
+    let nrs = Rsocket::new(new_id, conn);
     let reject = |nrs: Arc<Rsocket>| {
         // SAFETY: the request's id, not yet accepted.
         unsafe { crate::conn::rdma_reject(new_id, core::ptr::null(), 0) };
@@ -292,12 +298,11 @@ pub fn accept_one(l: &Rsocket) {
     // SAFETY: the request's id and parameters that outlive the call.
     let r = cm_ret(unsafe { crate::conn::rdma_accept(new_id, &mut param) });
     match r {
-        Ok(()) => nrs.st.lock().state = RS_CONNECT_RDWR,
-        Err(e) if would_block(e) => nrs.st.lock().state = RS_ACCEPTING,
+        Ok(()) => nrs.st.lock().base.state = RS_CONNECT_RDWR,
+        Err(e) if would_block(e) => nrs.st.lock().base.state = RS_ACCEPTING,
         Err(_) => return reject(nrs),
     }
     let fd = nrs.cm_fd();
-    nrs.index.store(fd, std::sync::atomic::Ordering::Relaxed);
     index::insert(fd, nrs);
     let q = l.st.lock().accept_queue[1];
     // SAFETY: writing a local int to our socketpair.
@@ -310,73 +315,50 @@ pub fn accept_one(l: &Rsocket) {
 }
 
 /// A CM event on a socket watched by the connect service.
-pub fn handle_cm_event(rs: &Rsocket) {
-    let opening = rs.st.lock().state & RS_OPENING != 0;
+fn handle_cm_event(rs: &Rsocket) {
+    let opening = rs.st.lock().base.state & RS_OPENING != 0;
     if opening {
         let _ = do_connect(rs);
     } else if crate::event::complete(Id::from_cm(rs.cm_id)).is_ok() {
         let ev = rs.cm().event();
         let mut c = rs.st.lock();
         // SAFETY: the event just received is live.
-        if !ev.is_null() && c.state & RS_CONNECTED != 0 && unsafe { (*ev).event } == RDMA_CM_EVENT_DISCONNECTED {
-            c.state = RS_DISCONNECTED;
+        if !ev.is_null() && c.base.state & RS_CONNECTED != 0 && unsafe { (*ev).event } == RDMA_CM_EVENT_DISCONNECTED {
+            c.base.state = RS_DISCONNECTED;
         }
     }
-    if rs.st.lock().state & RS_OPENING == 0 {
-        super::poll::signal();
-    }
-}
-
-/// Sets the blocking mode of the fds a socket may sleep on (F_SETFL with
-/// exactly `arg`, as upstream).
-pub fn set_nonblocking(rs: &Rsocket, c: &Conn, arg: c_int) -> Res<()> {
-    let mut ret = 0;
-    let ch = rs.cm().recv_cq_channel();
-    if !ch.is_null() {
-        // SAFETY: the completion channel's fd.
-        ret = unsafe { libc::fcntl((*ch).fd, libc::F_SETFL, arg) };
-    }
-    if c.state == RS_LISTENING {
-        // SAFETY: our socketpair end.
-        ret = unsafe { libc::fcntl(c.accept_queue[0], libc::F_SETFL, arg) };
-    } else if ret == 0 && c.state < RS_CONNECTED {
-        // SAFETY: the CM channel's fd.
-        ret = unsafe { libc::fcntl(rs.cm_fd(), libc::F_SETFL, arg) };
-    }
-    if ret < 0 {
-        Err(last_err())
-    } else {
-        Ok(())
+    if rs.st.lock().base.state & RS_OPENING == 0 {
+        wake::signal();
     }
 }
 
 /// `rshutdown` for stream sockets.
-pub fn shutdown(rs: &Rsocket, how: c_int) -> Res<()> {
-    if rs.st.lock().opts & RS_OPT_KEEPALIVE != 0 {
+pub(crate) fn shutdown(rs: &Rsocket, how: c_int) -> Res<()> {
+    if rs.st.lock().base.opts & RS_OPT_KEEPALIVE != 0 {
         super::keepalive::remove(rs);
     }
-    let fd_flags = rs.st.lock().fd_flags;
+    let fd_flags = rs.st.lock().base.fd_flags;
     if fd_flags & libc::O_NONBLOCK != 0 {
         let c = rs.st.lock();
-        let _ = set_nonblocking(rs, &c, 0);
+        let _ = rs.set_nonblocking(&c, 0);
     }
     let mut ret = Ok(());
     'out: {
         let mut c = rs.st.lock();
-        if c.state & RS_CONNECTED != 0 {
+        if c.base.state & RS_CONNECTED != 0 {
             let ctrl = if how == libc::SHUT_RDWR {
-                c.state &= !(RS_READABLE | RS_WRITABLE);
+                c.base.state &= !(RS_READABLE | RS_WRITABLE);
                 RS_CTRL_DISCONNECT
             } else if how == libc::SHUT_WR {
-                c.state &= !RS_WRITABLE;
-                if c.state & RS_READABLE != 0 {
+                c.base.state &= !RS_WRITABLE;
+                if c.base.state & RS_READABLE != 0 {
                     RS_CTRL_SHUTDOWN
                 } else {
                     RS_CTRL_DISCONNECT
                 }
             } else {
-                c.state &= !RS_READABLE;
-                if c.state & RS_WRITABLE != 0 {
+                c.base.state &= !RS_READABLE;
+                if c.base.state & RS_WRITABLE != 0 {
                     break 'out;
                 }
                 RS_CTRL_DISCONNECT
@@ -389,22 +371,22 @@ pub fn shutdown(rs: &Rsocket, how: c_int) -> Res<()> {
                 }
                 c = rs.st.lock();
             }
-            if c.state & RS_CONNECTED != 0 && c.ctrl_avail() {
+            if c.base.state & RS_CONNECTED != 0 && c.ctrl_avail() {
                 c.ctrl_seqno = c.ctrl_seqno.wrapping_add(1);
                 ret = c.post_msg(msg_set(RS_OP_CTRL, ctrl));
             }
         }
-        let connected = c.state & RS_CONNECTED != 0;
+        let connected = c.base.state & RS_CONNECTED != 0;
         drop(c);
         if connected {
             let _ = rs.process_cq(false, t_conn_all_sends_done);
         }
     }
     let c = rs.st.lock();
-    if c.fd_flags & libc::O_NONBLOCK != 0 && c.state & RS_CONNECTED != 0 {
-        let _ = set_nonblocking(rs, &c, c.fd_flags);
+    if c.base.fd_flags & libc::O_NONBLOCK != 0 && c.base.state & RS_CONNECTED != 0 {
+        let _ = rs.set_nonblocking(&c, c.base.fd_flags);
     }
-    if c.state & RS_DISCONNECTED != 0 && !c.cq.is_null() {
+    if c.base.state & RS_DISCONNECTED != 0 && !c.cq.is_null() {
         // Flush the receives so that a sleeping rpoll wakes up.
         // SAFETY: our live CQ.
         unsafe { v::req_notify_cq(c.cq, 0) };

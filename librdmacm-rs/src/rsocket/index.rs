@@ -1,43 +1,32 @@
 //! The rsocket table: descriptor number -> rsocket.
 //!
 //! A stream rsocket is known by the fd of its CM id's event channel (a
-//! datagram one by its UDP socket), as upstream; those fds are the
-//! process's own, so two live rsockets never share a number. Entries are
-//! `Arc`s: a call that looked an rsocket up keeps it alive even if another
-//! thread closes it meanwhile (upstream would use freed memory there).
+//! datagram one by its UDP socket, in the datagram table), as upstream;
+//! those fds are the process's own, so two live rsockets never share a
+//! number. Entries are `Arc`s: a call that looked an rsocket up keeps it
+//! alive even if another thread closes it meanwhile (upstream would use
+//! freed memory there). The table type is rdma-util's; this static is the
+//! library's one instance for stream rsockets.
 
 use std::sync::Arc;
 
-use parking_lot::RwLock;
+use rdma_util::table::FdTable;
 
 use super::stream::Rsocket;
 
-static TABLE: RwLock<Vec<Option<Arc<Rsocket>>>> = RwLock::new(Vec::new());
+static TABLE: FdTable<Arc<Rsocket>> = FdTable::new();
 
 /// Registers `rs` under `fd`; false if `fd` is negative.
-pub fn insert(fd: i32, rs: Arc<Rsocket>) -> bool {
-    let Ok(i) = usize::try_from(fd) else { return false };
-    let mut t = TABLE.write();
-    if t.len() <= i {
-        t.resize(i + 1, None);
-    }
-    t[i] = Some(rs);
-    true
+pub(crate) fn insert(fd: i32, rs: Arc<Rsocket>) -> bool {
+    TABLE.insert(fd, rs)
 }
 
 /// Unregisters `fd`, returning what was there.
-pub fn remove(fd: i32) -> Option<Arc<Rsocket>> {
-    let i = usize::try_from(fd).ok()?;
-    TABLE.write().get_mut(i).and_then(Option::take)
+pub(crate) fn remove(fd: i32) -> Option<Arc<Rsocket>> {
+    TABLE.remove(fd)
 }
 
-/// The rsocket registered under `fd`.
-pub fn lookup(fd: i32) -> Option<Arc<Rsocket>> {
-    let i = usize::try_from(fd).ok()?;
-    TABLE.read().get(i).and_then(Clone::clone)
-}
-
-/// Whether `fd` is an rsocket (cheaper than [`lookup`]).
-pub fn is_rsocket(fd: i32) -> bool {
-    usize::try_from(fd).is_ok_and(|i| TABLE.read().get(i).is_some_and(Option::is_some))
+/// The rsocket registered under `fd` (always under the table's read lock).
+pub(crate) fn lookup(fd: i32) -> Option<Arc<Rsocket>> {
+    TABLE.get(fd)
 }

@@ -10,6 +10,7 @@
 
 use core::ffi::c_int;
 
+use super::base::*;
 use super::stream::*;
 use super::proto::*;
 use crate::abi::verbs::*;
@@ -17,7 +18,7 @@ use crate::id::Res;
 use crate::verbs as v;
 
 fn nonblocking(rs: &Rsocket, flags: c_int) -> bool {
-    rs.st.lock().fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0
+    rs.st.lock().base.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0
 }
 
 /// Waits until a send may start; ECONNRESET once the socket is no longer
@@ -25,7 +26,7 @@ fn nonblocking(rs: &Rsocket, flags: c_int) -> bool {
 fn wait_send(rs: &Rsocket, flags: c_int) -> Res<()> {
     if !rs.st.lock().can_send() {
         rs.get_comp(nonblocking(rs, flags), t_conn_can_send)?;
-        if rs.st.lock().state & RS_WRITABLE == 0 {
+        if rs.st.lock().base.state & RS_WRITABLE == 0 {
             return Err(libc::ECONNRESET);
         }
     }
@@ -33,7 +34,7 @@ fn wait_send(rs: &Rsocket, flags: c_int) -> Res<()> {
 }
 
 /// Announces queued mappings (caller holds `slock`).
-pub fn send_iomaps(rs: &Rsocket, flags: c_int) -> Res<()> {
+pub(crate) fn send_iomaps(rs: &Rsocket, flags: c_int) -> Res<()> {
     loop {
         if rs.st.lock().iomap_queue.is_empty() {
             return Ok(());
@@ -51,7 +52,7 @@ pub fn send_iomaps(rs: &Rsocket, flags: c_int) -> Res<()> {
 }
 
 /// `riomap`.
-pub fn riomap(rs: &Rsocket, buf: *mut u8, len: usize, prot: c_int, offset: i64) -> Res<i64> {
+pub(crate) fn riomap(rs: &Rsocket, buf: *mut u8, len: usize, prot: c_int, offset: i64) -> Res<i64> {
     let pd = rs.cm().pd();
     if pd.is_null() || prot & !(libc::PROT_WRITE | libc::PROT_NONE) != 0 {
         return Err(libc::EINVAL);
@@ -89,7 +90,7 @@ pub fn riomap(rs: &Rsocket, buf: *mut u8, len: usize, prot: c_int, offset: i64) 
 }
 
 /// `riounmap`: EINVAL if no mapping has exactly that buffer and length.
-pub fn riounmap(rs: &Rsocket, buf: *mut u8, len: usize) -> Res<()> {
+pub(crate) fn riounmap(rs: &Rsocket, buf: *mut u8, len: usize) -> Res<()> {
     let mut c = rs.st.lock();
     // SAFETY: the MRs in the lists are live.
     let matches = |m: &IoMr| unsafe { (*m.mr.0).addr.cast::<u8>() == buf && (*m.mr.0).length == len };
@@ -112,7 +113,7 @@ pub fn riounmap(rs: &Rsocket, buf: *mut u8, len: usize) -> Res<()> {
 /// The peer's mapping that holds `offset`.
 fn find_iomap(c: &Conn, offset: u64) -> Option<RsIomap> {
     c.bufs.as_ref()?;
-    (0..c.target_iomap_size as usize).map(|i| c.target_iomap(i)).find(|m| {
+    (0..c.base.target_iomap_size as usize).map(|i| c.target_iomap(i)).find(|m| {
         offset >= m.offset && offset < m.offset.wrapping_add(m.sge.length as u64)
     })
 }
@@ -122,7 +123,7 @@ fn find_iomap(c: &Conn, offset: u64) -> Option<RsIomap> {
 ///
 /// # Safety
 /// `buf` must be readable for `count` bytes.
-pub unsafe fn riowrite(rs: &Rsocket, buf: *const u8, count: usize, mut offset: u64, flags: c_int) -> Result<usize, (c_int, usize)> {
+pub(crate) unsafe fn riowrite(rs: &Rsocket, buf: *const u8, count: usize, mut offset: u64, flags: c_int) -> Result<usize, (c_int, usize)> {
     let _s = rs.slock.lock();
     let pending = !rs.st.lock().iomap_queue.is_empty();
     if pending {

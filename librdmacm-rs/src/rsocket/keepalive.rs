@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
+use super::base::{RS_CONNECTED, RS_OPT_KEEPALIVE};
 use super::proto::*;
-use super::stream::{Rsocket, RS_CONNECTED, RS_OPT_KEEPALIVE};
+use super::stream::Rsocket;
 use crate::id::Res;
 
 struct Entry {
@@ -27,7 +28,7 @@ static SVC: Mutex<Inner> = Mutex::new(Inner { list: Vec::new(), running: false }
 static CHANGED: Condvar = Condvar::new();
 
 /// The kernel's TCP keepalive time (seconds), 7200 if unreadable.
-pub fn default_time() -> u32 {
+pub(crate) fn default_time() -> u32 {
     std::fs::read_to_string("/proc/sys/net/ipv4/tcp_keepalive_time")
         .ok()
         .and_then(|s| s.trim().parse().ok())
@@ -36,7 +37,7 @@ pub fn default_time() -> u32 {
 
 fn send(rs: &Rsocket) {
     let mut c = rs.st.lock();
-    if c.ctrl_avail() && c.state & RS_CONNECTED != 0 && !c.qp.is_null() {
+    if c.ctrl_avail() && c.base.state & RS_CONNECTED != 0 && !c.qp.is_null() {
         c.ctrl_seqno = c.ctrl_seqno.wrapping_add(1);
         let _ = c.post_write(core::ptr::null_mut(), 0, msg_set(RS_OP_CTRL, RS_CTRL_KEEPALIVE), 0, 0, 0);
     }
@@ -60,7 +61,7 @@ fn run() {
 }
 
 /// Starts keepalives on `rs` (a no-op if already on).
-pub fn add(rs: &Arc<Rsocket>) -> Res<()> {
+pub(crate) fn add(rs: &Arc<Rsocket>) -> Res<()> {
     let mut g = SVC.lock();
     if g.list.iter().any(|e| Arc::ptr_eq(&e.rs, rs)) {
         return Ok(());
@@ -71,13 +72,13 @@ pub fn add(rs: &Arc<Rsocket>) -> Res<()> {
         std::thread::Builder::new().name("rsocket-ka".into()).spawn(run).map_err(|_| libc::EAGAIN)?;
         g.running = true;
     }
-    rs.st.lock().opts |= RS_OPT_KEEPALIVE;
+    rs.st.lock().base.opts |= RS_OPT_KEEPALIVE;
     CHANGED.notify_all();
     Ok(())
 }
 
 /// Restarts `rs`'s interval after a TCP_KEEPIDLE change.
-pub fn modify(rs: &Rsocket) -> Res<()> {
+pub(crate) fn modify(rs: &Rsocket) -> Res<()> {
     let mut g = SVC.lock();
     let secs = rs.st.lock().keepalive_time as u64;
     match g.list.iter_mut().find(|e| core::ptr::eq(Arc::as_ptr(&e.rs), rs)) {
@@ -91,11 +92,11 @@ pub fn modify(rs: &Rsocket) -> Res<()> {
 }
 
 /// Stops keepalives on `rs`.
-pub fn remove(rs: &Rsocket) {
+pub(crate) fn remove(rs: &Rsocket) {
     let mut g = SVC.lock();
     if let Some(i) = g.list.iter().position(|e| core::ptr::eq(Arc::as_ptr(&e.rs), rs)) {
         g.list.swap_remove(i);
-        rs.st.lock().opts &= !RS_OPT_KEEPALIVE;
+        rs.st.lock().base.opts &= !RS_OPT_KEEPALIVE;
         CHANGED.notify_all();
     }
 }

@@ -7,6 +7,7 @@
 use core::ffi::{c_int, c_void};
 use std::sync::Arc;
 
+use super::base::*;
 use super::keepalive;
 use super::proto::*;
 use super::stream::*;
@@ -14,7 +15,7 @@ use crate::abi::cma::*;
 use crate::abi::verbs::*;
 use crate::id::Res;
 
-pub use rdma_abi::rsocket::*;
+use rdma_abi::rsocket::*;
 
 fn last_err() -> c_int {
     let e = rdma_util::ffi::errno();
@@ -41,7 +42,7 @@ fn int_val(optval: *const c_void, optlen: libc::socklen_t) -> Res<c_int> {
 fn set_keepalive(rs: &Arc<Rsocket>, on: bool) -> Res<()> {
     let (has, time) = {
         let c = rs.st.lock();
-        (c.opts & RS_OPT_KEEPALIVE != 0, c.keepalive_time)
+        (c.base.opts & RS_OPT_KEEPALIVE != 0, c.keepalive_time)
     };
     if on == has {
         return Ok(());
@@ -58,7 +59,7 @@ fn set_keepalive(rs: &Arc<Rsocket>, on: bool) -> Res<()> {
 }
 
 /// `rsetsockopt` (stream).
-pub fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *const c_void, optlen: libc::socklen_t) -> Res<()> {
+pub(crate) fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *const c_void, optlen: libc::socklen_t) -> Res<()> {
     let mut ret: Res<()> = Err(libc::EOPNOTSUPP);
     let mut opt_on = false;
     let mut which: Option<u8> = None; // 0 so, 1 tcp, 2 ipv6
@@ -76,7 +77,7 @@ pub fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *cons
                         Ok(())
                     } else {
                         let e = last_err();
-                        let state = rs.st.lock().state;
+                        let state = rs.st.lock().base.state;
                         let verbs = rs.cm().verbs();
                         // SAFETY: a bound id's context and device are live.
                         let ib = !verbs.is_null() && unsafe { (*(*verbs).device).transport_type } == IBV_TRANSPORT_IB;
@@ -92,7 +93,7 @@ pub fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *cons
                     let v = int_val(optval, optlen)? as u32;
                     let mut c = rs.st.lock();
                     if c.bufs.is_none() {
-                        c.rbuf_size = v << 1;
+                        c.base.rbuf_size = v << 1;
                     }
                     ret = Ok(());
                 }
@@ -100,10 +101,10 @@ pub fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *cons
                     let v = int_val(optval, optlen)? as u32;
                     let mut c = rs.st.lock();
                     if c.bufs.is_none() {
-                        c.sbuf_size = v << 1;
+                        c.base.sbuf_size = v << 1;
                     }
-                    if c.sbuf_size < RS_SNDLOWAT {
-                        c.sbuf_size = RS_SNDLOWAT << 1;
+                    if c.base.sbuf_size < RS_SNDLOWAT {
+                        c.base.sbuf_size = RS_SNDLOWAT << 1;
                     }
                     ret = Ok(());
                 }
@@ -123,7 +124,7 @@ pub fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *cons
                 libc::SO_KEEPALIVE => {
                     let v = int_val(optval, optlen)?;
                     ret = set_keepalive(rs, v != 0);
-                    opt_on = rs.st.lock().opts & RS_OPT_KEEPALIVE != 0;
+                    opt_on = rs.st.lock().base.opts & RS_OPT_KEEPALIVE != 0;
                 }
                 libc::SO_OOBINLINE => {
                     opt_on = int_val(optval, optlen)? != 0;
@@ -144,7 +145,7 @@ pub fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *cons
                         let on = {
                             let mut c = rs.st.lock();
                             c.keepalive_time = v as u32;
-                            c.opts & RS_OPT_KEEPALIVE != 0
+                            c.base.opts & RS_OPT_KEEPALIVE != 0
                         };
                         ret = if on { keepalive::modify(rs) } else { Ok(()) };
                     }
@@ -171,25 +172,25 @@ pub fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *cons
         }
         SOL_RDMA => {
             let mut c = rs.st.lock();
-            if c.state >= RS_OPENING {
+            if c.base.state >= RS_OPENING {
                 return Err(libc::EINVAL);
             }
             match optname {
                 RDMA_SQSIZE => {
-                    c.sq_size = (int_val(optval, optlen)? as u32).min(RS_QP_MAX_SIZE as u32) as u16;
+                    c.base.sq_size = (int_val(optval, optlen)? as u32).min(RS_QP_MAX_SIZE as u32) as u16;
                     ret = Ok(());
                 }
                 RDMA_RQSIZE => {
-                    c.rq_size = (int_val(optval, optlen)? as u32).min(RS_QP_MAX_SIZE as u32) as u16;
+                    c.base.rq_size = (int_val(optval, optlen)? as u32).min(RS_QP_MAX_SIZE as u32) as u16;
                     ret = Ok(());
                 }
                 RDMA_INLINE => {
-                    c.sq_inline = (int_val(optval, optlen)? as u32).min(RS_QP_MAX_SIZE as u32) as u16;
+                    c.base.sq_inline = (int_val(optval, optlen)? as u32).min(RS_QP_MAX_SIZE as u32) as u16;
                     ret = Ok(());
                 }
                 RDMA_IOMAPSIZE => {
                     let v = int_val(optval, optlen)?;
-                    c.target_iomap_size = scale_to_value(value_to_scale(v, 8) as u8 as i32, 8) as u16;
+                    c.base.target_iomap_size = scale_to_value(value_to_scale(v, 8) as u8 as i32, 8) as u16;
                     ret = Ok(());
                 }
                 RDMA_ROUTE => {
@@ -201,7 +202,7 @@ pub fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *cons
                         // SAFETY: optlen readable bytes from the caller.
                         unsafe { core::ptr::copy_nonoverlapping(optval.cast::<u8>(), v.as_mut_ptr(), optlen as usize) };
                     }
-                    c.optval = Some(v);
+                    c.base.optval = Some(v);
                     ret = Ok(());
                 }
                 _ => {}
@@ -214,9 +215,9 @@ pub fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *cons
             let mut c = rs.st.lock();
             let bit = 1u64.checked_shl(optname as u32).unwrap_or(0);
             let opts = match w {
-                0 => &mut c.so_opts,
-                1 => &mut c.tcp_opts,
-                _ => &mut c.ipv6_opts,
+                0 => &mut c.base.so_opts,
+                1 => &mut c.base.tcp_opts,
+                _ => &mut c.base.ipv6_opts,
             };
             if opt_on {
                 *opts |= bit;
@@ -257,7 +258,7 @@ fn convert_sa_path(p: &ibv_sa_path_rec) -> ibv_path_data {
 ///
 /// # Safety
 /// `optval` must have room for the option, `optlen` be valid.
-pub unsafe fn getsockopt(rs: &Rsocket, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut libc::socklen_t) -> Res<()> {
+pub(crate) unsafe fn getsockopt(rs: &Rsocket, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut libc::socklen_t) -> Res<()> {
     let mut c = rs.st.lock();
     let put = |v: c_int| {
         // SAFETY: the caller's buffer holds an int (contract).
@@ -268,11 +269,11 @@ pub unsafe fn getsockopt(rs: &Rsocket, level: c_int, optname: c_int, optval: *mu
     };
     match level {
         libc::SOL_SOCKET => match optname {
-            libc::SO_REUSEADDR | libc::SO_KEEPALIVE | libc::SO_OOBINLINE => put(bit(c.so_opts, optname)),
-            libc::SO_RCVBUF => put(c.rbuf_size as c_int),
-            libc::SO_SNDBUF => put(c.sbuf_size as c_int),
+            libc::SO_REUSEADDR | libc::SO_KEEPALIVE | libc::SO_OOBINLINE => put(bit(c.base.so_opts, optname)),
+            libc::SO_RCVBUF => put(c.base.rbuf_size as c_int),
+            libc::SO_SNDBUF => put(c.base.sbuf_size as c_int),
             libc::SO_LINGER => {
-                let l = libc::linger { l_onoff: 1 - bit(c.so_opts, optname), l_linger: 0 };
+                let l = libc::linger { l_onoff: 1 - bit(c.base.so_opts, optname), l_linger: 0 };
                 // SAFETY: the caller's buffer holds a linger (contract).
                 unsafe {
                     core::ptr::write_unaligned(optval.cast::<libc::linger>(), l);
@@ -280,8 +281,8 @@ pub unsafe fn getsockopt(rs: &Rsocket, level: c_int, optname: c_int, optval: *mu
                 }
             }
             libc::SO_ERROR => {
-                put(c.err);
-                c.err = 0;
+                put(c.base.err);
+                c.base.err = 0;
             }
             _ => return Err(libc::EOPNOTSUPP),
         },
@@ -291,7 +292,7 @@ pub unsafe fn getsockopt(rs: &Rsocket, level: c_int, optname: c_int, optval: *mu
                 unsafe { core::ptr::write_unaligned(optval.cast::<c_int>(), 1) };
             }
             libc::TCP_KEEPIDLE => put(c.keepalive_time as c_int),
-            libc::TCP_NODELAY => put(bit(c.tcp_opts, optname)),
+            libc::TCP_NODELAY => put(bit(c.base.tcp_opts, optname)),
             libc::TCP_MAXSEG => {
                 let (num_paths, path_rec) = (rs.cm().num_paths(), rs.cm().path_rec());
                 let v = if num_paths != 0 && !path_rec.is_null() {
@@ -305,18 +306,18 @@ pub unsafe fn getsockopt(rs: &Rsocket, level: c_int, optname: c_int, optval: *mu
             _ => return Err(libc::EOPNOTSUPP),
         },
         libc::IPPROTO_IPV6 => match optname {
-            libc::IPV6_V6ONLY => put(bit(c.ipv6_opts, optname)),
+            libc::IPV6_V6ONLY => put(bit(c.base.ipv6_opts, optname)),
             _ => return Err(libc::EOPNOTSUPP),
         },
         SOL_RDMA => match optname {
-            RDMA_SQSIZE => put(c.sq_size as c_int),
-            RDMA_RQSIZE => put(c.rq_size as c_int),
-            RDMA_INLINE => put(c.sq_inline as c_int),
-            RDMA_IOMAPSIZE => put(c.target_iomap_size as c_int),
+            RDMA_SQSIZE => put(c.base.sq_size as c_int),
+            RDMA_RQSIZE => put(c.base.rq_size as c_int),
+            RDMA_INLINE => put(c.base.sq_inline as c_int),
+            RDMA_IOMAPSIZE => put(c.base.target_iomap_size as c_int),
             RDMA_ROUTE => {
                 // SAFETY: valid optlen (contract).
                 let cap = unsafe { *optlen } as usize;
-                if let Some(v) = &c.optval {
+                if let Some(v) = &c.base.optval {
                     if cap < v.len() {
                         return Err(libc::EINVAL);
                     }
@@ -354,15 +355,15 @@ pub unsafe fn getsockopt(rs: &Rsocket, level: c_int, optname: c_int, optval: *mu
 }
 
 /// `rfcntl`: F_GETFL and F_SETFL only.
-pub fn fcntl(rs: &Rsocket, cmd: c_int, arg: c_int) -> Res<c_int> {
+pub(crate) fn fcntl(rs: &Rsocket, cmd: c_int, arg: c_int) -> Res<c_int> {
     match cmd {
-        libc::F_GETFL => Ok(rs.st.lock().fd_flags),
+        libc::F_GETFL => Ok(rs.st.lock().base.fd_flags),
         libc::F_SETFL => {
             let mut c = rs.st.lock();
-            if (c.fd_flags & libc::O_NONBLOCK) != (arg & libc::O_NONBLOCK) {
-                super::connection::set_nonblocking(rs, &c, arg & libc::O_NONBLOCK)?;
+            if (c.base.fd_flags & libc::O_NONBLOCK) != (arg & libc::O_NONBLOCK) {
+                rs.set_nonblocking(&c, arg & libc::O_NONBLOCK)?;
             }
-            c.fd_flags = arg;
+            c.base.fd_flags = arg;
             Ok(0)
         }
         _ => Err(libc::EOPNOTSUPP),

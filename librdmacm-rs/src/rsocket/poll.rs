@@ -8,112 +8,25 @@
 //! an event on an rsocket's fd may be only a credit update or a
 //! connection step, which rpoll consumes without reporting.
 //!
-//! Several threads may sleep on the same completion channel while only
-//! one of them consumes its event; as upstream, every thread that wakes
-//! for an rsocket event wakes all others (a shared eventfd in every poll
-//! set) so that each re-checks its rsockets before sleeping again.
+//! The shared wake-up eventfd and the count of sleepers are in
+//! [`super::wake`].
 
 use core::ffi::c_int;
-use std::sync::OnceLock;
 
-use parking_lot::Mutex;
-
+use super::base::*;
 use super::config;
+use super::connection;
+use super::dgram;
 use super::index;
 use super::stream::*;
+use super::wake;
 use crate::id::Res;
 
-struct Gate {
-    /// Threads between poll entry and exit.
-    count: u32,
-    /// A wake-up is pending; new sleepers wait until it is consumed.
-    suspended: bool,
-}
-
-static GATE: Mutex<Gate> = Mutex::new(Gate { count: 0, suspended: false });
-static SIGNAL_FD: OnceLock<c_int> = OnceLock::new();
-
-fn signal_fd() -> Res<c_int> {
-    let fd = *SIGNAL_FD.get_or_init(|| {
-        // SAFETY: plain eventfd creation.
-        unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_SEMAPHORE | libc::EFD_CLOEXEC) }
-    });
-    if fd < 0 {
-        Err(libc::ENOMEM)
-    } else {
-        Ok(fd)
-    }
-}
-
-// The eventfd is read and written with syscall(): not cancellation points
-// (see `ffi::cancellable`).
-fn read_signal(fd: c_int) -> bool {
-    let mut c = 0u64;
-    // SAFETY: reading 8 bytes into a local from our eventfd.
-    unsafe { libc::syscall(libc::SYS_read, fd, (&mut c as *mut u64).cast::<libc::c_void>(), 8usize) == 8 }
-}
-
-fn write_signal(fd: c_int) -> bool {
-    let c = 1u64;
-    // SAFETY: writing 8 bytes from a local to our eventfd.
-    unsafe { libc::syscall(libc::SYS_write, fd, (&c as *const u64).cast::<libc::c_void>(), 8usize) == 8 }
-}
-
-/// Wakes every thread sleeping in rpoll (an rsocket's state changed).
-pub fn signal() {
-    let Some(&fd) = SIGNAL_FD.get() else { return };
-    let mut g = GATE.lock();
-    if g.count > 0 && !g.suspended {
-        g.suspended = true;
-        write_signal(fd);
-    }
-}
-
-fn enter() -> bool {
-    let mut g = GATE.lock();
-    if g.suspended {
-        drop(g);
-        std::thread::yield_now();
-        return false;
-    }
-    g.count += 1;
-    true
-}
-
-/// Leaving after poll(2) failed.
-fn exit(fd: c_int) {
-    let e = rdma_util::ffi::errno();
-    let mut g = GATE.lock();
-    g.count -= 1;
-    if g.count == 0 {
-        read_signal(fd);
-        g.suspended = false;
-    }
-    rdma_util::ffi::set_errno(e);
-}
-
-/// Leaving after poll(2) returned: the last one out clears the wake-up;
-/// otherwise the others are woken to re-check.
-fn stop(fd: c_int) {
-    let e = rdma_util::ffi::errno();
-    let mut g = GATE.lock();
-    g.count -= 1;
-    if g.count == 0 {
-        read_signal(fd);
-        g.suspended = false;
-    } else if !g.suspended {
-        g.suspended = true;
-        write_signal(fd);
-    }
-    drop(g);
-    rdma_util::ffi::set_errno(e);
-}
-
 /// The events `rs` has for `events` (processing completions first).
-pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
+fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
     loop {
         let mut c = rs.st.lock();
-        let state = c.state;
+        let state = c.base.state;
         if state & RS_CONNECTED != 0 || state == RS_DISCONNECTED || state & RS_ERROR != 0 {
             // One hold of the state for the poll of the CQ and the answer.
             let _ = rs.process_cq_locked(&mut c, nonblock, test);
@@ -128,12 +41,12 @@ pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
             return p.revents;
         }
         if state & RS_OPENING != 0 {
-            match super::connection::do_connect(rs) {
+            match connection::do_connect(rs) {
                 Err(libc::EINPROGRESS) => rdma_util::ffi::set_errno(0),
                 _ => continue,
             }
         }
-        if rs.st.lock().state == RS_CONNECT_ERROR {
+        if rs.st.lock().base.state == RS_CONNECT_ERROR {
             let mut rev = libc::POLLERR;
             if events & libc::POLLOUT != 0 {
                 rev |= libc::POLLOUT;
@@ -150,9 +63,9 @@ pub fn poll_rs(rs: &Rsocket, events: i16, nonblock: bool, test: Test) -> i16 {
 fn check(fds: &mut [libc::pollfd]) -> c_int {
     let mut cnt = 0;
     for f in fds.iter_mut() {
-        if let Some(d) = super::dgram::lookup(f.fd) {
-            // Datagram rsockets: see dgram.rs.
-            f.revents = super::dgram::poll_check(&d, f.events);
+        if let Some(d) = dgram::lookup(f.fd) {
+            // Datagram rsockets: see dgram/.
+            f.revents = d.poll_check(f.events);
             cnt += c_int::from(f.revents != 0);
             continue;
         }
@@ -174,9 +87,9 @@ fn check(fds: &mut [libc::pollfd]) -> c_int {
 /// Fills `rfds` with what to sleep on; true if some rsocket is ready.
 fn arm(rfds: &mut [libc::pollfd], fds: &mut [libc::pollfd]) -> bool {
     for (r, f) in rfds.iter_mut().zip(fds.iter_mut()) {
-        if let Some(d) = super::dgram::lookup(f.fd) {
-            // Datagram rsockets: see dgram.rs.
-            let (rev, fd) = super::dgram::poll_arm(&d, f.events);
+        if let Some(d) = dgram::lookup(f.fd) {
+            // Datagram rsockets: see dgram/.
+            let (rev, fd) = d.poll_arm(f.events);
             f.revents = rev;
             if rev != 0 {
                 return true;
@@ -191,9 +104,9 @@ fn arm(rfds: &mut [libc::pollfd], fds: &mut [libc::pollfd]) -> bool {
                     return true;
                 }
                 let c = rs.st.lock();
-                r.fd = if c.state >= RS_CONNECTED {
+                r.fd = if c.base.state >= RS_CONNECTED {
                     rs.cq_fd()
-                } else if c.state == RS_LISTENING {
+                } else if c.base.state == RS_LISTENING {
                     c.accept_queue[0]
                 } else {
                     rs.cm_fd()
@@ -213,9 +126,9 @@ fn arm(rfds: &mut [libc::pollfd], fds: &mut [libc::pollfd]) -> bool {
 fn events(rfds: &[libc::pollfd], fds: &mut [libc::pollfd]) -> c_int {
     let mut cnt = 0;
     for (r, f) in rfds.iter().zip(fds.iter_mut()) {
-        if let Some(d) = super::dgram::lookup(f.fd) {
-            // Datagram rsockets: see dgram.rs.
-            f.revents = super::dgram::poll_event(&d, r.revents != 0, f.events);
+        if let Some(d) = dgram::lookup(f.fd) {
+            // Datagram rsockets: see dgram/.
+            f.revents = d.poll_event(r.revents != 0, f.events);
             cnt += c_int::from(f.revents != 0);
             continue;
         }
@@ -241,7 +154,7 @@ fn events(rfds: &[libc::pollfd], fds: &mut [libc::pollfd]) -> c_int {
 /// eventfd last), held as a raw allocation so that the frame that sleeps
 /// holds nothing with a destructor, and when it started.
 #[derive(Clone, Copy)]
-pub struct PollSleep {
+pub(crate) struct PollSleep {
     rfds: *mut libc::pollfd,
     /// Entries of the caller's set (rfds has one more).
     nfds: usize,
@@ -252,7 +165,7 @@ pub struct PollSleep {
 
 impl PollSleep {
     /// The poll(2) set to sleep on and its length.
-    pub fn set(&self) -> (*mut libc::pollfd, libc::nfds_t) {
+    pub(crate) fn set(&self) -> (*mut libc::pollfd, libc::nfds_t) {
         (self.rfds, (self.nfds + 1) as libc::nfds_t)
     }
 
@@ -270,7 +183,7 @@ impl PollSleep {
 
 /// Where an rpoll stands.
 #[derive(Clone, Copy)]
-pub enum PollStep {
+pub(crate) enum PollStep {
     /// Finished with this result.
     Done(Res<c_int>),
     /// To sleep in poll(2) on the set for this many ms, then
@@ -278,34 +191,9 @@ pub enum PollStep {
     Sleep(PollSleep, c_int),
 }
 
-thread_local! {
-    /// Set while this thread sleeps in rpoll's poll(2), so that a thread
-    /// cancelled there still leaves the gate (see `SleepMark`).
-    static SLEEPING: SleepMark = const { SleepMark(core::cell::Cell::new(false)) };
-}
-
-/// A cancelled thread runs its thread-local destructors: one cancelled in
-/// rpoll's sleep leaves the gate on its way out, so that the other
-/// sleepers' wake-ups still work (upstream leaves its count raised).
-struct SleepMark(core::cell::Cell<bool>);
-
-impl Drop for SleepMark {
-    fn drop(&mut self) {
-        if self.0.replace(false) {
-            if let Some(&fd) = SIGNAL_FD.get() {
-                exit(fd);
-            }
-        }
-    }
-}
-
-fn mark_sleeping(on: bool) {
-    let _ = SLEEPING.try_with(|m| m.0.set(on));
-}
-
 /// `rpoll` up to its first sleep: the checks without sleeping (spinning
 /// for polling_time µs), then the poll(2) set.
-pub fn rpoll_begin(fds: &mut [libc::pollfd], timeout: c_int) -> PollStep {
+pub(crate) fn rpoll_begin(fds: &mut [libc::pollfd], timeout: c_int) -> PollStep {
     let cfg = config::get();
     let mut start = 0u64;
     loop {
@@ -321,7 +209,7 @@ pub fn rpoll_begin(fds: &mut [libc::pollfd], timeout: c_int) -> PollStep {
             break;
         }
     }
-    let sig = match signal_fd() {
+    let sig = match wake::signal_fd() {
         Ok(fd) => fd,
         Err(e) => return PollStep::Done(Err(e)),
     };
@@ -344,19 +232,13 @@ fn rpoll_next(mut w: PollSleep, fds: &mut [libc::pollfd]) -> PollStep {
             w.free();
             return PollStep::Done(Ok(1));
         }
-        if !enter() {
+        if !wake::enter() {
             continue;
         }
         let sleep = if w.timeout >= 0 {
             let left = w.timeout as i64 - ((time_us() - w.start) / 1000) as i64;
             if left <= 0 {
-                let mut g = GATE.lock();
-                g.count -= 1;
-                if g.count == 0 {
-                    read_signal(w.sig);
-                    g.suspended = false;
-                }
-                drop(g);
+                wake::leave(w.sig);
                 w.free();
                 return PollStep::Done(Ok(0));
             }
@@ -364,23 +246,23 @@ fn rpoll_next(mut w: PollSleep, fds: &mut [libc::pollfd]) -> PollStep {
         } else {
             cfg.wake_up_interval
         };
-        mark_sleeping(true);
+        wake::mark_sleeping(true);
         return PollStep::Sleep(w, sleep);
     }
 }
 
 /// After the sleep of [`PollStep::Sleep`]: `r` and `err` are poll(2)'s
 /// return value and errno.
-pub fn rpoll_after(mut w: PollSleep, fds: &mut [libc::pollfd], r: c_int, err: c_int) -> PollStep {
-    mark_sleeping(false);
+pub(crate) fn rpoll_after(mut w: PollSleep, fds: &mut [libc::pollfd], r: c_int, err: c_int) -> PollStep {
+    wake::mark_sleeping(false);
     if r < 0 {
-        exit(w.sig);
+        wake::exit(w.sig);
         w.free();
         return PollStep::Done(Err(err));
     }
     let nfds = w.nfds;
     let n = events(&w.rfds()[..nfds], fds);
-    stop(w.sig);
+    wake::stop(w.sig);
     if n != 0 {
         w.free();
         return PollStep::Done(Ok(n));
@@ -395,7 +277,7 @@ pub fn rpoll_after(mut w: PollSleep, fds: &mut [libc::pollfd], r: c_int, err: c_
 /// `after` (api.rs); inlined, so that nothing here stands between the
 /// export's frame and the poll.
 #[inline(always)]
-pub fn drive(
+pub(crate) fn drive(
     mut step: PollStep,
     mut sleep: impl FnMut(*mut libc::pollfd, libc::nfds_t, c_int) -> c_int,
     mut after: impl FnMut(PollSleep, c_int, c_int) -> PollStep,
@@ -429,11 +311,11 @@ fn rpoll(fds: &mut [libc::pollfd], timeout: c_int) -> Res<c_int> {
 /// rselect's poll set, from the caller's fd sets: a raw allocation (see
 /// [`PollSleep`]), and rpoll's timeout.
 #[derive(Clone, Copy)]
-pub struct SelectSet {
+pub(crate) struct SelectSet {
     fds: *mut libc::pollfd,
     len: usize,
     /// rpoll's timeout (ms, -1 for none).
-    pub timeout: c_int,
+    pub(crate) timeout: c_int,
 }
 
 impl SelectSet {
@@ -441,7 +323,7 @@ impl SelectSet {
     ///
     /// # Safety
     /// Not after [`rselect_finish`].
-    pub unsafe fn fds<'a>(self) -> &'a mut [libc::pollfd] {
+    pub(crate) unsafe fn fds<'a>(self) -> &'a mut [libc::pollfd] {
         // SAFETY: allocated by rselect_begin with len entries (the
         // contract: still owned).
         unsafe { core::slice::from_raw_parts_mut(self.fds, self.len) }
@@ -452,7 +334,7 @@ impl SelectSet {
 ///
 /// # Safety
 /// The fd_set pointers are null or valid; `nfds` <= FD_SETSIZE.
-pub unsafe fn rselect_begin(
+pub(crate) unsafe fn rselect_begin(
     nfds: c_int,
     readfds: *mut libc::fd_set,
     writefds: *mut libc::fd_set,
@@ -497,7 +379,7 @@ pub unsafe fn rselect_begin(
 ///
 /// # Safety
 /// As [`rselect_begin`], with the same sets; `set` is not used afterwards.
-pub unsafe fn rselect_finish(
+pub(crate) unsafe fn rselect_finish(
     set: SelectSet,
     r: Res<c_int>,
     readfds: *mut libc::fd_set,
@@ -542,6 +424,7 @@ pub unsafe fn rselect_finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use parking_lot::Mutex;
 
     /// rpoll's gate is process-wide: tests that call rpoll, or check the
     /// gate's count, run one at a time.
@@ -584,7 +467,7 @@ mod tests {
         assert_eq!(rpoll(&mut fds, -1), Ok(1));
         assert_eq!(fds[0].revents, libc::POLLIN);
         t.join().unwrap();
-        assert_eq!(GATE.lock().count, 0, "the gate is left balanced");
+        assert_eq!(wake::sleepers(), 0, "the gate is left balanced");
         // SAFETY: closing our own pipe.
         unsafe {
             libc::close(p[0]);

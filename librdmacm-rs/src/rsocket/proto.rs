@@ -17,109 +17,112 @@
 //! say its order differs (`RS_CONN_FLAG_NET`).
 
 /// First chunk of a send; each later chunk doubles up to [`RS_MAX_TRANSFER`].
-pub const RS_OLAP_START_SIZE: u32 = 2048;
-pub const RS_MAX_TRANSFER: u32 = 65536;
+pub(crate) const RS_OLAP_START_SIZE: u32 = 2048;
+pub(crate) const RS_MAX_TRANSFER: u32 = 65536;
 /// Minimum free send buffer before a send is attempted.
-pub const RS_SNDLOWAT: u32 = 2048;
-pub const RS_QP_MIN_SIZE: u16 = 16;
-pub const RS_QP_MAX_SIZE: u16 = 0xFFFE;
+pub(crate) const RS_SNDLOWAT: u32 = 2048;
+pub(crate) const RS_QP_MIN_SIZE: u16 = 16;
+pub(crate) const RS_QP_MAX_SIZE: u16 = 0xFFFE;
 /// Control messages in flight at most (a power of two).
-pub const RS_QP_CTRL_SIZE: u32 = 4;
-pub const RS_CONN_RETRIES: u32 = 6;
+pub(crate) const RS_QP_CTRL_SIZE: u32 = 4;
+pub(crate) const RS_CONN_RETRIES: u32 = 6;
 /// Entries of the target SGL ring.
-pub const RS_SGL_SIZE: usize = 2;
+pub(crate) const RS_SGL_SIZE: usize = 2;
 
 // Opcodes (the top three bits of the immediate).
-pub const RS_OP_DATA: u32 = 0;
-pub const RS_OP_RSVD_DATA_MORE: u32 = 1;
+pub(crate) const RS_OP_DATA: u32 = 0;
+#[allow(dead_code)] // reserved on the wire, never sent: named to complete the opcode space
+const RS_OP_RSVD_DATA_MORE: u32 = 1;
 /// Direct (iomap) write: local bookkeeping only, never sent.
-pub const RS_OP_WRITE: u32 = 2;
-pub const RS_OP_RSVD_DRA_MORE: u32 = 3;
-pub const RS_OP_SGL: u32 = 4;
-pub const RS_OP_RSVD: u32 = 5;
-pub const RS_OP_IOMAP_SGL: u32 = 6;
-pub const RS_OP_CTRL: u32 = 7;
+pub(crate) const RS_OP_WRITE: u32 = 2;
+#[allow(dead_code)] // reserved, as above
+const RS_OP_RSVD_DRA_MORE: u32 = 3;
+pub(crate) const RS_OP_SGL: u32 = 4;
+#[allow(dead_code)] // reserved, as above
+const RS_OP_RSVD: u32 = 5;
+pub(crate) const RS_OP_IOMAP_SGL: u32 = 6;
+pub(crate) const RS_OP_CTRL: u32 = 7;
 
 // Control codes carried by RS_OP_CTRL.
-pub const RS_CTRL_DISCONNECT: u32 = 0;
-pub const RS_CTRL_KEEPALIVE: u32 = 1;
-pub const RS_CTRL_SHUTDOWN: u32 = 2;
+pub(crate) const RS_CTRL_DISCONNECT: u32 = 0;
+pub(crate) const RS_CTRL_KEEPALIVE: u32 = 1;
+pub(crate) const RS_CTRL_SHUTDOWN: u32 = 2;
 
 /// Size of a message when sent as a SEND (iWARP: no write-with-immediate).
-pub const RS_MSG_SIZE: u32 = 4;
+pub(crate) const RS_MSG_SIZE: u32 = 4;
 
 #[inline]
-pub const fn msg_set(op: u32, data: u32) -> u32 {
+pub(crate) const fn msg_set(op: u32, data: u32) -> u32 {
     (op << 29) | data
 }
 #[inline]
-pub const fn msg_op(imm: u32) -> u32 {
+pub(crate) const fn msg_op(imm: u32) -> u32 {
     imm >> 29
 }
 #[inline]
-pub const fn msg_data(imm: u32) -> u32 {
+pub(crate) const fn msg_data(imm: u32) -> u32 {
     imm & 0x1FFF_FFFF
 }
 
 // Work request ids: bit 63 marks receives, bit 62 the extra SEND of the
 // iWARP message mode; the low 32 bits carry the message.
-pub const WR_ID_FLAG_RECV: u64 = 1 << 63;
-pub const WR_ID_FLAG_MSG_SEND: u64 = 1 << 62;
+pub(crate) const WR_ID_FLAG_RECV: u64 = 1 << 63;
+pub(crate) const WR_ID_FLAG_MSG_SEND: u64 = 1 << 62;
 #[inline]
-pub const fn send_wr_id(data: u32) -> u64 {
+pub(crate) const fn send_wr_id(data: u32) -> u64 {
     data as u64
 }
 #[inline]
-pub const fn recv_wr_id(data: u32) -> u64 {
+pub(crate) const fn recv_wr_id(data: u32) -> u64 {
     WR_ID_FLAG_RECV | data as u64
 }
 #[inline]
-pub const fn wr_data(wr_id: u64) -> u32 {
+pub(crate) const fn wr_data(wr_id: u64) -> u32 {
     wr_id as u32
 }
 
 /// Connection flags of [`RsConnData::flags`].
-pub const RS_CONN_FLAG_NET: u8 = 1 << 0;
-pub const RS_CONN_FLAG_IOMAP: u8 = 1 << 1;
+pub(crate) const RS_CONN_FLAG_NET: u8 = 1 << 0;
+pub(crate) const RS_CONN_FLAG_IOMAP: u8 = 1 << 1;
 
 /// A remote buffer: address, rkey, length (this field order is the wire's).
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub struct RsSge {
-    pub addr: u64,
-    pub key: u32,
-    pub length: u32,
+pub(crate) struct RsSge {
+    pub(crate) addr: u64,
+    pub(crate) key: u32,
+    pub(crate) length: u32,
 }
 const _: () = assert!(core::mem::size_of::<RsSge>() == 16);
 const _: () = assert!(core::mem::offset_of!(RsSge, key) == 8);
 const _: () = assert!(core::mem::offset_of!(RsSge, length) == 12);
 
 /// Largest control payload (an SGE).
-pub const RS_MAX_CTRL_MSG: u32 = core::mem::size_of::<RsSge>() as u32;
+pub(crate) const RS_MAX_CTRL_MSG: u32 = core::mem::size_of::<RsSge>() as u32;
 
 /// An iomap table entry: a mapping's offset and where it lives.
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug)]
-pub struct RsIomap {
-    pub offset: u64,
-    pub sge: RsSge,
+pub(crate) struct RsIomap {
+    pub(crate) offset: u64,
+    pub(crate) sge: RsSge,
 }
 const _: () = assert!(core::mem::size_of::<RsIomap>() == 24);
 
 /// The private data of a connect request and of its reply.
 #[repr(C)]
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub struct RsConnData {
-    pub version: u8,
-    pub flags: u8,
+pub(crate) struct RsConnData {
+    pub(crate) version: u8,
+    pub(crate) flags: u8,
     /// Big-endian on the wire.
-    pub credits: u16,
-    pub reserved: [u8; 3],
-    pub target_iomap_size: u8,
+    pub(crate) credits: u16,
+    pub(crate) reserved: [u8; 3],
+    pub(crate) target_iomap_size: u8,
     /// Fields big-endian on the wire.
-    pub target_sgl: RsSge,
+    pub(crate) target_sgl: RsSge,
     /// Fields big-endian on the wire.
-    pub data_buf: RsSge,
+    pub(crate) data_buf: RsSge,
 }
 const _: () = assert!(core::mem::size_of::<RsConnData>() == 40);
 const _: () = assert!(core::mem::offset_of!(RsConnData, target_iomap_size) == 7);
@@ -127,11 +130,11 @@ const _: () = assert!(core::mem::offset_of!(RsConnData, target_sgl) == 8);
 const _: () = assert!(core::mem::offset_of!(RsConnData, data_buf) == 24);
 
 /// `sizeof(struct ib_connect_hdr)`: what precedes the connection data on AF_IB.
-pub const IB_CONNECT_HDR_SIZE: usize = 36;
+pub(crate) const IB_CONNECT_HDR_SIZE: usize = 36;
 
 impl RsConnData {
     /// The 40 wire bytes.
-    pub fn to_bytes(&self) -> [u8; 40] {
+    pub(crate) fn to_bytes(self) -> [u8; 40] {
         let mut b = [0u8; 40];
         b[0] = self.version;
         b[1] = self.flags;
@@ -143,7 +146,7 @@ impl RsConnData {
         b
     }
     /// Parses wire bytes (host values out); None if shorter than 40.
-    pub fn from_bytes(b: &[u8]) -> Option<RsConnData> {
+    pub(crate) fn from_bytes(b: &[u8]) -> Option<RsConnData> {
         if b.len() < 40 {
             return None;
         }
@@ -177,7 +180,7 @@ fn get_sge_be(b: &[u8]) -> RsSge {
 
 /// Compresses a size into `bits` bits: values up to 2^(bits-1) are kept,
 /// larger ones become a flag bit plus the value shifted right by `bits`.
-pub fn value_to_scale(value: i32, bits: u32) -> i32 {
+pub(crate) fn value_to_scale(value: i32, bits: u32) -> i32 {
     if value <= (1 << (bits - 1)) {
         value
     } else {
@@ -186,7 +189,7 @@ pub fn value_to_scale(value: i32, bits: u32) -> i32 {
 }
 
 /// The inverse of [`value_to_scale`].
-pub fn scale_to_value(value: i32, bits: u32) -> i32 {
+pub(crate) fn scale_to_value(value: i32, bits: u32) -> i32 {
     if value <= (1 << (bits - 1)) {
         value
     } else {

@@ -21,11 +21,11 @@
 
 use core::ffi::{c_int, c_void};
 use core::ptr::null_mut;
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
 
+use super::base::*;
 use super::config;
 use super::proto::*;
 use crate::abi::cma::*;
@@ -33,47 +33,23 @@ use crate::abi::verbs::*;
 use crate::id::{Id, Res};
 use crate::verbs as v;
 
-// Socket states (bit sets, ordered passive < opening < connected < closed).
-pub const RS_INIT: u32 = 0;
-pub const RS_BOUND: u32 = 0x0001;
-pub const RS_LISTENING: u32 = 0x0002;
-pub const RS_OPENING: u32 = 0x0004;
-pub const RS_RESOLVING_ADDR: u32 = RS_OPENING | 0x0010;
-pub const RS_RESOLVING_ROUTE: u32 = RS_OPENING | 0x0020;
-pub const RS_CONNECTING: u32 = RS_OPENING | 0x0040;
-pub const RS_ACCEPTING: u32 = RS_OPENING | 0x0080;
-pub const RS_CONNECTED: u32 = 0x0100;
-pub const RS_WRITABLE: u32 = 0x0200;
-pub const RS_READABLE: u32 = 0x0400;
-pub const RS_CONNECT_RDWR: u32 = RS_CONNECTED | RS_READABLE | RS_WRITABLE;
-pub const RS_CONNECT_ERROR: u32 = 0x0800;
-pub const RS_DISCONNECTED: u32 = 0x1000;
-pub const RS_ERROR: u32 = 0x2000;
-
-// Per-socket options (`opts`).
-pub const RS_OPT_SWAP_SGL: u32 = 1 << 0;
-/// iWARP: messages travel as inline SENDs (no write-with-immediate).
-pub const RS_OPT_MSG_SEND: u32 = 1 << 1;
-pub const RS_OPT_UDP_SVC: u32 = 1 << 2;
-pub const RS_OPT_KEEPALIVE: u32 = 1 << 3;
-pub const RS_OPT_CM_SVC: u32 = 1 << 4;
-
 /// One received message: opcode and byte count still unread.
 #[derive(Clone, Copy, Default)]
-pub struct RsMsg {
-    pub op: u32,
-    pub data: u32,
+pub(crate) struct RsMsg {
+    /// Recorded as the wire gave it; nothing reads it yet.
+    #[allow(dead_code)]
+    pub(crate) op: u32,
+    pub(crate) data: u32,
 }
 
 /// Page-aligned zeroed memory (so that fork-safe MRs never share a page
 /// with other data), freed on drop.
-pub struct PageBuf {
-    pub ptr: *mut u8,
-    pub len: usize,
+pub(crate) struct PageBuf {
+    pub(crate) ptr: *mut u8,
 }
 
 impl PageBuf {
-    pub fn new(len: usize) -> Res<PageBuf> {
+    pub(crate) fn new(len: usize) -> Res<PageBuf> {
         // SAFETY: sysconf has no preconditions.
         let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as usize;
         let len = len.max(1).div_ceil(page) * page;
@@ -84,7 +60,7 @@ impl PageBuf {
         }
         // SAFETY: p holds len freshly allocated bytes.
         unsafe { core::ptr::write_bytes(p.cast::<u8>(), 0, len) };
-        Ok(PageBuf { ptr: p.cast(), len })
+        Ok(PageBuf { ptr: p.cast() })
     }
 }
 
@@ -96,7 +72,7 @@ impl Drop for PageBuf {
 }
 
 /// A registered region, deregistered on drop (before its memory goes).
-pub struct Mr(pub *mut ibv_mr);
+pub(crate) struct Mr(pub(crate) *mut ibv_mr);
 
 impl Drop for Mr {
     fn drop(&mut self) {
@@ -109,96 +85,79 @@ impl Drop for Mr {
 
 /// The registered buffers of a connected socket. Field order is drop
 /// order: the MRs go before their memory.
-pub struct Bufs {
-    pub smr: Mr,
-    pub rmr: Mr,
-    pub tmr: Mr,
-    pub sbuf: PageBuf,
-    pub rbuf: PageBuf,
+pub(crate) struct Bufs {
+    pub(crate) smr: Mr,
+    pub(crate) rmr: Mr,
+    pub(crate) tmr: Mr,
+    pub(crate) sbuf: PageBuf,
+    pub(crate) rbuf: PageBuf,
     /// Target SGL ring followed by the iomap table (written by the peer).
-    pub tbuf: PageBuf,
+    pub(crate) tbuf: PageBuf,
 }
 
 /// Everything about a socket that changes; guarded by `Rsocket::st`.
-pub struct Conn {
-    pub state: u32,
-    pub opts: u32,
-    pub fd_flags: c_int,
-    pub so_opts: u64,
-    pub tcp_opts: u64,
-    pub ipv6_opts: u64,
-    /// A route given with RDMA_ROUTE, used by the next connect.
-    pub optval: Option<Vec<u8>>,
-    pub err: c_int,
-    pub retries: u32,
-    pub cq_armed: bool,
-    pub unack_cqe: u32,
-    pub keepalive_time: u32,
+pub(crate) struct Conn {
+    /// State, options, sizes: what a datagram socket has too.
+    pub(crate) base: SockBase,
+    pub(crate) retries: u32,
+    pub(crate) cq_armed: bool,
+    pub(crate) unack_cqe: u32,
+    pub(crate) keepalive_time: u32,
 
-    pub sbuf_size: u32,
-    pub rbuf_size: u32,
-    pub sq_size: u16,
-    pub rq_size: u16,
-    pub sq_inline: u16,
-    pub target_iomap_size: u16,
+    pub(crate) ctrl_seqno: u32,
+    pub(crate) ctrl_max_seqno: u32,
+    pub(crate) sseq_no: u16,
+    pub(crate) sseq_comp: u16,
+    pub(crate) rseq_no: u16,
+    pub(crate) rseq_comp: u16,
+    pub(crate) sqe_avail: i32,
 
-    pub ctrl_seqno: u32,
-    pub ctrl_max_seqno: u32,
-    pub sseq_no: u16,
-    pub sseq_comp: u16,
-    pub rseq_no: u16,
-    pub rseq_comp: u16,
-    pub sqe_avail: i32,
+    pub(crate) remote_sge: u32,
+    pub(crate) remote_sgl: RsSge,
+    pub(crate) remote_iomap: RsSge,
+    pub(crate) target_sge: usize,
 
-    pub remote_sge: u32,
-    pub remote_sgl: RsSge,
-    pub remote_iomap: RsSge,
-    pub target_sge: usize,
+    pub(crate) rbuf_msg_index: u32,
+    pub(crate) rbuf_bytes_avail: i64,
+    pub(crate) rbuf_free_offset: u32,
+    pub(crate) rbuf_offset: u32,
+    pub(crate) sbuf_bytes_avail: u32,
+    pub(crate) ssgl: [ibv_sge; 2],
 
-    pub rbuf_msg_index: u32,
-    pub rbuf_bytes_avail: i64,
-    pub rbuf_free_offset: u32,
-    pub rbuf_offset: u32,
-    pub sbuf_bytes_avail: u32,
-    pub ssgl: [ibv_sge; 2],
+    pub(crate) rmsg: Vec<RsMsg>,
+    pub(crate) rmsg_head: usize,
+    pub(crate) rmsg_tail: usize,
 
-    pub rmsg: Vec<RsMsg>,
-    pub rmsg_head: usize,
-    pub rmsg_tail: usize,
-
-    pub qp: *mut ibv_qp,
-    pub cq: *mut ibv_cq,
-    pub bufs: Option<Bufs>,
-    pub accept_queue: [c_int; 2],
+    pub(crate) qp: *mut ibv_qp,
+    pub(crate) cq: *mut ibv_cq,
+    pub(crate) bufs: Option<Bufs>,
+    pub(crate) accept_queue: [c_int; 2],
 
     /// Local mappings announced to the peer (or local-only ones).
-    pub iomap_list: Vec<IoMr>,
+    pub(crate) iomap_list: Vec<IoMr>,
     /// Writable mappings still to announce (before the next send).
-    pub iomap_queue: std::collections::VecDeque<IoMr>,
+    pub(crate) iomap_queue: std::collections::VecDeque<IoMr>,
     /// Which slots of the peer's iomap table we fill.
-    pub iomap_slots: Vec<bool>,
+    pub(crate) iomap_slots: Vec<bool>,
 }
 
 /// A registered mapping of riomap: its offset, the MR and its slot in the
 /// peer's iomap table (-1: not announced, no remote write access).
-pub struct IoMr {
-    pub offset: u64,
-    pub mr: Mr,
-    pub index: i32,
+pub(crate) struct IoMr {
+    pub(crate) offset: u64,
+    pub(crate) mr: Mr,
+    pub(crate) index: i32,
 }
 
 /// A stream rsocket.
-pub struct Rsocket {
-    /// The descriptor number the application knows (-1 until registered).
-    pub index: AtomicI32,
-    pub ty: c_int,
+pub(crate) struct Rsocket {
     /// The CM id (synchronous: it owns its event channel); destroyed when
     /// the last reference goes.
-    pub cm_id: *mut rdma_cm_id,
-    pub slock: Mutex<()>,
-    pub rlock: Mutex<()>,
-    pub cq_wait: Mutex<()>,
-    pub st: Mutex<Conn>,
+    pub(crate) cm_id: *mut rdma_cm_id,
+    pub(crate) slock: Mutex<()>,
+    pub(crate) rlock: Mutex<()>,
+    pub(crate) cq_wait: Mutex<()>,
+    pub(crate) st: Mutex<Conn>,
 }
 
 // SAFETY: the raw pointers inside (CM id, QP, CQ, buffers) are owned by the
@@ -275,10 +234,10 @@ pub(super) fn cm_ret(r: c_int) -> Res<()> {
 impl Conn {
     /// A fresh socket's state: the process defaults, or the listener's
     /// sizes for an accepted one.
-    pub fn new(inherit: Option<&Conn>) -> Conn {
+    pub(crate) fn new(inherit: Option<&Conn>) -> Conn {
         let cfg = config::get();
         let (sbuf_size, rbuf_size, sq_inline, sq_size, rq_size, ctrl_max, iomap) = match inherit {
-            Some(l) => (l.sbuf_size, l.rbuf_size, l.sq_inline, l.sq_size, l.rq_size, l.ctrl_max_seqno, l.target_iomap_size),
+            Some(l) => (l.base.sbuf_size, l.base.rbuf_size, l.base.sq_inline, l.base.sq_size, l.base.rq_size, l.ctrl_max_seqno, l.base.target_iomap_size),
             None => (
                 cfg.wmem_default,
                 cfg.mem_default,
@@ -290,24 +249,11 @@ impl Conn {
             ),
         };
         Conn {
-            state: RS_INIT,
-            opts: 0,
-            fd_flags: 0,
-            so_opts: 0,
-            tcp_opts: 0,
-            ipv6_opts: 0,
-            optval: None,
-            err: 0,
+            base: SockBase::new(sbuf_size, rbuf_size, sq_size, rq_size, sq_inline, iomap),
             retries: 0,
             cq_armed: false,
             unack_cqe: 0,
             keepalive_time: 0,
-            sbuf_size,
-            rbuf_size,
-            sq_size,
-            rq_size,
-            sq_inline,
-            target_iomap_size: iomap,
             ctrl_seqno: 0,
             ctrl_max_seqno: ctrl_max,
             sseq_no: 0,
@@ -343,7 +289,7 @@ impl Conn {
     }
 
     /// Entry `i` of the target SGL ring (the peer writes it with RDMA).
-    pub fn target_sgl(&self, i: usize) -> RsSge {
+    pub(crate) fn target_sgl(&self, i: usize) -> RsSge {
         let p = self.bufs().tbuf.ptr.cast::<RsSge>();
         // SAFETY: the ring has RS_SGL_SIZE entries at the start of tbuf;
         // the peer may change it at any time, hence the volatile read.
@@ -362,7 +308,7 @@ impl Conn {
     }
 
     #[inline]
-    pub fn ctrl_avail(&self) -> bool {
+    pub(crate) fn ctrl_avail(&self) -> bool {
         self.ctrl_seqno != self.ctrl_max_seqno
     }
 
@@ -371,29 +317,29 @@ impl Conn {
     }
 
     #[inline]
-    pub fn can_send(&self) -> bool {
+    pub(crate) fn can_send(&self) -> bool {
         if self.bufs.is_none() {
             return false;
         }
-        let sqe = if self.opts & RS_OPT_MSG_SEND == 0 { self.sqe_avail > 0 } else { self.sqe_avail >= 2 };
+        let sqe = if self.base.opts & RS_OPT_MSG_SEND == 0 { self.sqe_avail > 0 } else { self.sqe_avail >= 2 };
         sqe && self.sbuf_bytes_avail >= RS_SNDLOWAT && self.sseq_no != self.sseq_comp && self.cur_target().length != 0
     }
 
-    pub fn conn_can_send(&self) -> bool {
-        self.can_send() || self.state & RS_WRITABLE == 0
+    fn conn_can_send(&self) -> bool {
+        self.can_send() || self.base.state & RS_WRITABLE == 0
     }
 
-    pub fn conn_can_send_ctrl(&self) -> bool {
-        self.ctrl_avail() || self.state & RS_CONNECTED == 0
+    fn conn_can_send_ctrl(&self) -> bool {
+        self.ctrl_avail() || self.base.state & RS_CONNECTED == 0
     }
 
     #[inline]
-    pub fn have_rdata(&self) -> bool {
+    pub(crate) fn have_rdata(&self) -> bool {
         self.rmsg_head != self.rmsg_tail
     }
 
-    pub fn conn_have_rdata(&self) -> bool {
-        self.have_rdata() || self.state & RS_READABLE == 0
+    fn conn_have_rdata(&self) -> bool {
+        self.have_rdata() || self.base.state & RS_READABLE == 0
     }
 
     /// What rpoll reports for a connected (or formerly connected) stream
@@ -411,7 +357,7 @@ impl Conn {
     /// as a TCP socket reports the peer's close only after its data.
     /// POLLIN is always reported in that case, so rpoll never sleeps on a
     /// socket whose hang-up is held back. Errors are reported at once.
-    pub fn stream_revents(&self, events: i16) -> i16 {
+    pub(crate) fn stream_revents(&self, events: i16) -> i16 {
         let mut rev = 0;
         if events & libc::POLLIN != 0 && self.conn_have_rdata() {
             rev |= libc::POLLIN;
@@ -419,8 +365,8 @@ impl Conn {
         if events & libc::POLLOUT != 0 && self.can_send() {
             rev |= libc::POLLOUT;
         }
-        if self.state & RS_CONNECTED == 0 {
-            if self.state != RS_DISCONNECTED {
+        if self.base.state & RS_CONNECTED == 0 {
+            if self.base.state != RS_DISCONNECTED {
                 rev |= libc::POLLERR;
             } else if !(events & libc::POLLIN != 0 && self.have_rdata()) {
                 rev |= libc::POLLHUP;
@@ -429,14 +375,14 @@ impl Conn {
         rev
     }
 
-    pub fn conn_all_sends_done(&self) -> bool {
-        (self.ctrl_max_seqno as i32 - self.ctrl_seqno as i32) + self.sqe_avail == self.sq_size as i32
-            || self.state & RS_CONNECTED == 0
+    fn conn_all_sends_done(&self) -> bool {
+        (self.ctrl_max_seqno as i32 - self.ctrl_seqno as i32) + self.sqe_avail == self.base.sq_size as i32
+            || self.base.state & RS_CONNECTED == 0
     }
 
     fn sbuf_left(&self) -> u32 {
         let b = self.bufs();
-        (b.sbuf.ptr as u64 + self.sbuf_size as u64 - self.ssgl[0].addr) as u32
+        (b.sbuf.ptr as u64 + self.base.sbuf_size as u64 - self.ssgl[0].addr) as u32
     }
 
     // ---- posting --------------------------------------------------------
@@ -445,19 +391,19 @@ impl Conn {
         let mut sge = ibv_sge { addr: 0, length: 0, lkey: 0 };
         // SAFETY: all-zero is a valid recv WR (null pointers, zero counts).
         let mut wr: ibv_recv_wr = unsafe { core::mem::zeroed() };
-        if self.opts & RS_OPT_MSG_SEND == 0 {
+        if self.base.opts & RS_OPT_MSG_SEND == 0 {
             wr.wr_id = recv_wr_id(0);
         } else {
             let b = self.bufs();
             wr.wr_id = recv_wr_id(self.rbuf_msg_index);
-            sge.addr = b.rbuf.ptr as u64 + self.rbuf_size as u64 + (self.rbuf_msg_index * RS_MSG_SIZE) as u64;
+            sge.addr = b.rbuf.ptr as u64 + self.base.rbuf_size as u64 + (self.rbuf_msg_index * RS_MSG_SIZE) as u64;
             sge.length = RS_MSG_SIZE;
             // SAFETY: the MR is live while bufs is.
             sge.lkey = unsafe { (*b.rmr.0).lkey };
             wr.sg_list = &mut sge;
             wr.num_sge = 1;
             self.rbuf_msg_index += 1;
-            if self.rbuf_msg_index == self.rq_size as u32 {
+            if self.rbuf_msg_index == self.base.rq_size as u32 {
                 self.rbuf_msg_index = 0;
             }
         }
@@ -479,12 +425,12 @@ impl Conn {
     }
 
     /// A message without payload (credits, control).
-    pub fn post_msg(&self, msg: u32) -> Res<()> {
+    pub(crate) fn post_msg(&self, msg: u32) -> Res<()> {
         let mut wr = Self::zero_wr();
         wr.wr_id = send_wr_id(msg);
         let mut m = msg;
         let mut sge = ibv_sge { addr: &mut m as *mut u32 as u64, length: 4, lkey: 0 };
-        if self.opts & RS_OPT_MSG_SEND == 0 {
+        if self.base.opts & RS_OPT_MSG_SEND == 0 {
             wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
             wr.imm.imm_data = msg.to_be();
         } else {
@@ -497,7 +443,7 @@ impl Conn {
     }
 
     /// A plain RDMA WRITE (no notification at the peer).
-    pub fn post_write(&self, sgl: *mut ibv_sge, nsge: c_int, wr_data: u32, flags: u32, addr: u64, rkey: u32) -> Res<()> {
+    pub(crate) fn post_write(&self, sgl: *mut ibv_sge, nsge: c_int, wr_data: u32, flags: u32, addr: u64, rkey: u32) -> Res<()> {
         let mut wr = Self::zero_wr();
         wr.wr_id = send_wr_id(wr_data);
         wr.sg_list = sgl;
@@ -512,7 +458,7 @@ impl Conn {
     /// or as a following SEND in message mode).
     #[inline]
     fn post_write_msg(&self, sgl: *mut ibv_sge, nsge: c_int, msg: u32, flags: u32, addr: u64, rkey: u32) -> Res<()> {
-        if self.opts & RS_OPT_MSG_SEND == 0 {
+        if self.base.opts & RS_OPT_MSG_SEND == 0 {
             let mut wr = Self::zero_wr();
             wr.wr_id = send_wr_id(msg);
             wr.sg_list = sgl;
@@ -543,7 +489,7 @@ impl Conn {
     fn write_data(&mut self, sgl: *mut ibv_sge, nsge: c_int, length: u32, flags: u32) -> Res<()> {
         self.sseq_no = self.sseq_no.wrapping_add(1);
         self.sqe_avail -= 1;
-        if self.opts & RS_OPT_MSG_SEND != 0 {
+        if self.base.opts & RS_OPT_MSG_SEND != 0 {
             self.sqe_avail -= 1;
         }
         self.sbuf_bytes_avail -= length;
@@ -570,17 +516,17 @@ impl Conn {
         unsafe {
             b.sbuf
                 .ptr
-                .add(self.sbuf_size as usize + (RS_MAX_CTRL_MSG * (self.ctrl_seqno & (RS_QP_CTRL_SIZE - 1))) as usize)
+                .add(self.base.sbuf_size as usize + (RS_MAX_CTRL_MSG * (self.ctrl_seqno & (RS_QP_CTRL_SIZE - 1))) as usize)
         }
     }
 
     /// Returns receive credits, with a new buffer half when one is free.
     fn send_credits(&mut self) {
         self.ctrl_seqno = self.ctrl_seqno.wrapping_add(1);
-        self.rseq_comp = self.rseq_no.wrapping_add(self.rq_size >> 1);
-        let credit = msg_set(RS_OP_SGL, (self.rseq_no as u32).wrapping_add(self.rq_size as u32) & 0x1FFF_FFFF);
-        if self.rbuf_bytes_avail >= (self.rbuf_size >> 1) as i64 {
-            if self.opts & RS_OPT_MSG_SEND != 0 {
+        self.rseq_comp = self.rseq_no.wrapping_add(self.base.rq_size >> 1);
+        let credit = msg_set(RS_OP_SGL, (self.rseq_no as u32).wrapping_add(self.base.rq_size as u32) & 0x1FFF_FFFF);
+        if self.rbuf_bytes_avail >= (self.base.rbuf_size >> 1) as i64 {
+            if self.base.opts & RS_OPT_MSG_SEND != 0 {
                 self.ctrl_seqno = self.ctrl_seqno.wrapping_add(1);
             }
             let b = self.bufs();
@@ -589,12 +535,12 @@ impl Conn {
             let mut sge = RsSge {
                 addr: b.rbuf.ptr as u64 + self.rbuf_free_offset as u64,
                 key: rkey,
-                length: self.rbuf_size >> 1,
+                length: self.base.rbuf_size >> 1,
             };
-            if self.opts & RS_OPT_SWAP_SGL != 0 {
+            if self.base.opts & RS_OPT_SWAP_SGL != 0 {
                 sge = RsSge { addr: sge.addr.swap_bytes(), key: sge.key.swap_bytes(), length: sge.length.swap_bytes() };
             }
-            let (mut ibsge, flags) = if (self.sq_inline as u32) < RS_MAX_CTRL_MSG {
+            let (mut ibsge, flags) = if (self.base.sq_inline as u32) < RS_MAX_CTRL_MSG {
                 let buf = self.ctrl_buf();
                 // SAFETY: a 16-byte control slot inside the send buffer.
                 unsafe { core::ptr::write_unaligned(buf.cast::<RsSge>(), sge) };
@@ -604,9 +550,9 @@ impl Conn {
             };
             let raddr = self.remote_sgl.addr + self.remote_sge as u64 * RS_MAX_CTRL_MSG as u64;
             let _ = self.post_write_msg(&mut ibsge, 1, credit, flags, raddr, self.remote_sgl.key);
-            self.rbuf_bytes_avail -= (self.rbuf_size >> 1) as i64;
-            self.rbuf_free_offset += self.rbuf_size >> 1;
-            if self.rbuf_free_offset >= self.rbuf_size {
+            self.rbuf_bytes_avail -= (self.base.rbuf_size >> 1) as i64;
+            self.rbuf_free_offset += self.base.rbuf_size >> 1;
+            if self.rbuf_free_offset >= self.base.rbuf_size {
                 self.rbuf_free_offset = 0;
             }
             self.remote_sge += 1;
@@ -620,14 +566,14 @@ impl Conn {
 
     #[inline]
     fn give_credits(&self) -> bool {
-        let want = self.rbuf_bytes_avail >= (self.rbuf_size >> 1) as i64
+        let want = self.rbuf_bytes_avail >= (self.base.rbuf_size >> 1) as i64
             || (self.rseq_no as i16).wrapping_sub(self.rseq_comp as i16) >= 0;
-        let ctrl = if self.opts & RS_OPT_MSG_SEND == 0 { self.ctrl_avail() } else { self.ctrl2_avail() };
-        want && ctrl && self.state & RS_CONNECTED != 0
+        let ctrl = if self.base.opts & RS_OPT_MSG_SEND == 0 { self.ctrl_avail() } else { self.ctrl2_avail() };
+        want && ctrl && self.base.state & RS_CONNECTED != 0
     }
 
     #[inline]
-    pub fn update_credits(&mut self) {
+    fn update_credits(&mut self) {
         if self.bufs.is_some() && self.give_credits() {
             self.send_credits();
         }
@@ -635,7 +581,7 @@ impl Conn {
 
     /// Drains the CQ, updating credits, the receive queue and the state.
     #[inline]
-    pub fn poll_cq(&mut self) -> Res<()> {
+    pub(crate) fn poll_cq(&mut self) -> Res<()> {
         if self.cq.is_null() {
             return Ok(());
         }
@@ -671,7 +617,7 @@ impl Conn {
                     // the index came from our own WR id.
                     unsafe {
                         core::ptr::read_unaligned(
-                            b.rbuf.ptr.add(self.rbuf_size as usize + wr_data(wr_id) as usize * 4).cast::<u32>(),
+                            b.rbuf.ptr.add(self.base.rbuf_size as usize + wr_data(wr_id) as usize * 4).cast::<u32>(),
                         )
                     }
                 };
@@ -680,14 +626,14 @@ impl Conn {
                     RS_OP_IOMAP_SGL | RS_OP_WRITE => {}
                     RS_OP_CTRL => match msg_data(msg) {
                         RS_CTRL_DISCONNECT => {
-                            self.state = RS_DISCONNECTED;
+                            self.base.state = RS_DISCONNECTED;
                             return Ok(());
                         }
                         RS_CTRL_SHUTDOWN => {
-                            if self.state & RS_WRITABLE != 0 {
-                                self.state &= !RS_READABLE;
+                            if self.base.state & RS_WRITABLE != 0 {
+                                self.base.state &= !RS_READABLE;
                             } else {
-                                self.state = RS_DISCONNECTED;
+                                self.base.state = RS_DISCONNECTED;
                                 return Ok(());
                             }
                         }
@@ -696,7 +642,7 @@ impl Conn {
                     op => {
                         self.rmsg[self.rmsg_tail] = RsMsg { op, data: msg_data(msg) };
                         self.rmsg_tail += 1;
-                        if self.rmsg_tail == self.rq_size as usize + 1 {
+                        if self.rmsg_tail == self.base.rq_size as usize + 1 {
                             self.rmsg_tail = 0;
                         }
                     }
@@ -708,7 +654,7 @@ impl Conn {
                     RS_OP_CTRL => {
                         self.ctrl_max_seqno = self.ctrl_max_seqno.wrapping_add(1);
                         if msg_data(data) == RS_CTRL_DISCONNECT {
-                            self.state = RS_DISCONNECTED;
+                            self.base.state = RS_DISCONNECTED;
                         }
                     }
                     RS_OP_IOMAP_SGL => {
@@ -722,21 +668,21 @@ impl Conn {
                         self.sbuf_bytes_avail += msg_data(data);
                     }
                 }
-                if status != IBV_WC_SUCCESS && self.state & RS_CONNECTED != 0 {
-                    self.state = RS_ERROR;
-                    self.err = libc::EIO;
+                if status != IBV_WC_SUCCESS && self.base.state & RS_CONNECTED != 0 {
+                    self.base.state = RS_ERROR;
+                    self.base.err = libc::EIO;
                 }
             }
         }
         let mut res = if ret < 0 { Err(libc::EIO) } else { Ok(()) };
-        if self.state & RS_CONNECTED != 0 {
+        if self.base.state & RS_CONNECTED != 0 {
             while res.is_ok() && rcnt > 0 {
                 rcnt -= 1;
                 res = self.post_recv();
             }
             if let Err(e) = res {
-                self.state = RS_ERROR;
-                self.err = e;
+                self.base.state = RS_ERROR;
+                self.base.err = e;
             }
         }
         res
@@ -746,21 +692,21 @@ impl Conn {
     fn set_qp_size(&mut self, cm_id: *mut rdma_cm_id) {
         let dev = Id::from_cm(cm_id).cma_dev();
         let max = crate::cma::max_qpsize((!dev.is_null()).then_some(dev)).clamp(0, RS_QP_MAX_SIZE as i32) as u16;
-        if self.sq_size > max {
-            self.sq_size = max;
-        } else if self.sq_size < RS_QP_MIN_SIZE {
-            self.sq_size = RS_QP_MIN_SIZE;
+        if self.base.sq_size > max {
+            self.base.sq_size = max;
+        } else if self.base.sq_size < RS_QP_MIN_SIZE {
+            self.base.sq_size = RS_QP_MIN_SIZE;
         }
-        if self.rq_size > max {
-            self.rq_size = max;
-        } else if self.rq_size < RS_QP_MIN_SIZE {
-            self.rq_size = RS_QP_MIN_SIZE;
+        if self.base.rq_size > max {
+            self.base.rq_size = max;
+        } else if self.base.rq_size < RS_QP_MIN_SIZE {
+            self.base.rq_size = RS_QP_MIN_SIZE;
         }
     }
 
     /// Allocates and registers the buffers.
     fn init_bufs(&mut self, cm_id: *mut rdma_cm_id) -> Res<()> {
-        self.rmsg = vec![RsMsg::default(); self.rq_size as usize + 1];
+        self.rmsg = vec![RsMsg::default(); self.base.rq_size as usize + 1];
         // SAFETY: the id is bound to a device, so its pd is live.
         let pd = unsafe { (*cm_id).pd };
         let reg = |b: &PageBuf, len: usize, access: u32| -> Res<Mr> {
@@ -773,19 +719,19 @@ impl Conn {
                 Ok(Mr(mr))
             }
         };
-        let mut total_s = self.sbuf_size as usize;
-        if (self.sq_inline as u32) < RS_MAX_CTRL_MSG {
+        let mut total_s = self.base.sbuf_size as usize;
+        if (self.base.sq_inline as u32) < RS_MAX_CTRL_MSG {
             total_s += (RS_MAX_CTRL_MSG * RS_QP_CTRL_SIZE) as usize;
         }
         let sbuf = PageBuf::new(total_s)?;
         let smr = reg(&sbuf, total_s, IBV_ACCESS_LOCAL_WRITE)?;
         let tlen = core::mem::size_of::<RsSge>() * RS_SGL_SIZE
-            + core::mem::size_of::<RsIomap>() * self.target_iomap_size as usize;
+            + core::mem::size_of::<RsIomap>() * self.base.target_iomap_size as usize;
         let tbuf = PageBuf::new(tlen)?;
         let tmr = reg(&tbuf, tlen, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)?;
-        let mut total_r = self.rbuf_size as usize;
-        if self.opts & RS_OPT_MSG_SEND != 0 {
-            total_r += self.rq_size as usize * RS_MSG_SIZE as usize;
+        let mut total_r = self.base.rbuf_size as usize;
+        if self.base.opts & RS_OPT_MSG_SEND != 0 {
+            total_r += self.base.rq_size as usize * RS_MSG_SIZE as usize;
         }
         let rbuf = PageBuf::new(total_r)?;
         let rmr = reg(&rbuf, total_r, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)?;
@@ -794,11 +740,11 @@ impl Conn {
         let base = sbuf.ptr as u64;
         self.ssgl = [ibv_sge { addr: base, length: 0, lkey }; 2];
         self.bufs = Some(Bufs { smr, rmr, tmr, sbuf, rbuf, tbuf });
-        self.sbuf_bytes_avail = self.sbuf_size;
-        self.rbuf_free_offset = self.rbuf_size >> 1;
-        self.rbuf_bytes_avail = (self.rbuf_size >> 1) as i64;
-        self.sqe_avail = self.sq_size as i32 - self.ctrl_max_seqno as i32;
-        self.rseq_comp = self.rq_size >> 1;
+        self.sbuf_bytes_avail = self.base.sbuf_size;
+        self.rbuf_free_offset = self.base.rbuf_size >> 1;
+        self.rbuf_bytes_avail = (self.base.rbuf_size >> 1) as i64;
+        self.sqe_avail = self.base.sq_size as i32 - self.ctrl_max_seqno as i32;
+        self.rseq_comp = self.base.rq_size >> 1;
         Ok(())
     }
 
@@ -807,19 +753,19 @@ impl Conn {
     ///
     /// # Safety
     /// `cm_id` is the socket's live id, bound to a device.
-    pub unsafe fn create_ep(&mut self, cm_id: *mut rdma_cm_id) -> Res<()> {
+    pub(crate) unsafe fn create_ep(&mut self, cm_id: *mut rdma_cm_id) -> Res<()> {
         self.set_qp_size(cm_id);
         let id = Id::from_cm(cm_id);
         // SAFETY: the id is bound to a device (verbs and device live).
         if unsafe { (*id.verbs()).device.as_ref() }.is_some_and(|d| d.transport_type == IBV_TRANSPORT_IWARP) {
-            self.opts |= RS_OPT_MSG_SEND;
+            self.base.opts |= RS_OPT_MSG_SEND;
         }
         // SAFETY: a live context.
         let ch = unsafe { v::ibv_create_comp_channel(id.verbs()) };
         if ch.is_null() {
             return Err(last_err());
         }
-        let cqe = self.sq_size as c_int + self.rq_size as c_int;
+        let cqe = self.base.sq_size as c_int + self.base.rq_size as c_int;
         // SAFETY: live context and channel.
         let cq = unsafe { v::ibv_create_cq(id.verbs(), cqe, cm_id.cast(), ch, 0) };
         if cq.is_null() {
@@ -830,7 +776,7 @@ impl Conn {
         }
         // SAFETY: the channel's fd is ours.
         let chfd = unsafe { (*ch).fd };
-        if self.fd_flags & libc::O_NONBLOCK != 0 && set_nonblock(chfd, true).is_err() {
+        if self.base.fd_flags & libc::O_NONBLOCK != 0 && set_nonblock(chfd, true).is_err() {
             let e = last_err();
             // SAFETY: created above, unused.
             unsafe {
@@ -852,49 +798,49 @@ impl Conn {
         attr.recv_cq = cq;
         attr.qp_type = IBV_QPT_RC;
         attr.sq_sig_all = 1;
-        attr.cap.max_send_wr = self.sq_size as u32;
-        attr.cap.max_recv_wr = self.rq_size as u32;
+        attr.cap.max_send_wr = self.base.sq_size as u32;
+        attr.cap.max_recv_wr = self.base.rq_size as u32;
         attr.cap.max_send_sge = 2;
         attr.cap.max_recv_sge = 1;
-        attr.cap.max_inline_data = self.sq_inline as u32;
+        attr.cap.max_inline_data = self.base.sq_inline as u32;
         // SAFETY: our id and a valid attr.
         cm_ret(unsafe { crate::qp::rdma_create_qp(cm_id, null_mut(), &mut attr) })?;
         self.qp = id.qp();
         self.cq = cq;
-        self.sq_inline = attr.cap.max_inline_data.min(u16::MAX as u32) as u16;
-        if self.opts & RS_OPT_MSG_SEND != 0 && (self.sq_inline as u32) < RS_MSG_SIZE {
+        self.base.sq_inline = attr.cap.max_inline_data.min(u16::MAX as u32) as u16;
+        if self.base.opts & RS_OPT_MSG_SEND != 0 && (self.base.sq_inline as u32) < RS_MSG_SIZE {
             return Err(libc::EOPNOTSUPP);
         }
         self.init_bufs(cm_id)?;
-        for _ in 0..self.rq_size {
+        for _ in 0..self.base.rq_size {
             self.post_recv()?;
         }
         Ok(())
     }
 
     /// Our half of the private data.
-    pub fn format_conn_data(&self) -> RsConnData {
+    pub(crate) fn format_conn_data(&self) -> RsConnData {
         let b = self.bufs();
         // SAFETY: the MRs are live while bufs is.
         let (tkey, rkey) = unsafe { ((*b.tmr.0).rkey, (*b.rmr.0).rkey) };
         RsConnData {
             version: 1,
             flags: RS_CONN_FLAG_IOMAP | if cfg!(target_endian = "big") { RS_CONN_FLAG_NET } else { 0 },
-            credits: self.rq_size,
+            credits: self.base.rq_size,
             reserved: [0; 3],
-            target_iomap_size: value_to_scale(self.target_iomap_size as i32, 8) as u8,
+            target_iomap_size: value_to_scale(self.base.target_iomap_size as i32, 8) as u8,
             target_sgl: RsSge { addr: b.tbuf.ptr as u64, key: tkey, length: RS_SGL_SIZE as u32 },
-            data_buf: RsSge { addr: b.rbuf.ptr as u64, key: rkey, length: self.rbuf_size >> 1 },
+            data_buf: RsSge { addr: b.rbuf.ptr as u64, key: rkey, length: self.base.rbuf_size >> 1 },
         }
     }
 
     /// Takes the peer's half of the private data.
-    pub fn save_conn_data(&mut self, c: &RsConnData) {
+    pub(crate) fn save_conn_data(&mut self, c: &RsConnData) {
         self.remote_sgl = c.target_sgl;
         self.remote_sge = 1;
         let peer_net = c.flags & RS_CONN_FLAG_NET != 0;
         if peer_net != cfg!(target_endian = "big") {
-            self.opts |= RS_OPT_SWAP_SGL;
+            self.base.opts |= RS_OPT_SWAP_SGL;
         }
         if c.flags & RS_CONN_FLAG_IOMAP != 0 {
             self.remote_iomap = RsSge {
@@ -912,7 +858,7 @@ impl Conn {
     ///
     /// # Safety
     /// `buf` must be writable for `len` bytes.
-    pub unsafe fn copy_out(&mut self, mut buf: *mut u8, len: usize, peek: bool) -> usize {
+    pub(crate) unsafe fn copy_out(&mut self, mut buf: *mut u8, len: usize, peek: bool) -> usize {
         let Some(b) = self.bufs.as_ref() else { return 0 };
         let rbuf = b.rbuf.ptr;
         let mut left = len;
@@ -930,12 +876,12 @@ impl Conn {
                     self.rseq_no = self.rseq_no.wrapping_add(1);
                 }
                 head += 1;
-                if head == self.rq_size as usize + 1 {
+                if head == self.base.rq_size as usize + 1 {
                     head = 0;
                 }
                 avail
             };
-            let end_size = (self.rbuf_size - off) as usize;
+            let end_size = (self.base.rbuf_size - off) as usize;
             if rsize > end_size {
                 // SAFETY: the caller's buffer has `left` bytes; the source
                 // range lies inside the receive buffer.
@@ -997,14 +943,14 @@ impl Conn {
     /// copies n bytes to a destination), or straight from `inline_src`
     /// when it fits inline. Returns the chunk size.
     #[inline]
-    pub fn send_chunk(&mut self, want: u32, inline_src: Option<*const u8>, fill: &mut impl FnMut(*mut u8, usize)) -> Res<u32> {
+    pub(crate) fn send_chunk(&mut self, want: u32, inline_src: Option<*const u8>, fill: &mut impl FnMut(*mut u8, usize)) -> Res<u32> {
         let xfer = want.min(self.sbuf_bytes_avail).min(self.cur_target().length);
-        if let (true, Some(src)) = (xfer <= self.sq_inline as u32, inline_src) {
+        if let (true, Some(src)) = (xfer <= self.base.sq_inline as u32, inline_src) {
             let mut sge = ibv_sge { addr: src as u64, length: xfer, lkey: 0 };
             self.write_data(&mut sge, 1, xfer, IBV_SEND_INLINE)?;
             return Ok(xfer);
         }
-        let inline = if xfer <= self.sq_inline as u32 { IBV_SEND_INLINE } else { 0 };
+        let inline = if xfer <= self.base.sq_inline as u32 { IBV_SEND_INLINE } else { 0 };
         let (mut sgl, n) = self.stage(xfer, fill);
         self.write_data(sgl.as_mut_ptr(), n, xfer, inline)?;
         Ok(xfer)
@@ -1015,14 +961,14 @@ impl Conn {
     ///
     /// # Safety
     /// `src` must be readable for `want` bytes.
-    pub unsafe fn write_direct_chunk(&mut self, iom: &RsIomap, offset: u64, want: u32, src: *const u8) -> Res<u32> {
+    pub(crate) unsafe fn write_direct_chunk(&mut self, iom: &RsIomap, offset: u64, want: u32, src: *const u8) -> Res<u32> {
         let room = (iom.offset.wrapping_add(iom.sge.length as u64)).wrapping_sub(offset);
         let xfer = (want.min(self.sbuf_bytes_avail) as u64).min(room) as u32;
         let addr = iom.sge.addr.wrapping_add(offset).wrapping_sub(iom.offset);
         self.sqe_avail -= 1;
         self.sbuf_bytes_avail -= xfer;
         let wr_data = msg_set(RS_OP_WRITE, xfer);
-        if xfer <= self.sq_inline as u32 {
+        if xfer <= self.base.sq_inline as u32 {
             let mut sge = ibv_sge { addr: src as u64, length: xfer, lkey: 0 };
             self.post_write(&mut sge, 1, wr_data, IBV_SEND_INLINE, addr, iom.sge.key)?;
         } else {
@@ -1040,9 +986,9 @@ impl Conn {
 
     /// Announces one queued mapping: an RsIomap entry written into slot
     /// `index` of the peer's iomap table, with an IOMAP_SGL message.
-    pub fn write_iomap(&mut self, entry: RsIomap, index: u32) -> Res<()> {
+    pub(crate) fn write_iomap(&mut self, entry: RsIomap, index: u32) -> Res<()> {
         let mut iom = entry;
-        if self.opts & RS_OPT_SWAP_SGL != 0 {
+        if self.base.opts & RS_OPT_SWAP_SGL != 0 {
             iom = RsIomap {
                 offset: iom.offset.swap_bytes(),
                 sge: RsSge { addr: iom.sge.addr.swap_bytes(), key: iom.sge.key.swap_bytes(), length: iom.sge.length.swap_bytes() },
@@ -1051,14 +997,14 @@ impl Conn {
         let size = core::mem::size_of::<RsIomap>() as u32;
         self.sseq_no = self.sseq_no.wrapping_add(1);
         self.sqe_avail -= 1;
-        if self.opts & RS_OPT_MSG_SEND != 0 {
+        if self.base.opts & RS_OPT_MSG_SEND != 0 {
             self.sqe_avail -= 1;
         }
         self.sbuf_bytes_avail -= size;
         let addr = self.remote_iomap.addr + index as u64 * size as u64;
         let key = self.remote_iomap.key;
         let msg = msg_set(RS_OP_IOMAP_SGL, index);
-        if self.sq_inline as u32 >= size {
+        if self.base.sq_inline as u32 >= size {
             let mut sge = ibv_sge { addr: &iom as *const RsIomap as u64, length: size, lkey: 0 };
             self.post_write_msg(&mut sge, 1, msg, IBV_SEND_INLINE, addr, key)
         } else {
@@ -1075,7 +1021,7 @@ impl Conn {
     }
 
     /// Entry `i` of our iomap table (written by the peer).
-    pub fn target_iomap(&self, i: usize) -> RsIomap {
+    pub(crate) fn target_iomap(&self, i: usize) -> RsIomap {
         let p = self.bufs().tbuf.ptr.cast::<RsSge>();
         // SAFETY: the table of target_iomap_size entries follows the SGL
         // ring in tbuf; the peer may write it, hence volatile.
@@ -1084,7 +1030,7 @@ impl Conn {
 }
 
 /// Sets or clears O_NONBLOCK on `fd`.
-pub fn set_nonblock(fd: c_int, on: bool) -> Res<()> {
+pub(crate) fn set_nonblock(fd: c_int, on: bool) -> Res<()> {
     // SAFETY: fcntl on an fd; no memory involved.
     let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
     if fl < 0 {
@@ -1102,7 +1048,7 @@ pub fn set_nonblock(fd: c_int, on: bool) -> Res<()> {
 /// bounds a data message by the peer's advertised buffer (half its
 /// receive buffer) and the 29-bit length field; this keeps one message
 /// well inside both and inside the default send buffer.
-pub const RS_MAX_CHUNK: usize = 1 << 20;
+const RS_MAX_CHUNK: usize = 1 << 20;
 
 /// The sizes in which one send call cuts its data (before the limits of
 /// the moment: free send buffer and the peer's current target buffer).
@@ -1119,7 +1065,7 @@ pub const RS_MAX_CHUNK: usize = 1 << 20;
 /// overlap for big sends while cutting the per-message work. Any length up
 /// to the advertised buffer is valid on the wire, so an upstream receiver
 /// takes these messages unchanged.
-pub struct ChunkSizer {
+pub(crate) struct ChunkSizer {
     next: usize,
 }
 
@@ -1132,7 +1078,7 @@ impl Default for ChunkSizer {
 impl ChunkSizer {
     /// The size to try for the next chunk when `left` bytes remain.
     #[inline]
-    pub fn next(&mut self, left: usize) -> usize {
+    pub(crate) fn next(&mut self, left: usize) -> usize {
         if left <= self.next {
             return left;
         }
@@ -1143,24 +1089,24 @@ impl ChunkSizer {
 }
 
 /// What a blocking wait is waiting for.
-pub type Test = fn(&Rsocket, &Conn) -> bool;
+pub(crate) type Test = fn(&Rsocket, &Conn) -> bool;
 
-pub fn t_conn_have_rdata(_: &Rsocket, c: &Conn) -> bool {
+pub(crate) fn t_conn_have_rdata(_: &Rsocket, c: &Conn) -> bool {
     c.conn_have_rdata()
 }
-pub fn t_conn_can_send(_: &Rsocket, c: &Conn) -> bool {
+pub(crate) fn t_conn_can_send(_: &Rsocket, c: &Conn) -> bool {
     c.conn_can_send()
 }
-pub fn t_conn_can_send_ctrl(_: &Rsocket, c: &Conn) -> bool {
+pub(crate) fn t_conn_can_send_ctrl(_: &Rsocket, c: &Conn) -> bool {
     c.conn_can_send_ctrl()
 }
-pub fn t_conn_all_sends_done(_: &Rsocket, c: &Conn) -> bool {
+pub(crate) fn t_conn_all_sends_done(_: &Rsocket, c: &Conn) -> bool {
     c.conn_all_sends_done()
 }
-pub fn t_poll_all(_: &Rsocket, _: &Conn) -> bool {
+pub(crate) fn t_poll_all(_: &Rsocket, _: &Conn) -> bool {
     true
 }
-pub fn t_cq_armed(_: &Rsocket, c: &Conn) -> bool {
+pub(crate) fn t_cq_armed(_: &Rsocket, c: &Conn) -> bool {
     c.cq_armed
 }
 
@@ -1170,7 +1116,7 @@ pub fn t_cq_armed(_: &Rsocket, c: &Conn) -> bool {
 /// `step(false)`, which may sleep. With `nonblock`, the first EWOULDBLOCK is
 /// returned.
 #[inline]
-pub fn spin_then_sleep(nonblock: bool, mut step: impl FnMut(bool) -> Res<()>) -> Res<()> {
+pub(crate) fn spin_then_sleep(nonblock: bool, mut step: impl FnMut(bool) -> Res<()>) -> Res<()> {
     let polling = config::get().polling_time as u64;
     let mut start = 0u64;
     loop {
@@ -1191,7 +1137,7 @@ pub fn spin_then_sleep(nonblock: bool, mut step: impl FnMut(bool) -> Res<()>) ->
 }
 
 /// Microseconds on the monotonic clock.
-pub fn time_us() -> u64 {
+pub(crate) fn time_us() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: a valid timespec out pointer.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
@@ -1199,10 +1145,8 @@ pub fn time_us() -> u64 {
 }
 
 impl Rsocket {
-    pub fn new(ty: c_int, cm_id: *mut rdma_cm_id, conn: Conn) -> Arc<Rsocket> {
+    pub(crate) fn new(cm_id: *mut rdma_cm_id, conn: Conn) -> Arc<Rsocket> {
         Arc::new(Rsocket {
-            index: AtomicI32::new(-1),
-            ty,
             cm_id,
             slock: Mutex::new(()),
             rlock: Mutex::new(()),
@@ -1211,25 +1155,21 @@ impl Rsocket {
         })
     }
 
-    pub fn index(&self) -> c_int {
-        self.index.load(Ordering::Relaxed)
-    }
-
     /// The socket's CM id, whose fields are read and written one at a
     /// time through [`Id`]'s accessors (no reference to the id is formed;
     /// the id lives as long as the socket).
-    pub fn cm(&self) -> Id {
+    pub(crate) fn cm(&self) -> Id {
         Id::from_cm(self.cm_id)
     }
 
     /// The CM event channel's fd.
-    pub fn cm_fd(&self) -> c_int {
+    pub(crate) fn cm_fd(&self) -> c_int {
         // SAFETY: a synchronous id always has its channel.
         unsafe { (*self.cm().channel()).fd }
     }
 
     /// The completion channel's fd, once connected.
-    pub fn cq_fd(&self) -> c_int {
+    pub(crate) fn cq_fd(&self) -> c_int {
         let ch = self.cm().recv_cq_channel();
         if ch.is_null() {
             -1
@@ -1239,15 +1179,38 @@ impl Rsocket {
         }
     }
 
+    /// Sets the blocking mode of the fds a socket may sleep on (F_SETFL with
+    /// exactly `arg`, as upstream).
+    pub(crate) fn set_nonblocking(&self, c: &Conn, arg: c_int) -> Res<()> {
+        let mut ret = 0;
+        let ch = self.cm().recv_cq_channel();
+        if !ch.is_null() {
+            // SAFETY: the completion channel's fd.
+            ret = unsafe { libc::fcntl((*ch).fd, libc::F_SETFL, arg) };
+        }
+        if c.base.state == RS_LISTENING {
+            // SAFETY: our socketpair end.
+            ret = unsafe { libc::fcntl(c.accept_queue[0], libc::F_SETFL, arg) };
+        } else if ret == 0 && c.base.state < RS_CONNECTED {
+            // SAFETY: the CM channel's fd.
+            ret = unsafe { libc::fcntl(self.cm_fd(), libc::F_SETFL, arg) };
+        }
+        if ret < 0 {
+            Err(last_err())
+        } else {
+            Ok(())
+        }
+    }
+
     /// Waits for one completion event (the CQ must be armed); caller
     /// holds `cq_wait`. With `only_if_ready`, does not sleep.
-    pub fn get_cq_event(&self, only_if_ready: bool) -> Res<()> {
+    pub(crate) fn get_cq_event(&self, only_if_ready: bool) -> Res<()> {
         let (ch, cq, sum) = {
             let c = self.st.lock();
             if !c.cq_armed {
                 return Ok(());
             }
-            (self.cm().recv_cq_channel(), c.cq, c.sq_size as u32 + c.rq_size as u32)
+            (self.cm().recv_cq_channel(), c.cq, c.base.sq_size as u32 + c.base.rq_size as u32)
         };
         if only_if_ready {
             // SAFETY: the channel is live.
@@ -1278,7 +1241,7 @@ impl Rsocket {
         } else {
             let e = last_err();
             if e != libc::EAGAIN && e != libc::EINTR {
-                c.state = RS_ERROR;
+                c.base.state = RS_ERROR;
             }
             Err(e)
         }
@@ -1286,14 +1249,14 @@ impl Rsocket {
 
     /// Processes completions until `test` holds; sleeps on the channel
     /// unless `nonblock` (then EWOULDBLOCK).
-    pub fn process_cq(&self, nonblock: bool, test: Test) -> Res<()> {
+    pub(crate) fn process_cq(&self, nonblock: bool, test: Test) -> Res<()> {
         self.process_cq_locked(&mut self.st.lock(), nonblock, test)
     }
 
     /// [`Self::process_cq`] with `st` already held by the caller, who keeps
     /// it afterwards (it is let go only while sleeping on the channel).
     #[inline]
-    pub fn process_cq_locked(&self, c: &mut MutexGuard<'_, Conn>, nonblock: bool, test: impl Fn(&Rsocket, &Conn) -> bool) -> Res<()> {
+    pub(crate) fn process_cq_locked(&self, c: &mut MutexGuard<'_, Conn>, nonblock: bool, test: impl Fn(&Rsocket, &Conn) -> bool) -> Res<()> {
         let r = loop {
             c.update_credits();
             let r = c.poll_cq();
@@ -1333,7 +1296,7 @@ impl Rsocket {
     }
 
     /// Spins for the configured polling time, then sleeps.
-    pub fn get_comp(&self, nonblock: bool, test: Test) -> Res<()> {
+    pub(crate) fn get_comp(&self, nonblock: bool, test: Test) -> Res<()> {
         spin_then_sleep(nonblock, |nb| self.process_cq(nb, test))
     }
 
@@ -1344,7 +1307,7 @@ impl Rsocket {
     /// thread if there is one, as upstream lets go of its cq_lock between
     /// rounds.
     #[inline]
-    pub fn get_comp_locked(&self, c: &mut MutexGuard<'_, Conn>, nonblock: bool, test: impl Fn(&Rsocket, &Conn) -> bool + Copy) -> Res<()> {
+    pub(crate) fn get_comp_locked(&self, c: &mut MutexGuard<'_, Conn>, nonblock: bool, test: impl Fn(&Rsocket, &Conn) -> bool + Copy) -> Res<()> {
         let mut first = true;
         spin_then_sleep(nonblock, |nb| {
             if !first {
@@ -1364,8 +1327,8 @@ mod tests {
     /// (no MRs: nothing is posted).
     fn conn_with_rbuf(rbuf: u32, rq: u16) -> Conn {
         let mut c = Conn::new(None);
-        c.rbuf_size = rbuf;
-        c.rq_size = rq;
+        c.base.rbuf_size = rbuf;
+        c.base.rq_size = rq;
         c.rmsg = vec![RsMsg::default(); rq as usize + 1];
         c.bufs = Some(Bufs {
             smr: Mr(null_mut()),
@@ -1382,7 +1345,7 @@ mod tests {
         let b = c.bufs.as_ref().unwrap();
         for (i, &x) in data.iter().enumerate() {
             // SAFETY: index wraps inside the ring.
-            unsafe { *b.rbuf.ptr.add((from + i) % c.rbuf_size as usize) = x };
+            unsafe { *b.rbuf.ptr.add((from + i) % c.base.rbuf_size as usize) = x };
         }
     }
 
@@ -1446,12 +1409,12 @@ mod tests {
     fn hang_up_is_reported_after_the_unread_data() {
         let (pin, pout, phup, perr) = (libc::POLLIN, libc::POLLOUT, libc::POLLHUP, libc::POLLERR);
         let mut c = conn_with_rbuf(16, 4);
-        c.state = RS_CONNECT_RDWR;
+        c.base.state = RS_CONNECT_RDWR;
         c.rmsg[0] = RsMsg { op: RS_OP_DATA, data: 5 };
         c.rmsg_tail = 1;
         assert_eq!(c.stream_revents(pin | pout), pin, "connected, data queued, no send credits");
         // The peer's DISCONNECT was processed after its last data.
-        c.state = RS_DISCONNECTED;
+        c.base.state = RS_DISCONNECTED;
         assert_eq!(c.stream_revents(pin), pin, "data still unread: readable, hang-up held back");
         assert_eq!(c.stream_revents(pin | pout), pin);
         assert_eq!(c.stream_revents(pout), phup, "not polling for input: the hang-up at once");
@@ -1462,7 +1425,7 @@ mod tests {
         // An error is never held back.
         c.rmsg_tail = 2;
         c.rmsg[1] = RsMsg { op: RS_OP_DATA, data: 1 };
-        c.state = RS_ERROR;
+        c.base.state = RS_ERROR;
         assert_eq!(c.stream_revents(pin), pin | perr);
     }
 
@@ -1484,7 +1447,7 @@ mod tests {
         c.sbuf_bytes_avail = RS_SNDLOWAT;
         c.sqe_avail = 0;
         assert!(!c.can_send(), "send queue full");
-        c.state = RS_CONNECTED | RS_READABLE;
+        c.base.state = RS_CONNECTED | RS_READABLE;
         assert!(c.conn_can_send(), "a socket shut for writing stops waiting");
     }
 
@@ -1505,6 +1468,6 @@ mod tests {
         assert_eq!(c.target_sgl(0), peer.data_buf);
         assert_eq!(c.remote_sge, 1);
         assert_eq!(c.remote_iomap, RsSge { addr: 0x10_0000 + 32, key: 7, length: 512 });
-        assert_eq!(c.opts & RS_OPT_SWAP_SGL, 0, "same byte order");
+        assert_eq!(c.base.opts & RS_OPT_SWAP_SGL, 0, "same byte order");
     }
 }

@@ -1,7 +1,10 @@
-//! The CM service threads: one watches listening sockets and accepts their
-//! requests, one watches connecting and connected sockets for CM events
-//! (connection progress, the peer's disconnect). Like upstream they run
-//! only while they have sockets to watch.
+//! A CM service thread: it watches a list of sockets' CM channels and
+//! hands each socket whose channel is readable to its handler. Two run,
+//! both defined with their handlers in [`super::connection`]: one watches
+//! listening sockets and accepts their requests, one watches connecting
+//! and connected sockets for CM events (connection progress, the peer's
+//! disconnect). Like upstream they run only while they have sockets to
+//! watch.
 //!
 //! A socket's events are handled with the service's list locked, so once
 //! [`Svc::remove`] returns, the thread no longer touches that socket; the
@@ -16,12 +19,13 @@ use std::sync::Arc;
 
 use parking_lot::{Condvar, Mutex};
 
-use super::connection;
-use super::stream::{Rsocket, RS_OPT_CM_SVC};
+use super::base::RS_OPT_CM_SVC;
+use super::stream::Rsocket;
 use crate::id::Res;
 
-pub struct Svc {
-    listen: bool,
+pub(crate) struct Svc {
+    /// What to do for a socket whose CM channel is readable.
+    handle: fn(&Rsocket),
     inner: Mutex<Inner>,
     /// Signalled whenever the thread has dropped a snapshot (`round`).
     released: Condvar,
@@ -36,10 +40,6 @@ struct Inner {
     round: u64,
 }
 
-pub static LISTEN: Svc =
-    Svc { listen: true, inner: Mutex::new(Inner { socks: Vec::new(), wake: -1, round: 0 }), released: Condvar::new() };
-pub static CONNECT: Svc =
-    Svc { listen: false, inner: Mutex::new(Inner { socks: Vec::new(), wake: -1, round: 0 }), released: Condvar::new() };
 
 fn kick(fd: c_int) {
     let one: u64 = 1;
@@ -48,8 +48,14 @@ fn kick(fd: c_int) {
 }
 
 impl Svc {
+    /// A service (for a static) that runs `handle` for each socket whose
+    /// CM channel is readable, with the list locked.
+    pub(crate) const fn new(handle: fn(&Rsocket)) -> Svc {
+        Svc { handle, inner: Mutex::new(Inner { socks: Vec::new(), wake: -1, round: 0 }), released: Condvar::new() }
+    }
+
     /// Starts watching `rs`.
-    pub fn add(&'static self, rs: &Arc<Rsocket>) -> Res<()> {
+    pub(crate) fn add(&'static self, rs: &Arc<Rsocket>) -> Res<()> {
         let mut g = self.inner.lock();
         if g.wake < 0 {
             // SAFETY: plain eventfd creation.
@@ -66,7 +72,7 @@ impl Svc {
             g.wake = fd;
         }
         g.socks.push(rs.clone());
-        rs.st.lock().opts |= RS_OPT_CM_SVC;
+        rs.st.lock().base.opts |= RS_OPT_CM_SVC;
         kick(g.wake);
         Ok(())
     }
@@ -74,11 +80,11 @@ impl Svc {
     /// Stops watching `rs` (no-op if not watched). Returns once the
     /// thread holds no reference to `rs` any more. Never called from the
     /// service thread itself (only rclose removes).
-    pub fn remove(&self, rs: &Rsocket) {
+    pub(crate) fn remove(&self, rs: &Rsocket) {
         let mut g = self.inner.lock();
         if let Some(i) = g.socks.iter().position(|s| core::ptr::eq(Arc::as_ptr(s), rs)) {
             g.socks.swap_remove(i);
-            rs.st.lock().opts &= !RS_OPT_CM_SVC;
+            rs.st.lock().base.opts &= !RS_OPT_CM_SVC;
             kick(g.wake);
             // A snapshot taken before the removal may still hold rs: the
             // next dropped snapshot (or the thread's exit) is that one.
@@ -124,11 +130,7 @@ impl Svc {
                 if fds[i + 1].revents == 0 || !g.socks.iter().any(|x| Arc::ptr_eq(x, s)) {
                     continue;
                 }
-                if self.listen {
-                    connection::accept_one(s);
-                } else {
-                    connection::handle_cm_event(s);
-                }
+                (self.handle)(s);
             }
             drop(g);
             snap.clear();

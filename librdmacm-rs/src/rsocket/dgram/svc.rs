@@ -18,10 +18,10 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::dgram::Dsock;
-use super::dgram_wire::*;
-use super::proto::*;
-use super::stream::RS_OPT_UDP_SVC;
+use super::sock::Dsock;
+use super::wire::*;
+use crate::rsocket::base::RS_OPT_UDP_SVC;
+use crate::rsocket::proto::*;
 use crate::abi::verbs::*;
 use crate::id::Res;
 use crate::verbs as v;
@@ -41,7 +41,7 @@ fn kick(fd: c_int) {
 }
 
 /// Starts serving `d`.
-pub fn add(d: &Arc<Dsock>) -> Res<()> {
+pub(crate) fn add(d: &Arc<Dsock>) -> Res<()> {
     let mut g = SVC.lock();
     if g.wake < 0 {
         // SAFETY: plain eventfd creation.
@@ -57,17 +57,17 @@ pub fn add(d: &Arc<Dsock>) -> Res<()> {
         g.wake = fd;
     }
     g.socks.push(d.clone());
-    d.st.lock().opts |= RS_OPT_UDP_SVC;
+    d.st.lock().base.opts |= RS_OPT_UDP_SVC;
     kick(g.wake);
     Ok(())
 }
 
 /// Stops serving `d` (no-op if not served).
-pub fn remove(d: &Dsock) {
+pub(crate) fn remove(d: &Dsock) {
     let mut g = SVC.lock();
     if let Some(i) = g.socks.iter().position(|s| core::ptr::eq(Arc::as_ptr(s), d)) {
         g.socks.swap_remove(i);
-        d.st.lock().opts &= !RS_OPT_UDP_SVC;
+        d.st.lock().base.opts &= !RS_OPT_UDP_SVC;
         kick(g.wake);
     }
 }
@@ -187,7 +187,7 @@ fn path_bits(verbs: *mut ibv_context, port: u8) -> u8 {
 /// `udp_svc_create_ah`: resolve address and route from the destination's
 /// QP's address (port 0) to the peer, then build the address handle (with
 /// a global route when the path has more than one hop, as upstream, and
-/// always on RoCE: see dgram_ah.rs).
+/// always on RoCE: see ah.rs).
 fn create_ah(d: &Dsock, di: usize, qpn: u32) {
     let (qid, peer) = {
         let _s = d.slock.lock();
@@ -228,11 +228,11 @@ fn create_ah(d: &Dsock, di: usize, qpn: u32) {
         // (preferring RoCE v2); on InfiniBand upstream's lookup.
         let sgid_idx = if link_layer == IBV_LINK_LAYER_ETHERNET {
             // SAFETY: the live context and port queried above.
-            unsafe { super::dgram_ah::find_sgid_index(verbs, qport, pa.gid_tbl_len, &p.sgid) }.unwrap_or(0)
+            unsafe { super::ah::find_sgid_index(verbs, qport, pa.gid_tbl_len, &p.sgid) }.unwrap_or(0)
         } else {
             sgid_index(verbs, qport, &p.sgid)
         };
-        let mut attr = super::dgram_ah::path_ah_attr(link_layer, &p, sgid_idx, path_bits(verbs, qport), port);
+        let mut attr = super::ah::path_ah_attr(link_layer, &p, sgid_idx, path_bits(verbs, qport), port);
         let _s = d.slock.lock();
         let mut c = d.st.lock();
         c.dests[di].qpn = qpn;

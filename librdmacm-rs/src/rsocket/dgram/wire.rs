@@ -21,31 +21,31 @@
 //! bytes on the wire are the same.
 
 /// The UDP header's tag.
-pub const DS_UDP_TAG: u32 = 0x5555_5555;
-pub const DS_IPV4_HDR_LEN: u8 = 8;
-pub const DS_IPV6_HDR_LEN: u8 = 24;
-pub const DS_UDP_IPV4_HDR_LEN: u8 = 16;
-pub const DS_UDP_IPV6_HDR_LEN: u8 = 28;
+const DS_UDP_TAG: u32 = 0x5555_5555;
+const DS_IPV4_HDR_LEN: u8 = 8;
+const DS_IPV6_HDR_LEN: u8 = 24;
+pub(crate) const DS_UDP_IPV4_HDR_LEN: u8 = 16;
+const DS_UDP_IPV6_HDR_LEN: u8 = 28;
 /// Receives land behind a global route header of this size.
-pub const GRH_LEN: u32 = 40;
+pub(crate) const GRH_LEN: u32 = 40;
 
 /// A socket address as datagram rsockets keep it: the bytes of a
 /// sockaddr_in or sockaddr_in6, zero padded to the size of the latter.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct SockAddr(pub [u8; 28]);
+pub(crate) struct SockAddr(pub(crate) [u8; 28]);
 
 const SIN_LEN: usize = core::mem::size_of::<libc::sockaddr_in>();
 const SIN6_LEN: usize = core::mem::size_of::<libc::sockaddr_in6>();
 const _: () = assert!(SIN_LEN == 16 && SIN6_LEN == 28);
 
 impl SockAddr {
-    pub const ZERO: SockAddr = SockAddr([0; 28]);
+    pub(crate) const ZERO: SockAddr = SockAddr([0; 28]);
 
     /// Up to 28 bytes of a caller's address.
     ///
     /// # Safety
     /// `p` is readable for `len` bytes (or null with `len` 0).
-    pub unsafe fn from_raw(p: *const libc::sockaddr, len: usize) -> SockAddr {
+    pub(crate) unsafe fn from_raw(p: *const libc::sockaddr, len: usize) -> SockAddr {
         let mut a = SockAddr::ZERO;
         let n = len.min(28);
         if n > 0 {
@@ -55,7 +55,7 @@ impl SockAddr {
         a
     }
 
-    pub fn family(&self) -> i32 {
+    pub(crate) fn family(&self) -> i32 {
         i32::from(u16::from_ne_bytes([self.0[0], self.0[1]]))
     }
 
@@ -63,7 +63,7 @@ impl SockAddr {
     // Never 0 (a sockaddr_in's length for anything but AF_INET6), so an
     // is_empty() would always be false.
     #[allow(clippy::len_without_is_empty)]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         if self.family() == libc::AF_INET6 {
             SIN6_LEN
         } else {
@@ -71,30 +71,30 @@ impl SockAddr {
         }
     }
 
-    pub fn as_ptr(&self) -> *const libc::sockaddr {
+    pub(crate) fn as_ptr(&self) -> *const libc::sockaddr {
         self.0.as_ptr().cast()
     }
 
     /// The port, network order bytes (same place in both families).
-    pub fn port_bytes(&self) -> [u8; 2] {
+    pub(crate) fn port_bytes(&self) -> [u8; 2] {
         [self.0[2], self.0[3]]
     }
 
-    pub fn set_port_bytes(&mut self, p: [u8; 2]) {
+    pub(crate) fn set_port_bytes(&mut self, p: [u8; 2]) {
         self.0[2] = p[0];
         self.0[3] = p[1];
     }
 
     /// Upstream's address comparison: the whole sockaddr_in6 when both are
     /// IPv6, else the first 16 bytes (family, port, IPv4 address, zero pad).
-    pub fn same(&self, o: &SockAddr) -> bool {
+    pub(crate) fn same(&self, o: &SockAddr) -> bool {
         let n = if self.family() == libc::AF_INET6 && o.family() == libc::AF_INET6 { SIN6_LEN } else { SIN_LEN };
         self.0[..n] == o.0[..n]
     }
 
     /// The wildcard or loopback address (`rs_any_addr`): the source to use
     /// must then be found from the route to the destination.
-    pub fn any_or_loopback(&self) -> bool {
+    pub(crate) fn any_or_loopback(&self) -> bool {
         if self.family() == libc::AF_INET {
             let a = &self.0[4..8];
             a == [0, 0, 0, 0] || a == [127, 0, 0, 1]
@@ -107,7 +107,7 @@ impl SockAddr {
     }
 
     /// A copy with the port cleared.
-    pub fn without_port(&self) -> SockAddr {
+    pub(crate) fn without_port(&self) -> SockAddr {
         let mut a = *self;
         a.set_port_bytes([0, 0]);
         a
@@ -115,7 +115,7 @@ impl SockAddr {
 }
 
 /// The ds header for messages sent from `addr` (`ds_format_hdr`).
-pub fn format_hdr(addr: &SockAddr) -> ([u8; 24], u8) {
+pub(crate) fn format_hdr(addr: &SockAddr) -> ([u8; 24], u8) {
     let mut h = [0u8; 24];
     let a = &addr.0;
     if addr.family() == libc::AF_INET {
@@ -137,14 +137,14 @@ pub fn format_hdr(addr: &SockAddr) -> ([u8; 24], u8) {
 
 /// Whether a completed receive of `byte_len` bytes (GRH included) holds a
 /// valid ds header `hdr` (`ds_valid_recv`).
-pub fn valid_recv(hdr: &[u8], byte_len: u32) -> bool {
+pub(crate) fn valid_recv(hdr: &[u8], byte_len: u32) -> bool {
     byte_len >= GRH_LEN + DS_IPV4_HDR_LEN as u32
         && hdr.len() >= 2
         && ((hdr[0] == 4 && hdr[1] == DS_IPV4_HDR_LEN) || (hdr[0] == 6 && hdr[1] == DS_IPV6_HDR_LEN))
 }
 
 /// The source address a ds header names (`ds_set_src`).
-pub fn hdr_src(hdr: &[u8]) -> SockAddr {
+pub(crate) fn hdr_src(hdr: &[u8]) -> SockAddr {
     let mut a = SockAddr::ZERO;
     if hdr[0] == 4 {
         a.0[..2].copy_from_slice(&(libc::AF_INET as u16).to_ne_bytes());
@@ -161,13 +161,13 @@ pub fn hdr_src(hdr: &[u8]) -> SockAddr {
 
 /// How many bytes of the source address a caller with room for `cap`
 /// bytes gets (`ds_set_src` shrinks the length to the family's size).
-pub fn src_len(hdr: &[u8], cap: usize) -> usize {
+pub(crate) fn src_len(hdr: &[u8], cap: usize) -> usize {
     cap.min(if hdr[0] == 4 { SIN_LEN } else { SIN6_LEN })
 }
 
 /// The UDP header of a message from a QP numbered `qpn` whose ds header
 /// is `ds_hdr` (`ds_sendv_udp`).
-pub fn udp_hdr(ds_hdr: &[u8; 24], op: u8, qpn: u32) -> ([u8; 28], usize) {
+pub(crate) fn udp_hdr(ds_hdr: &[u8; 24], op: u8, qpn: u32) -> ([u8; 28], usize) {
     let mut h = [0u8; 28];
     h[0..4].copy_from_slice(&DS_UDP_TAG.to_be_bytes());
     h[4] = ds_hdr[0];
@@ -189,7 +189,7 @@ pub fn udp_hdr(ds_hdr: &[u8; 24], op: u8, qpn: u32) -> ([u8; 28], usize) {
 
 /// A received UDP header, if valid for a datagram from a `family` address
 /// (`udp_svc_valid_udp_hdr`): (opcode, QP number, header length).
-pub fn parse_udp_hdr(buf: &[u8], family: i32) -> Option<(u8, u32, usize)> {
+pub(crate) fn parse_udp_hdr(buf: &[u8], family: i32) -> Option<(u8, u32, usize)> {
     if buf.len() < DS_UDP_IPV4_HDR_LEN as usize {
         return None;
     }

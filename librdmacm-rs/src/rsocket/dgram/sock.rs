@@ -1,51 +1,32 @@
-//! Datagram rsockets (SOCK_DGRAM), wire compatible with upstream v44.
+//! The datagram socket object: its UD QPs, destinations, buffers and
+//! completions, and the send and receive paths (over a QP, or over the
+//! UDP socket while a destination has no address handle yet).
 //!
-//! Design (upstream's):
-//! - The descriptor is a real UDP socket of the requested family: rbind,
-//!   rconnect, rgetsockname, rgetpeername and the non-RDMA socket options
-//!   act on it, and it carries the address/QP-number exchange (see
-//!   [`super::dgram_wire`]) handled by the UDP service thread
-//!   ([`super::dgram_svc`]).
-//! - Data travels over UD QPs, one per local address the socket sends
-//!   from (RDMA_PS_UDP CM ids bound to that address and the UDP port), each
-//!   with its own CQ and completion channel; the channels are gathered in
-//!   an epoll set so one descriptor wakes a sleeper or rpoll.
-//! - Each QP also has an address handle for itself, used to hand datagrams
-//!   that arrived over UDP to its own receive queue.
-//! - Destinations are kept per address: the QP to send from, and once the
-//!   peer has answered, its QP number and an address handle. Until then,
-//!   datagrams go over UDP.
-//! - The send buffer is one slot of RS_SNDLOWAT bytes per send WR; the
-//!   receive buffer of each QP one slot per receive WR, behind which one
-//!   shared area takes the GRHs.
+//! This module knows nothing of the UDP service thread or of the table of
+//! sockets: [`super::svc`] uses the socket from above, and [`super`] (the
+//! socket calls) joins and leaves the service around it.
 //!
 //! Locks: `slock` serialises senders, `rlock` receivers, `st` guards every
 //! field (upstream's cq_lock and map_lock) and is never held while
 //! sleeping; `cq_wait` serialises sleeping on the epoll set.
-//!
-//! Where upstream crashes or reads unrelated fields on a datagram socket
-//! (rsend before any destination, rlisten/raccept, rsendmsg, keepalive),
-//! this one returns an error or does nothing; see each function.
 
 use core::ffi::{c_int, c_void};
 use core::ptr::null_mut;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
-use parking_lot::{Mutex, MutexGuard, RwLock};
+use parking_lot::{Mutex, MutexGuard};
 
-use super::config;
-use super::dgram_wire::*;
-use super::opts::{RDMA_INLINE, RDMA_IOMAPSIZE, RDMA_ROUTE, RDMA_RQSIZE, RDMA_SQSIZE, SOL_RDMA};
-use super::proto::*;
-use super::stream::{set_nonblock, spin_then_sleep, Mr, PageBuf, RS_INIT, RS_OPENING, RS_OPT_UDP_SVC, RS_READABLE, RS_WRITABLE};
+use super::ah;
+use super::wire::*;
 use crate::abi::cma::*;
 use crate::abi::verbs::*;
 use crate::id::Res;
+use crate::rsocket::base::{SockBase, RS_READABLE, RS_WRITABLE};
+use crate::rsocket::proto::*;
+use crate::rsocket::stream::{set_nonblock, spin_then_sleep, Mr, PageBuf};
 use crate::verbs as v;
 
-fn last_err() -> c_int {
+pub(super) fn last_err() -> c_int {
     let e = rdma_util::ffi::errno();
     if e == 0 {
         libc::EIO
@@ -54,7 +35,7 @@ fn last_err() -> c_int {
     }
 }
 
-fn sys(r: c_int) -> Res<()> {
+pub(super) fn sys(r: c_int) -> Res<()> {
     if r < 0 {
         Err(last_err())
     } else {
@@ -63,22 +44,22 @@ fn sys(r: c_int) -> Res<()> {
 }
 
 /// One UD QP (for one local address).
-pub struct DsQp {
-    pub cm_id: *mut rdma_cm_id,
+pub(crate) struct DsQp {
+    pub(crate) cm_id: *mut rdma_cm_id,
     /// The ds header of everything sent from this QP.
-    pub hdr: [u8; 24],
-    pub hdr_len: u8,
-    pub smr: Mr,
-    pub rmr: Mr,
-    pub rbuf: Option<PageBuf>,
-    pub cq_armed: bool,
+    pub(crate) hdr: [u8; 24],
+    pub(crate) hdr_len: u8,
+    pub(crate) smr: Mr,
+    pub(crate) rmr: Mr,
+    pub(crate) rbuf: Option<PageBuf>,
+    pub(crate) cq_armed: bool,
     in_epoll: bool,
     /// Index of the destination record of the QP itself (its own address
     /// handle), through which datagrams from UDP are handed to it.
-    pub self_dest: usize,
+    pub(crate) self_dest: usize,
     /// The largest ds header plus payload one send may carry: the port's
-    /// MTU within the 2 KiB slot (see dgram_ah::ud_msg_limit).
-    pub max_msg: u32,
+    /// MTU within the 2 KiB slot (see ah::ud_msg_limit).
+    pub(crate) max_msg: u32,
 }
 
 impl DsQp {
@@ -86,7 +67,7 @@ impl DsQp {
         // SAFETY: our live id.
         unsafe { (*self.cm_id).qp }
     }
-    pub fn qp_num(&self) -> u32 {
+    pub(crate) fn qp_num(&self) -> u32 {
         // SAFETY: the QP exists once the DsQp is in the socket's list.
         unsafe { (*self.qp()).qp_num }
     }
@@ -98,19 +79,19 @@ impl DsQp {
         // SAFETY: our live id.
         unsafe { (*self.cm_id).recv_cq_channel }
     }
-    pub fn local_addr(&self) -> SockAddr {
+    pub(crate) fn local_addr(&self) -> SockAddr {
         // SAFETY: the id's source address union (sockaddr_storage sized).
         unsafe { SockAddr::from_raw(core::ptr::addr_of!((*self.cm_id).route.addr.src).cast(), 28) }
     }
 }
 
 /// Where datagrams for one address go.
-pub struct Dest {
-    pub addr: SockAddr,
+pub(crate) struct Dest {
+    pub(crate) addr: SockAddr,
     /// Index of the QP to send from.
-    pub qp: usize,
-    pub ah: *mut ibv_ah,
-    pub qpn: u32,
+    pub(crate) qp: usize,
+    pub(crate) ah: *mut ibv_ah,
+    pub(crate) qpn: u32,
 }
 
 /// A received datagram waiting to be read.
@@ -121,44 +102,32 @@ struct RMsg {
     length: u32,
 }
 
-pub struct DState {
-    pub state: u32,
-    pub opts: u32,
-    pub fd_flags: c_int,
-    pub so_opts: u64,
-    pub tcp_opts: u64,
-    pub ipv6_opts: u64,
-    pub optval: Option<Vec<u8>>,
-    pub err: c_int,
-    pub sbuf_size: u32,
-    pub rbuf_size: u32,
-    pub sq_size: u16,
-    pub rq_size: u16,
-    pub sq_inline: u16,
-    pub target_iomap_size: u16,
-    pub sqe_avail: u32,
-    pub rqe_avail: u32,
-    pub cq_armed: bool,
-    sbuf: Option<PageBuf>,
+pub(crate) struct DState {
+    /// State, options, sizes: what a stream socket has too.
+    pub(crate) base: SockBase,
+    pub(crate) sqe_avail: u32,
+    pub(crate) rqe_avail: u32,
+    pub(crate) cq_armed: bool,
+    pub(super) sbuf: Option<PageBuf>,
     /// Free send slots (offsets into sbuf).
     smsg_free: Vec<u32>,
     rmsg: VecDeque<RMsg>,
     /// QPs; `qp_next` is where the next round-robin poll starts.
-    pub qps: Vec<DsQp>,
+    pub(crate) qps: Vec<DsQp>,
     qp_next: usize,
-    pub dests: Vec<Dest>,
-    pub conn_dest: Option<usize>,
+    pub(crate) dests: Vec<Dest>,
+    pub(crate) conn_dest: Option<usize>,
 }
 
 /// A datagram rsocket.
-pub struct Dsock {
+pub(crate) struct Dsock {
     /// The UDP socket (also the descriptor the application knows).
-    pub udp: c_int,
+    pub(crate) udp: c_int,
     epfd: c_int,
-    pub slock: Mutex<()>,
-    rlock: Mutex<()>,
+    pub(crate) slock: Mutex<()>,
+    pub(super) rlock: Mutex<()>,
     cq_wait: Mutex<()>,
-    pub st: Mutex<DState>,
+    pub(crate) st: Mutex<DState>,
 }
 
 // SAFETY: the raw pointers (CM ids, QPs, AHs, buffers) are owned by the
@@ -222,122 +191,43 @@ unsafe fn free_qp(mut q: DsQp, epfd: c_int) -> c_int {
     rdma_util::ffi::errno()
 }
 
-// ---- the table of datagram rsockets -------------------------------------
-
-static TABLE: RwLock<Vec<Option<Arc<Dsock>>>> = RwLock::new(Vec::new());
-/// Entries in TABLE (changed under its write lock). Every rsockets call
-/// asks this table first; while the process has no datagram rsocket, which
-/// is the usual case, that costs one load instead of the lock's two atomic
-/// operations.
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-fn insert(fd: c_int, d: Arc<Dsock>) {
-    let i = fd as usize;
-    let mut t = TABLE.write();
-    if t.len() <= i {
-        t.resize(i + 1, None);
-    }
-    if t[i].replace(d).is_none() {
-        LIVE.fetch_add(1, Ordering::Release);
-    }
-}
-
-/// The datagram rsocket registered under `fd`.
-pub fn lookup(fd: c_int) -> Option<Arc<Dsock>> {
-    if LIVE.load(Ordering::Acquire) == 0 {
-        return None;
-    }
-    let i = usize::try_from(fd).ok()?;
-    TABLE.read().get(i).and_then(Clone::clone)
-}
-
-fn remove(fd: c_int) -> Option<Arc<Dsock>> {
-    let i = usize::try_from(fd).ok()?;
-    let d = TABLE.write().get_mut(i).and_then(Option::take);
-    if d.is_some() {
-        LIVE.fetch_sub(1, Ordering::Release);
-    }
-    d
-}
-
-// ---- socket creation and endpoint setup ---------------------------------
-
-/// `rsocket(domain, SOCK_DGRAM, ...)`: the UDP socket and the epoll set.
-pub fn create(domain: c_int) -> Res<c_int> {
-    let cfg = config::get();
-    // SAFETY: plain socket creation.
-    let udp = unsafe { libc::socket(domain, libc::SOCK_DGRAM, 0) };
-    if udp < 0 {
-        return Err(last_err());
-    }
-    // SAFETY: plain epoll creation.
-    let epfd = unsafe { libc::epoll_create(2) };
-    if epfd < 0 {
-        let e = last_err();
-        // SAFETY: our socket.
-        unsafe { libc::close(udp) };
-        return Err(e);
-    }
-    let d = Arc::new(Dsock {
-        udp,
-        epfd,
-        slock: Mutex::new(()),
-        rlock: Mutex::new(()),
-        cq_wait: Mutex::new(()),
-        st: Mutex::new(DState::new(
-            cfg.wmem_default,
-            cfg.mem_default,
-            cfg.sqsize_default,
-            cfg.rqsize_default,
-            cfg.inline_default,
-        )),
-    });
-    insert(udp, d);
-    Ok(udp)
-}
-
 /// Queue and buffer sizes (`ds_set_qp_size`): the queues are bounded by
 /// the device and by the buffers at RS_SNDLOWAT bytes per WR, or the
 /// buffers shrink to the queues.
-pub fn set_qp_size(max_qp_wr: i32, c: &mut DState) {
+pub(crate) fn set_qp_size(max_qp_wr: i32, c: &mut DState) {
     let max = max_qp_wr.clamp(0, RS_QP_MAX_SIZE as i32) as u16;
-    c.sq_size = c.sq_size.min(max);
-    c.rq_size = c.rq_size.min(max);
-    if c.rq_size as u32 > c.rbuf_size / RS_SNDLOWAT {
-        c.rq_size = (c.rbuf_size / RS_SNDLOWAT) as u16;
+    c.base.sq_size = c.base.sq_size.min(max);
+    c.base.rq_size = c.base.rq_size.min(max);
+    if c.base.rq_size as u32 > c.base.rbuf_size / RS_SNDLOWAT {
+        c.base.rq_size = (c.base.rbuf_size / RS_SNDLOWAT) as u16;
     } else {
-        c.rbuf_size = c.rq_size as u32 * RS_SNDLOWAT;
+        c.base.rbuf_size = c.base.rq_size as u32 * RS_SNDLOWAT;
     }
-    if c.sq_size as u32 > c.sbuf_size / RS_SNDLOWAT {
-        c.sq_size = (c.sbuf_size / RS_SNDLOWAT) as u16;
+    if c.base.sq_size as u32 > c.base.sbuf_size / RS_SNDLOWAT {
+        c.base.sq_size = (c.base.sbuf_size / RS_SNDLOWAT) as u16;
     } else {
-        c.sbuf_size = c.sq_size as u32 * RS_SNDLOWAT;
+        c.base.sbuf_size = c.base.sq_size as u32 * RS_SNDLOWAT;
     }
 }
 
 impl Dsock {
-    /// `ds_init_ep`: send buffer and slots, receive ring, UDP service.
-    pub fn init_ep(self: &Arc<Self>) -> Res<()> {
-        {
-            let mut c = self.st.lock();
-            set_qp_size(crate::cma::max_qpsize(None), &mut c);
-            let buf = PageBuf::new(c.sq_size as usize * RS_SNDLOWAT as usize)?;
-            c.sbuf = Some(buf);
-            c.rmsg = VecDeque::with_capacity(c.rq_size as usize + 1);
-            c.sqe_avail = c.sq_size as u32;
-            c.rqe_avail = c.rq_size as u32;
-            // Popped from the end: slot 0 first, as upstream's list.
-            c.smsg_free = (0..c.sq_size as u32).rev().map(|i| i * RS_SNDLOWAT).collect();
-        }
-        super::dgram_svc::add(self)?;
-        self.st.lock().state = RS_READABLE | RS_WRITABLE;
-        Ok(())
+    /// A new socket on the UDP socket `udp` with the epoll set `epfd`.
+    pub(super) fn new(udp: c_int, epfd: c_int, st: DState) -> Dsock {
+        Dsock { udp, epfd, slock: Mutex::new(()), rlock: Mutex::new(()), cq_wait: Mutex::new(()), st: Mutex::new(st) }
     }
 
-    fn ensure_ep(self: &Arc<Self>) -> Res<()> {
-        if self.st.lock().state == RS_INIT {
-            self.init_ep()?;
-        }
+    /// The buffer part of `ds_init_ep`: queue sizes, send buffer and its
+    /// slots, receive ring (joining the UDP service is the caller's).
+    pub(super) fn init_bufs(&self) -> Res<()> {
+        let mut c = self.st.lock();
+        set_qp_size(crate::cma::max_qpsize(None), &mut c);
+        let buf = PageBuf::new(c.base.sq_size as usize * RS_SNDLOWAT as usize)?;
+        c.sbuf = Some(buf);
+        c.rmsg = VecDeque::with_capacity(c.base.rq_size as usize + 1);
+        c.sqe_avail = c.base.sq_size as u32;
+        c.rqe_avail = c.base.rq_size as u32;
+        // Popped from the end: slot 0 first, as upstream's list.
+        c.smsg_free = (0..c.base.sq_size as u32).rev().map(|i| i * RS_SNDLOWAT).collect();
         Ok(())
     }
 
@@ -410,12 +300,12 @@ impl Dsock {
         // SAFETY: a bound id has its device context and PD.
         let (verbs, pd, port) = unsafe { ((*id).verbs, (*id).pd, (*id).port_num) };
         let access = IBV_ACCESS_LOCAL_WRITE as c_int;
-        let rlen = c.rbuf_size as usize + GRH_LEN as usize;
+        let rlen = c.base.rbuf_size as usize + GRH_LEN as usize;
         let rbuf = PageBuf::new(rlen)?;
         let sbuf = c.sbuf.as_ref().ok_or(libc::EINVAL)?;
         // SAFETY: live PD, buffers that outlive their MRs (DsQp drops
         // MRs first).
-        q.smr = Mr(unsafe { v::ibv_reg_mr(pd, sbuf.ptr.cast(), c.sbuf_size as usize, access) });
+        q.smr = Mr(unsafe { v::ibv_reg_mr(pd, sbuf.ptr.cast(), c.base.sbuf_size as usize, access) });
         if q.smr.0.is_null() {
             return Err(last_err());
         }
@@ -434,13 +324,13 @@ impl Dsock {
             if ch.is_null() {
                 return Err(last_err());
             }
-            let cq = v::ibv_create_cq(verbs, c.sq_size as c_int + c.rq_size as c_int, id.cast(), ch, 0);
+            let cq = v::ibv_create_cq(verbs, c.base.sq_size as c_int + c.base.rq_size as c_int, id.cast(), ch, 0);
             if cq.is_null() {
                 let e = last_err();
                 v::ibv_destroy_comp_channel(ch);
                 return Err(e);
             }
-            if c.fd_flags & libc::O_NONBLOCK != 0 {
+            if c.base.fd_flags & libc::O_NONBLOCK != 0 {
                 if let Err(e) = set_nonblock((*ch).fd, true) {
                     v::ibv_destroy_cq(cq);
                     v::ibv_destroy_comp_channel(ch);
@@ -459,22 +349,22 @@ impl Dsock {
         attr.recv_cq = q.cq();
         attr.qp_type = IBV_QPT_UD;
         attr.sq_sig_all = 1;
-        attr.cap.max_send_wr = c.sq_size as u32;
-        attr.cap.max_recv_wr = c.rq_size as u32;
+        attr.cap.max_send_wr = c.base.sq_size as u32;
+        attr.cap.max_recv_wr = c.base.rq_size as u32;
         attr.cap.max_send_sge = 1;
         attr.cap.max_recv_sge = 2;
-        attr.cap.max_inline_data = c.sq_inline as u32;
+        attr.cap.max_inline_data = c.base.sq_inline as u32;
         // SAFETY: our bound id and a valid attr.
         if unsafe { crate::qp::rdma_create_qp(id, null_mut(), &mut attr) } != 0 {
             return Err(last_err());
         }
-        c.sq_inline = attr.cap.max_inline_data as u16;
+        c.base.sq_inline = attr.cap.max_inline_data as u16;
 
         // The QP's own destination (`ds_add_qp_dest`): upstream's is the
         // local LID with no global route, which a RoCE port refuses (and
         // upstream's datagram sockets then get no QP there). On an Ethernet
         // port ours carries a global route to the id's own source GID; on
-        // InfiniBand it is upstream's (see dgram_ah.rs).
+        // InfiniBand it is upstream's (see ah.rs).
         // SAFETY: all-zero is a valid port attr.
         let mut pa: ibv_port_attr = unsafe { core::mem::zeroed() };
         // SAFETY: live context.
@@ -486,12 +376,12 @@ impl Dsock {
             // SAFETY: the bound id's source GID (filled by rdma_bind_addr).
             let sgid = unsafe { (*id).route.addr.addr.ibaddr.sgid };
             // SAFETY: the bound id's live context and its port (queried above).
-            unsafe { super::dgram_ah::find_sgid_index(verbs, port, pa.gid_tbl_len, &sgid) }.map(|i| (sgid, i))
+            unsafe { ah::find_sgid_index(verbs, port, pa.gid_tbl_len, &sgid) }.map(|i| (sgid, i))
         } else {
             None
         };
-        let mut ah_attr = super::dgram_ah::self_ah_attr(pa.link_layer, pa.lid, port, own_gid);
-        q.max_msg = super::dgram_ah::ud_msg_limit(pa.active_mtu, RS_SNDLOWAT);
+        let mut ah_attr = ah::self_ah_attr(pa.link_layer, pa.lid, port, own_gid);
+        q.max_msg = ah::ud_msg_limit(pa.active_mtu, RS_SNDLOWAT);
         // SAFETY: live PD, valid attr.
         let ah = unsafe { v::ibv_create_ah(pd, &mut ah_attr) };
         if ah.is_null() {
@@ -512,8 +402,8 @@ impl Dsock {
             return Err(e);
         }
         q.in_epoll = true;
-        for i in 0..c.rq_size as u32 {
-            if let Err(e) = post_recv(q, c.rbuf_size, i * RS_SNDLOWAT) {
+        for i in 0..c.base.rq_size as u32 {
+            if let Err(e) = post_recv(q, c.base.rbuf_size, i * RS_SNDLOWAT) {
                 c.dests.pop();
                 // SAFETY: created above, unused.
                 unsafe { v::ibv_destroy_ah(ah) };
@@ -525,7 +415,7 @@ impl Dsock {
 
     /// `ds_get_dest`: the destination record for `addr`, creating the QP
     /// for the local address that reaches it if needed.
-    pub fn get_dest(&self, c: &mut DState, addr: &SockAddr, addr_len: usize) -> Res<usize> {
+    pub(crate) fn get_dest(&self, c: &mut DState, addr: &SockAddr, addr_len: usize) -> Res<usize> {
         if let Some(i) = c.dests.iter().position(|d| d.addr.same(addr)) {
             return Ok(i);
         }
@@ -575,11 +465,11 @@ type Test = fn(&DState) -> bool;
 fn t_have_rdata(c: &DState) -> bool {
     !c.rmsg.is_empty()
 }
-pub fn t_can_send(c: &DState) -> bool {
+fn t_can_send(c: &DState) -> bool {
     c.sqe_avail > 0
 }
 fn t_all_sends_done(c: &DState) -> bool {
-    c.sqe_avail == c.sq_size as u32
+    c.sqe_avail == c.base.sq_size as u32
 }
 fn t_poll_all(_: &DState) -> bool {
     true
@@ -591,23 +481,10 @@ fn t_cq_armed(c: &DState) -> bool {
 impl DState {
     /// A new socket's state: buffer and queue sizes (from the rsocket
     /// config), everything else empty.
-    fn new(sbuf_size: u32, rbuf_size: u32, sq_size: u16, rq_size: u16, sq_inline: u16) -> DState {
+    pub(super) fn new(sbuf_size: u32, rbuf_size: u32, sq_size: u16, rq_size: u16, sq_inline: u16) -> DState {
         DState {
-            state: RS_INIT,
-            opts: 0,
-            fd_flags: 0,
-            so_opts: 0,
-            tcp_opts: 0,
-            ipv6_opts: 0,
-            optval: None,
-            err: 0,
-            sbuf_size,
-            rbuf_size,
-            sq_size,
-            rq_size,
-            sq_inline,
             // Upstream sets the iomap size for stream sockets only.
-            target_iomap_size: 0,
+            base: SockBase::new(sbuf_size, rbuf_size, sq_size, rq_size, sq_inline, 0),
             sqe_avail: 0,
             rqe_avail: 0,
             cq_armed: false,
@@ -653,7 +530,7 @@ impl DState {
                             self.rqe_avail -= 1;
                             self.rmsg.push_back(RMsg { qp: qi, offset: off, length: wc.byte_len - GRH_LEN });
                         } else {
-                            let _ = post_recv(q, self.rbuf_size, off);
+                            let _ = post_recv(q, self.base.rbuf_size, off);
                         }
                     } else {
                         self.smsg_free.push(off);
@@ -753,7 +630,7 @@ impl Dsock {
     }
 
     fn nonblocking(&self, flags: c_int) -> bool {
-        self.st.lock().fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0
+        self.st.lock().base.fd_flags & libc::O_NONBLOCK != 0 || flags & libc::MSG_DONTWAIT != 0
     }
 
     // ---- receiving ------------------------------------------------------
@@ -762,8 +639,8 @@ impl Dsock {
     ///
     /// # Safety
     /// `buf` holds `len` bytes; `src`/`src_len` are null or valid.
-    pub unsafe fn recvfrom(&self, buf: *mut u8, len: usize, flags: c_int, src: *mut libc::sockaddr, alen: *mut libc::socklen_t) -> Res<usize> {
-        if self.st.lock().state & RS_READABLE == 0 {
+    pub(crate) unsafe fn recvfrom(&self, buf: *mut u8, len: usize, flags: c_int, src: *mut libc::sockaddr, alen: *mut libc::socklen_t) -> Res<usize> {
+        if self.st.lock().base.state & RS_READABLE == 0 {
             return Err(libc::EINVAL);
         }
         if self.st.lock().rmsg.is_empty() {
@@ -795,7 +672,7 @@ impl Dsock {
             }
         }
         if flags & libc::MSG_PEEK == 0 {
-            let _ = post_recv(q, c.rbuf_size, m.offset);
+            let _ = post_recv(q, c.base.rbuf_size, m.offset);
             c.rmsg.pop_front();
             c.rqe_avail += 1;
         }
@@ -806,7 +683,7 @@ impl Dsock {
 
     /// Sends over the UDP socket to destination `di` (`ds_sendv_udp`),
     /// with the UDP header of its QP.
-    pub fn send_udp(&self, c: &DState, di: usize, iov: &[libc::iovec], flags: c_int, op: u8) -> Res<usize> {
+    pub(crate) fn send_udp(&self, c: &DState, di: usize, iov: &[libc::iovec], flags: c_int, op: u8) -> Res<usize> {
         if iov.len() > 8 {
             return Err(libc::EOPNOTSUPP);
         }
@@ -835,7 +712,7 @@ impl Dsock {
     ///
     /// # Safety
     /// `buf` is readable for `len` bytes.
-    pub unsafe fn dsend(&self, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
+    pub(crate) unsafe fn dsend(&self, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
         let di = self.st.lock().conn_dest.ok_or(libc::EDESTADDRREQ)?;
         // SAFETY: forwarded contract.
         unsafe { self.send_to_dest(di, None, buf, len, flags) }
@@ -847,11 +724,11 @@ impl Dsock {
     ///
     /// # Safety
     /// `buf` is readable for `len` bytes.
-    pub unsafe fn send_to_dest(&self, di: usize, hdr: Option<([u8; 24], u8)>, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
+    pub(crate) unsafe fn send_to_dest(&self, di: usize, hdr: Option<([u8; 24], u8)>, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
         {
             let c = self.st.lock();
             // Beyond the path MTU a UD send would break the QP (see
-            // dgram_ah::ud_msg_limit); refused whether or not the datagram
+            // ah::ud_msg_limit); refused whether or not the datagram
             // would still go over UDP, so the limit does not depend on timing.
             let q = &c.qps[c.dests[di].qp];
             let hl = hdr.map_or(q.hdr_len, |h| h.1) as usize;
@@ -905,7 +782,7 @@ impl Dsock {
         wr.sg_list = &mut sge;
         wr.num_sge = 1;
         wr.opcode = IBV_WR_SEND;
-        wr.send_flags = if total <= c.sq_inline as u32 { IBV_SEND_INLINE } else { 0 };
+        wr.send_flags = if total <= c.base.sq_inline as u32 { IBV_SEND_INLINE } else { 0 };
         wr.wr.ud = ibv_send_wr_wr_ud { ah: d.ah, remote_qpn: d.qpn, remote_qkey: RDMA_UDP_QKEY };
         let mut bad = null_mut();
         // SAFETY: the sending QP is live; wr and sge outlive the call.
@@ -920,7 +797,7 @@ impl Dsock {
 
     /// `rs_set_nonblocking` for a datagram socket: the epoll set and every
     /// completion channel.
-    fn set_nonblocking(&self, c: &DState, on: bool) -> Res<()> {
+    pub(super) fn set_nonblocking(&self, c: &DState, on: bool) -> Res<()> {
         let arg = if on { libc::O_NONBLOCK } else { 0 };
         // SAFETY: fcntl on our epoll descriptor.
         sys(unsafe { libc::fcntl(self.epfd, libc::F_SETFL, arg) })?;
@@ -931,20 +808,17 @@ impl Dsock {
         Ok(())
     }
 
-    /// `ds_shutdown`: leave the UDP service, then wait (blocking) for the
-    /// sends in flight.
-    fn shutdown(self: &Arc<Self>) {
-        if self.st.lock().opts & RS_OPT_UDP_SVC != 0 {
-            super::dgram_svc::remove(self);
-        }
-        let nb = self.st.lock().fd_flags & libc::O_NONBLOCK != 0;
+    /// The rest of `ds_shutdown` once the socket has left the UDP service:
+    /// wait (blocking) for the sends in flight.
+    pub(super) fn shutdown(&self) {
+        let nb = self.st.lock().base.fd_flags & libc::O_NONBLOCK != 0;
         if nb {
             let c = self.st.lock();
             let _ = self.set_nonblocking(&c, false);
         }
         let ep = {
             let mut c = self.st.lock();
-            c.state &= !(RS_READABLE | RS_WRITABLE);
+            c.base.state &= !(RS_READABLE | RS_WRITABLE);
             c.sbuf.is_some()
         };
         // Upstream also waits on a socket that never got its endpoint
@@ -961,7 +835,7 @@ impl Dsock {
     }
 
     /// What rpoll reports (`rs_poll_rs` for a datagram socket).
-    pub fn poll_revents(&self, events: i16, nonblock: bool, test: Test) -> i16 {
+    fn poll_revents(&self, events: i16, nonblock: bool, test: Test) -> i16 {
         let _ = self.process_cqs(nonblock, test);
         let c = self.st.lock();
         let mut rev = 0;
@@ -973,372 +847,25 @@ impl Dsock {
         }
         rev
     }
-}
 
-// ---- rpoll hooks ----------------------------------------------------------
-
-/// rpoll's non-sleeping check of a datagram rsocket.
-pub fn poll_check(d: &Dsock, events: i16) -> i16 {
-    d.poll_revents(events, true, t_poll_all)
-}
-
-/// rpoll's arming step: the events now, else the fd to sleep on (the epoll
-/// set of the socket's completion channels).
-pub fn poll_arm(d: &Dsock, events: i16) -> (i16, c_int) {
-    (d.poll_revents(events, false, t_cq_armed), d.epfd)
-}
-
-/// After rpoll woke for the epoll set: take the event, then report.
-pub fn poll_event(d: &Dsock, woke: bool, events: i16) -> i16 {
-    if woke {
-        let _w = d.cq_wait.lock();
-        let _ = d.get_cq_event();
+    /// rpoll's non-sleeping check of a datagram rsocket.
+    pub(crate) fn poll_check(&self, events: i16) -> i16 {
+        self.poll_revents(events, true, t_poll_all)
     }
-    d.poll_revents(events, true, t_poll_all)
-}
 
-// ---- the exported functions' datagram side --------------------------------
-
-/// `rbind`.
-///
-/// # Safety
-/// `addr` holds `addrlen` bytes (bind(2) checks it).
-pub unsafe fn bind(d: &Arc<Dsock>, addr: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<()> {
-    d.ensure_ep()?;
-    // SAFETY: forwarded to bind(2), which validates the pointer.
-    sys(unsafe { libc::bind(d.udp, addr, addrlen) })
-}
-
-/// `rconnect`: connect the UDP socket, then set up the destination.
-///
-/// # Safety
-/// As bind.
-pub unsafe fn connect(d: &Arc<Dsock>, addr: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<()> {
-    d.ensure_ep()?;
-    let _s = d.slock.lock();
-    // SAFETY: forwarded to connect(2), which validates the pointer.
-    sys(unsafe { libc::connect(d.udp, addr, addrlen) })?;
-    // SAFETY: connect(2) accepted addrlen bytes at addr.
-    let a = unsafe { SockAddr::from_raw(addr, addrlen as usize) };
-    let mut c = d.st.lock();
-    let di = d.get_dest(&mut c, &a, addrlen as usize)?;
-    c.conn_dest = Some(di);
-    Ok(())
-}
-
-/// `rsendto` (`dest` null: the connected destination, as sendto(2) on a
-/// connected UDP socket; upstream would crash).
-///
-/// # Safety
-/// `buf` holds `len` bytes; `dest` holds `addrlen` bytes or is null.
-pub unsafe fn sendto(d: &Arc<Dsock>, buf: *const u8, len: usize, flags: c_int, dest: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<usize> {
-    d.ensure_ep()?;
-    let _s = d.slock.lock();
-    if !dest.is_null() {
-        // SAFETY: per the contract.
-        let a = unsafe { SockAddr::from_raw(dest, addrlen as usize) };
-        let mut c = d.st.lock();
-        let cur = c.conn_dest.map(|i| c.dests[i].addr);
-        if !matches!(cur, Some(x) if a.same(&x)) {
-            let di = d.get_dest(&mut c, &a, addrlen as usize)?;
-            c.conn_dest = Some(di);
-        }
+    /// rpoll's arming step: the events now, else the fd to sleep on (the
+    /// epoll set of the socket's completion channels).
+    pub(crate) fn poll_arm(&self, events: i16) -> (i16, c_int) {
+        (self.poll_revents(events, false, t_cq_armed), self.epfd)
     }
-    // SAFETY: per the contract, buf holds len bytes.
-    unsafe { d.dsend(buf, len, flags) }
-}
 
-/// `rsend` / `rwrite`.
-///
-/// # Safety
-/// `buf` is readable for `len` bytes.
-pub unsafe fn send(d: &Dsock, buf: *const u8, len: usize, flags: c_int) -> Res<usize> {
-    let _s = d.slock.lock();
-    // SAFETY: forwarded contract.
-    unsafe { d.dsend(buf, len, flags) }
-}
-
-/// `rsendmsg` / `rwritev`: the vectors gathered into one datagram, to
-/// `msg_name` when given (upstream sends these through its stream path,
-/// which a datagram socket cannot take).
-///
-/// # Safety
-/// `iov` holds `iovcnt` valid entries; `name` holds `namelen` bytes or is null.
-pub unsafe fn sendv(d: &Arc<Dsock>, iov: &[libc::iovec], flags: c_int, name: *const libc::sockaddr, namelen: libc::socklen_t) -> Res<usize> {
-    let mut v: Vec<u8> = Vec::new();
-    for i in iov {
-        if i.iov_len > 0 {
-            // SAFETY: per the contract.
-            v.extend_from_slice(unsafe { core::slice::from_raw_parts(i.iov_base.cast::<u8>(), i.iov_len) });
+    /// After rpoll woke for the epoll set: take the event, then report.
+    pub(crate) fn poll_event(&self, woke: bool, events: i16) -> i16 {
+        if woke {
+            let _w = self.cq_wait.lock();
+            let _ = self.get_cq_event();
         }
-    }
-    if name.is_null() {
-        // SAFETY: v holds v.len() bytes.
-        unsafe { send(d, v.as_ptr(), v.len(), flags) }
-    } else {
-        // SAFETY: per the contract.
-        unsafe { sendto(d, v.as_ptr(), v.len(), flags, name, namelen) }
-    }
-}
-
-/// `rrecv` / `rrecvfrom` / `rread` ...
-///
-/// # Safety
-/// As `Dsock::recvfrom`.
-pub unsafe fn recvfrom(d: &Dsock, buf: *mut u8, len: usize, flags: c_int, src: *mut libc::sockaddr, src_len: *mut libc::socklen_t) -> Res<usize> {
-    if buf.is_null() && len != 0 {
-        return Err(libc::EFAULT);
-    }
-    let _r = d.rlock.lock();
-    // SAFETY: forwarded contract.
-    unsafe { d.recvfrom(buf, len, flags, src, src_len) }
-}
-
-/// `rshutdown` on a datagram socket: as upstream, only the nonblocking
-/// mode of the completion channels is switched off (and not restored).
-pub fn shutdown(d: &Dsock) -> Res<()> {
-    let c = d.st.lock();
-    if c.fd_flags & libc::O_NONBLOCK != 0 {
-        let _ = d.set_nonblocking(&c, false);
-    }
-    Ok(())
-}
-
-/// `rclose`.
-pub fn close(fd: c_int) -> bool {
-    let Some(d) = lookup(fd) else { return false };
-    d.shutdown();
-    remove(fd);
-    drop(d);
-    true
-}
-
-/// `rgetsockname` / `rgetpeername`: the UDP socket's.
-///
-/// # Safety
-/// The caller's buffers (the kernel checks them).
-pub unsafe fn name(d: &Dsock, peer: bool, addr: *mut libc::sockaddr, len: *mut libc::socklen_t) -> Res<()> {
-    // SAFETY: forwarded to the system calls, which validate the pointers.
-    sys(unsafe {
-        if peer {
-            libc::getpeername(d.udp, addr, len)
-        } else {
-            libc::getsockname(d.udp, addr, len)
-        }
-    })
-}
-
-fn int_val(optval: *const c_void, optlen: libc::socklen_t) -> Res<c_int> {
-    if optval.is_null() {
-        return Err(libc::EFAULT);
-    }
-    if (optlen as usize) < 4 {
-        return Err(libc::EINVAL);
-    }
-    // SAFETY: at least 4 readable bytes.
-    Ok(unsafe { core::ptr::read_unaligned(optval.cast::<c_int>()) })
-}
-
-/// `rsetsockopt`: anything but SOL_RDMA goes to the UDP socket first (its
-/// error is returned), then is remembered as upstream does.
-///
-/// # Safety
-/// `optval` holds `optlen` bytes.
-pub unsafe fn setsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *const c_void, optlen: libc::socklen_t) -> Res<()> {
-    if level != SOL_RDMA {
-        // SAFETY: forwarded to setsockopt(2), which validates the buffer.
-        sys(unsafe { libc::setsockopt(d.udp, level, optname, optval, optlen) })?;
-    }
-    // Upstream's result starts as "not supported" but is overwritten by the
-    // UDP socket's success: an option the UDP socket takes and rsockets do
-    // not know succeeds (and clears its bit). SOL_RDMA keeps the default.
-    let mut ret: Res<()> = if level != SOL_RDMA { Ok(()) } else { Err(libc::EOPNOTSUPP) };
-    let mut on = false;
-    let mut which = None;
-    let mut c = d.st.lock();
-    match level {
-        libc::SOL_SOCKET => {
-            which = Some(0);
-            match optname {
-                libc::SO_REUSEADDR | libc::SO_OOBINLINE => {
-                    on = int_val(optval, optlen)? != 0;
-                    ret = Ok(());
-                }
-                libc::SO_RCVBUF => {
-                    let v = int_val(optval, optlen)? as u32;
-                    if c.qps.is_empty() {
-                        c.rbuf_size = v << 1;
-                    }
-                    ret = Ok(());
-                }
-                libc::SO_SNDBUF => {
-                    let v = int_val(optval, optlen)? as u32;
-                    if c.sbuf.is_none() {
-                        c.sbuf_size = v << 1;
-                    }
-                    if c.sbuf_size < RS_SNDLOWAT {
-                        c.sbuf_size = RS_SNDLOWAT << 1;
-                    }
-                    ret = Ok(());
-                }
-                libc::SO_LINGER => {
-                    if (optlen as usize) < core::mem::size_of::<libc::linger>() {
-                        return Err(libc::EINVAL);
-                    }
-                    // SAFETY: setsockopt(2) accepted a linger there.
-                    let l = unsafe { core::ptr::read_unaligned(optval.cast::<libc::linger>()) };
-                    on = l.l_onoff == 0;
-                    ret = Ok(());
-                }
-                libc::SO_KEEPALIVE => {
-                    // No connection to keep alive: remembered only.
-                    on = int_val(optval, optlen)? != 0;
-                    ret = Ok(());
-                }
-                _ => {}
-            }
-        }
-        libc::IPPROTO_TCP => {
-            // Only reached if the UDP socket accepted a TCP option.
-            which = Some(1);
-        }
-        libc::IPPROTO_IPV6 => {
-            which = Some(2);
-            if optname == libc::IPV6_V6ONLY {
-                on = int_val(optval, optlen)? != 0;
-                ret = Ok(());
-            }
-        }
-        SOL_RDMA => {
-            if c.state >= RS_OPENING {
-                return Err(libc::EINVAL);
-            }
-            let max = RS_QP_MAX_SIZE as u32;
-            match optname {
-                RDMA_SQSIZE => c.sq_size = (int_val(optval, optlen)? as u32).min(max) as u16,
-                RDMA_RQSIZE => c.rq_size = (int_val(optval, optlen)? as u32).min(max) as u16,
-                RDMA_INLINE => c.sq_inline = (int_val(optval, optlen)? as u32).min(max) as u16,
-                RDMA_IOMAPSIZE => {
-                    let v = int_val(optval, optlen)?;
-                    c.target_iomap_size = scale_to_value(value_to_scale(v, 8) as u8 as i32, 8) as u16;
-                }
-                RDMA_ROUTE => {
-                    if optval.is_null() && optlen != 0 {
-                        return Err(libc::EFAULT);
-                    }
-                    let mut v = vec![0u8; optlen as usize];
-                    if optlen != 0 {
-                        // SAFETY: optlen readable bytes from the caller.
-                        unsafe { core::ptr::copy_nonoverlapping(optval.cast::<u8>(), v.as_mut_ptr(), optlen as usize) };
-                    }
-                    c.optval = Some(v);
-                }
-                _ => return Err(libc::EOPNOTSUPP),
-            }
-            ret = Ok(());
-        }
-        _ => {}
-    }
-    if ret.is_ok() {
-        let bit = 1u64.checked_shl(optname as u32).unwrap_or(0);
-        let o = match which {
-            Some(0) => Some(&mut c.so_opts),
-            Some(1) => Some(&mut c.tcp_opts),
-            Some(2) => Some(&mut c.ipv6_opts),
-            _ => None,
-        };
-        if let Some(o) = o {
-            if on {
-                *o |= bit;
-            } else {
-                *o &= !bit;
-            }
-        }
-    }
-    ret
-}
-
-/// `rgetsockopt` (from the socket's own record, as upstream; TCP_MAXSEG
-/// is 2048 and RDMA_ROUTE has no paths: a datagram socket has no route).
-///
-/// # Safety
-/// `optval` has room for the option, `optlen` is valid.
-pub unsafe fn getsockopt(d: &Dsock, level: c_int, optname: c_int, optval: *mut c_void, optlen: *mut libc::socklen_t) -> Res<()> {
-    let mut c = d.st.lock();
-    let put = |v: c_int| {
-        // SAFETY: the caller's buffer holds an int (contract).
-        unsafe {
-            core::ptr::write_unaligned(optval.cast::<c_int>(), v);
-            *optlen = 4;
-        }
-    };
-    let bit = |o: u64| c_int::from(o & 1u64.checked_shl(optname as u32).unwrap_or(0) != 0);
-    match (level, optname) {
-        (libc::SOL_SOCKET, libc::SO_REUSEADDR | libc::SO_KEEPALIVE | libc::SO_OOBINLINE) => put(bit(c.so_opts)),
-        (libc::SOL_SOCKET, libc::SO_RCVBUF) => put(c.rbuf_size as c_int),
-        (libc::SOL_SOCKET, libc::SO_SNDBUF) => put(c.sbuf_size as c_int),
-        (libc::SOL_SOCKET, libc::SO_LINGER) => {
-            let l = libc::linger { l_onoff: 1 - bit(c.so_opts), l_linger: 0 };
-            // SAFETY: the caller's buffer holds a linger (contract).
-            unsafe {
-                core::ptr::write_unaligned(optval.cast::<libc::linger>(), l);
-                *optlen = core::mem::size_of::<libc::linger>() as libc::socklen_t;
-            }
-        }
-        (libc::SOL_SOCKET, libc::SO_ERROR) => {
-            put(c.err);
-            c.err = 0;
-        }
-        (libc::IPPROTO_TCP, libc::TCP_KEEPCNT | libc::TCP_KEEPINTVL) => {
-            // SAFETY: as in put (upstream leaves optlen alone here).
-            unsafe { core::ptr::write_unaligned(optval.cast::<c_int>(), 1) };
-        }
-        (libc::IPPROTO_TCP, libc::TCP_KEEPIDLE) => put(0),
-        (libc::IPPROTO_TCP, libc::TCP_NODELAY) => put(bit(c.tcp_opts)),
-        (libc::IPPROTO_TCP, libc::TCP_MAXSEG) => put(2048),
-        (libc::IPPROTO_IPV6, libc::IPV6_V6ONLY) => put(bit(c.ipv6_opts)),
-        (SOL_RDMA, RDMA_SQSIZE) => put(c.sq_size as c_int),
-        (SOL_RDMA, RDMA_RQSIZE) => put(c.rq_size as c_int),
-        (SOL_RDMA, RDMA_INLINE) => put(c.sq_inline as c_int),
-        (SOL_RDMA, RDMA_IOMAPSIZE) => put(c.target_iomap_size as c_int),
-        (SOL_RDMA, RDMA_ROUTE) => {
-            // SAFETY: valid optlen (contract).
-            let cap = unsafe { *optlen } as usize;
-            if let Some(v) = &c.optval {
-                if cap < v.len() {
-                    return Err(libc::EINVAL);
-                }
-                // SAFETY: the caller's buffer holds cap >= len bytes.
-                unsafe {
-                    core::ptr::copy_nonoverlapping(v.as_ptr(), optval.cast::<u8>(), v.len());
-                    *optlen = v.len() as libc::socklen_t;
-                }
-            } else {
-                if cap < core::mem::size_of::<ibv_path_data>() {
-                    return Err(libc::EINVAL);
-                }
-                // SAFETY: valid optlen.
-                unsafe { *optlen = 0 };
-            }
-        }
-        _ => return Err(libc::EOPNOTSUPP),
-    }
-    Ok(())
-}
-
-/// `rfcntl`.
-pub fn fcntl(d: &Dsock, cmd: c_int, arg: c_int) -> Res<c_int> {
-    match cmd {
-        libc::F_GETFL => Ok(d.st.lock().fd_flags),
-        libc::F_SETFL => {
-            let mut c = d.st.lock();
-            if (c.fd_flags & libc::O_NONBLOCK) != (arg & libc::O_NONBLOCK) {
-                d.set_nonblocking(&c, arg & libc::O_NONBLOCK != 0)?;
-            }
-            c.fd_flags = arg;
-            Ok(0)
-        }
-        _ => Err(libc::EOPNOTSUPP),
+        self.poll_revents(events, true, t_poll_all)
     }
 }
 
@@ -1355,63 +882,14 @@ mod tests {
         // defaults: 384 WRs, 128 KiB buffers -> 64 WRs of 2 KiB
         let mut c = state(384, 384, 1 << 17, 1 << 17);
         set_qp_size(16384, &mut c);
-        assert_eq!((c.sq_size, c.rq_size, c.sbuf_size, c.rbuf_size), (64, 64, 1 << 17, 1 << 17));
+        assert_eq!((c.base.sq_size, c.base.rq_size, c.base.sbuf_size, c.base.rbuf_size), (64, 64, 1 << 17, 1 << 17));
         // udpong's 1 MiB buffers (SO_*BUF 512 KiB, doubled): the queues bound
         let mut c = state(384, 384, 1 << 20, 1 << 20);
         set_qp_size(16384, &mut c);
-        assert_eq!((c.sq_size, c.rq_size, c.sbuf_size, c.rbuf_size), (384, 384, 384 * 2048, 384 * 2048));
+        assert_eq!((c.base.sq_size, c.base.rq_size, c.base.sbuf_size, c.base.rbuf_size), (384, 384, 384 * 2048, 384 * 2048));
         // the device's limit comes first
         let mut c = state(384, 384, 1 << 20, 1 << 20);
         set_qp_size(100, &mut c);
-        assert_eq!((c.sq_size, c.rq_size, c.rbuf_size), (100, 100, 100 * 2048));
-    }
-
-    #[test]
-    fn datagram_socket_lifecycle_without_rdma() {
-        // SAFETY: local buffers and plain integer arguments throughout.
-        unsafe {
-            let fd = create(libc::AF_INET).expect("a UDP socket");
-            let d = lookup(fd).expect("registered");
-            assert!(super::super::index::lookup(fd).is_none(), "not a stream rsocket");
-            // options go to the UDP socket and are remembered
-            let v: c_int = 4096;
-            setsockopt(&d, libc::SOL_SOCKET, libc::SO_RCVBUF, (&v as *const c_int).cast(), 4).unwrap();
-            let mut out: c_int = 0;
-            let mut len: libc::socklen_t = 4;
-            getsockopt(&d, libc::SOL_SOCKET, libc::SO_RCVBUF, (&mut out as *mut c_int).cast(), &mut len).unwrap();
-            assert_eq!(out, 8192);
-            // a TCP option is refused by the UDP socket
-            let one: c_int = 1;
-            let e = setsockopt(&d, libc::IPPROTO_TCP, libc::TCP_NODELAY, (&one as *const c_int).cast(), 4);
-            assert!(e.is_err());
-            // a UDP option rsockets do not know succeeds, as upstream
-            setsockopt(&d, libc::SOL_SOCKET, libc::SO_BROADCAST, (&one as *const c_int).cast(), 4).unwrap();
-            // unknown SOL_RDMA options do not
-            assert_eq!(setsockopt(&d, SOL_RDMA, 99, (&one as *const c_int).cast(), 4).unwrap_err(), libc::EOPNOTSUPP);
-            // SOL_RDMA sizes before any endpoint exists
-            let sq: c_int = 100;
-            setsockopt(&d, SOL_RDMA, RDMA_SQSIZE, (&sq as *const c_int).cast(), 4).unwrap();
-            getsockopt(&d, SOL_RDMA, RDMA_SQSIZE, (&mut out as *mut c_int).cast(), &mut len).unwrap();
-            assert_eq!(out, 100);
-            // nonblocking flag round trip
-            assert_eq!(fcntl(&d, libc::F_SETFL, libc::O_NONBLOCK).unwrap(), 0);
-            assert_eq!(fcntl(&d, libc::F_GETFL, 0).unwrap(), libc::O_NONBLOCK);
-            // no destination yet: rsend has nowhere to go
-            let b = [0u8; 4];
-            assert_eq!(send(&d, b.as_ptr(), 4, 0).unwrap_err(), libc::EDESTADDRREQ);
-            // a receive on a socket never bound: not readable yet
-            let mut r = [0u8; 4];
-            assert_eq!(recvfrom(&d, r.as_mut_ptr(), 4, 0, null_mut(), null_mut()).unwrap_err(), libc::EINVAL);
-            // rgetsockname is the UDP socket's
-            let mut sa: libc::sockaddr_in = core::mem::zeroed();
-            let mut sl = core::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-            name(&d, false, (&mut sa as *mut libc::sockaddr_in).cast(), &mut sl).unwrap();
-            assert_eq!(c_int::from(sa.sin_family), libc::AF_INET);
-            assert_eq!(name(&d, true, (&mut sa as *mut libc::sockaddr_in).cast(), &mut sl).unwrap_err(), libc::ENOTCONN);
-            drop(d);
-            assert!(close(fd));
-            assert!(lookup(fd).is_none());
-            assert!(!close(fd));
-        }
+        assert_eq!((c.base.sq_size, c.base.rq_size, c.base.rbuf_size), (100, 100, 100 * 2048));
     }
 }

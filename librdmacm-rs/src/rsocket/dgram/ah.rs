@@ -19,10 +19,10 @@ use crate::abi::verbs::*;
 /// Hop limit of the global route in a QP's address handle for itself on
 /// RoCE: the destination is the local port, and 64 is the IPv4/IPv6 default
 /// the kernel's routes report.
-pub const SELF_HOP_LIMIT: u8 = 64;
+const SELF_HOP_LIMIT: u8 = 64;
 
 /// Hop limit used on RoCE when a resolved route reports none (0).
-pub const DEFAULT_HOP_LIMIT: u8 = 64;
+const DEFAULT_HOP_LIMIT: u8 = 64;
 
 fn zeroed_attr() -> ibv_ah_attr {
     // SAFETY: ibv_ah_attr holds integers and byte arrays only; all-zero is valid.
@@ -36,7 +36,7 @@ fn zeroed_attr() -> ibv_ah_attr {
 /// global route to the QP's own source GID `own_gid` at GID table index
 /// `sgid_index`; `None` (the GID is not in the table) keeps upstream's
 /// attributes, which the port will refuse as upstream's are.
-pub fn self_ah_attr(link_layer: u8, port_lid: u16, port: u8, own_gid: Option<(ibv_gid, u8)>) -> ibv_ah_attr {
+pub(crate) fn self_ah_attr(link_layer: u8, port_lid: u16, port: u8, own_gid: Option<(ibv_gid, u8)>) -> ibv_ah_attr {
     let mut a = zeroed_attr();
     a.dlid = port_lid;
     a.port_num = port;
@@ -58,7 +58,7 @@ pub fn self_ah_attr(link_layer: u8, port_lid: u16, port: u8, own_gid: Option<(ib
 /// LMC mask; `port`: the port the route uses. A global route when the path
 /// has more than one hop (upstream) or, whatever the hop count, on an
 /// Ethernet port, where a hop limit of 0 becomes [`DEFAULT_HOP_LIMIT`].
-pub fn path_ah_attr(link_layer: u8, p: &ibv_sa_path_rec, sgid_index: u8, path_bits: u8, port: u8) -> ibv_ah_attr {
+pub(crate) fn path_ah_attr(link_layer: u8, p: &ibv_sa_path_rec, sgid_index: u8, path_bits: u8, port: u8) -> ibv_ah_attr {
     let mut a = zeroed_attr();
     let roce = link_layer == IBV_LINK_LAYER_ETHERNET;
     if p.hop_limit > 1 || roce {
@@ -81,7 +81,7 @@ pub fn path_ah_attr(link_layer: u8, p: &ibv_sa_path_rec, sgid_index: u8, path_bi
 /// table's entries `(index, gid, type)` in index order: the RoCE v2 entry if
 /// there is one (the type the kernel's RDMA CM uses by default), else the
 /// first entry holding the GID; `None` if no entry does.
-pub fn pick_sgid_index<I>(entries: I, want: &[u8; 16]) -> Option<u8>
+fn pick_sgid_index<I>(entries: I, want: &[u8; 16]) -> Option<u8>
 where
     I: IntoIterator<Item = (u32, [u8; 16], u32)>,
 {
@@ -105,7 +105,7 @@ where
 /// later send on the socket is lost), so datagram rsockets refuse it with
 /// EMSGSIZE instead. On RoCE over a 1500-byte Ethernet the MTU is 1024;
 /// on InfiniBand ports of 2048 bytes or more this never limits anything.
-pub fn ud_msg_limit(active_mtu: u32, slot: u32) -> u32 {
+pub(crate) fn ud_msg_limit(active_mtu: u32, slot: u32) -> u32 {
     match active_mtu {
         IBV_MTU_256..=IBV_MTU_4096 => slot.min(128u32 << active_mtu),
         _ => slot,
@@ -118,7 +118,7 @@ pub fn ud_msg_limit(active_mtu: u32, slot: u32) -> u32 {
 ///
 /// # Safety
 /// `verbs` is a live device context and `port` one of its ports.
-pub unsafe fn find_sgid_index(verbs: *mut ibv_context, port: u8, tbl_len: i32, want: &ibv_gid) -> Option<u8> {
+pub(crate) unsafe fn find_sgid_index(verbs: *mut ibv_context, port: u8, tbl_len: i32, want: &ibv_gid) -> Option<u8> {
     // SAFETY: a gid is 16 plain bytes.
     let want = unsafe { want.raw };
     let entries = (0..tbl_len.clamp(0, 256) as u32).filter_map(|i| {
