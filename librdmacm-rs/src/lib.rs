@@ -49,8 +49,4 @@ mod resolve;
 mod ucma;
 mod verbs;
 
-// Still public: made private, rsocket/ (kept by others) shows unused items
-// (index::is_rsocket, the `index` method of stream.rs's Rsocket, fields
-// never read in stream.rs, proto's RS_OP_RSVD* constants) that its owners
-// are to remove first.
-pub mod rsocket;
+mod rsocket;
