@@ -20,11 +20,11 @@ use parking_lot::Mutex;
 use crate::abi::driver::*;
 use crate::abi::verbs::*;
 use crate::loader;
+use crate::log::PFX;
 use crate::sysfs::{read_file, read_file_at, sysfs_root};
 use crate::util::{cstr_field, set_cstr_field, strtoul, warn};
 use rdma_util::{ensure, export, export_versioned};
 
-pub const PFX: &str = "libibverbs: ";
 const RDMA_CDEV_DIR: &str = "/dev/infiniband";
 /// The uverbs ABI versions this library speaks (IB_USER_VERBS_MIN/MAX_ABI_VERSION).
 const UVERBS_MIN_ABI: i64 = 3;
@@ -355,35 +355,6 @@ fn try_all_drivers(sysfs_list: &mut Vec<SysfsDev>, list: &mut DevList) -> usize 
         }
     }
     added
-}
-
-/// Fills the public ibv_device fields of a freshly claimed device.
-///
-/// # Safety
-/// `vdev` points to a writable `verbs_device` that no one else uses yet (the
-/// provider's alloc_device just returned it).
-pub unsafe fn init_device_fields(vdev: *mut verbs_device, s: &verbs_sysfs_dev) -> bool {
-    // SAFETY: vdev was just returned by the provider's alloc_device.
-    let dev = unsafe { &mut (*vdev).device };
-    dev.node_type = s.node_type;
-    dev.transport_type = match s.node_type {
-        IBV_NODE_CA | IBV_NODE_SWITCH | IBV_NODE_ROUTER => IBV_TRANSPORT_IB,
-        IBV_NODE_RNIC => IBV_TRANSPORT_IWARP,
-        IBV_NODE_USNIC => IBV_TRANSPORT_USNIC,
-        IBV_NODE_USNIC_UDP => IBV_TRANSPORT_USNIC_UDP,
-        IBV_NODE_UNSPECIFIED => IBV_TRANSPORT_UNSPECIFIED,
-        _ => IBV_TRANSPORT_UNKNOWN,
-    };
-    set_cstr_field(&mut dev.dev_name, cstr_field(&s.sysfs_name));
-    let mut p = sysfs_root().to_vec();
-    p.extend_from_slice(b"/class/infiniband_verbs/");
-    p.extend_from_slice(cstr_field(&s.sysfs_name));
-    if !set_cstr_field(&mut dev.dev_path, &p) {
-        return false;
-    }
-    set_cstr_field(&mut dev.name, cstr_field(&s.ibdev_name));
-    set_cstr_field(&mut dev.ibdev_path, cstr_field(&s.ibdev_path));
-    true
 }
 
 /// The body of ibv_get_device_list: NULL with errno on failure.

@@ -4,7 +4,7 @@
 
 use std::ffi::c_int;
 
-use crate::device::PFX;
+use crate::log::PFX;
 use crate::util::{check_env, warn};
 
 fn check_memlock_limit() {

@@ -10,9 +10,10 @@ use std::sync::atomic::Ordering;
 use parking_lot::Mutex;
 
 use crate::abi::driver::*;
-use crate::device::{init_device_fields, PFX};
-use crate::sysfs::read_file;
-use crate::util::{cstr_field, env_bytes, not_setuid, warn};
+use crate::abi::verbs::*;
+use crate::log::PFX;
+use crate::sysfs::{read_file, sysfs_root};
+use crate::util::{cstr_field, env_bytes, not_setuid, set_cstr_field, warn};
 use rdma_util::{ensure, export};
 
 /// Where Debian installs the providers, and their file name suffix. The
@@ -295,6 +296,35 @@ fn match_device(ops: &verbs_device_ops, s: *mut verbs_sysfs_dev) -> bool {
         ));
         return false;
     }
+    true
+}
+
+/// Fills the public ibv_device fields of a freshly claimed device.
+///
+/// # Safety
+/// `vdev` points to a writable `verbs_device` that no one else uses yet (the
+/// provider's alloc_device just returned it).
+unsafe fn init_device_fields(vdev: *mut verbs_device, s: &verbs_sysfs_dev) -> bool {
+    // SAFETY: vdev was just returned by the provider's alloc_device.
+    let dev = unsafe { &mut (*vdev).device };
+    dev.node_type = s.node_type;
+    dev.transport_type = match s.node_type {
+        IBV_NODE_CA | IBV_NODE_SWITCH | IBV_NODE_ROUTER => IBV_TRANSPORT_IB,
+        IBV_NODE_RNIC => IBV_TRANSPORT_IWARP,
+        IBV_NODE_USNIC => IBV_TRANSPORT_USNIC,
+        IBV_NODE_USNIC_UDP => IBV_TRANSPORT_USNIC_UDP,
+        IBV_NODE_UNSPECIFIED => IBV_TRANSPORT_UNSPECIFIED,
+        _ => IBV_TRANSPORT_UNKNOWN,
+    };
+    set_cstr_field(&mut dev.dev_name, cstr_field(&s.sysfs_name));
+    let mut p = sysfs_root().to_vec();
+    p.extend_from_slice(b"/class/infiniband_verbs/");
+    p.extend_from_slice(cstr_field(&s.sysfs_name));
+    if !set_cstr_field(&mut dev.dev_path, &p) {
+        return false;
+    }
+    set_cstr_field(&mut dev.name, cstr_field(&s.ibdev_name));
+    set_cstr_field(&mut dev.ibdev_path, cstr_field(&s.ibdev_path));
     true
 }
 

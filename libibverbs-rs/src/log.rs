@@ -1,5 +1,7 @@
 //! Provider logging: VERBS_LOG_LEVEL and VERBS_LOG_FILE, and the Rust half of
-//! `__verbs_log` (the variadic entry point itself is in csrc/variadic.c).
+//! `__verbs_log` (the variadic entry point itself is in csrc/variadic.c); also
+//! the prefix of the library's own warnings, shared by device discovery, the
+//! loader and init.
 //!
 //! As upstream's release builds: the level comes from VERBS_LOG_LEVEL (parsed
 //! like strtol with base 0); logging is only active when VERBS_LOG_FILE names
@@ -11,6 +13,9 @@ use std::io::Write;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::util::{env_bytes, strtol};
+
+/// Prefix of the warnings this library prints (upstream's PFX).
+pub const PFX: &str = "libibverbs: ";
 
 pub const VERBS_LOG_LEVEL_NONE: u32 = 0;
 
