@@ -16,7 +16,7 @@ use std::ptr;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use crate::cmd::write::execute_cmd_write;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export, export_versioned, symver};
 
@@ -186,7 +186,7 @@ mod tests {
     fn write_ctx() -> FakeCtx {
         let mut c = FakeCtx::new(0);
         // SAFETY: the context FakeCtx just created; nothing else borrows it.
-        unsafe { crate::context::priv_mut(c.ctx()).cmd.use_ioctl_write = false };
+        unsafe { crate::ctx_priv::priv_mut(c.ctx()).cmd.use_ioctl_write = false };
         c
     }
 

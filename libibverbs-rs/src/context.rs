@@ -9,78 +9,14 @@
 //! from then on.
 
 use std::ffi::{c_int, c_void};
-use std::mem::offset_of;
 use std::ptr;
 
 use crate::abi::driver::*;
 use crate::abi::verbs::*;
+use crate::ctx_priv::{ops_of, priv_mut, ContextPriv};
 use crate::device::{device_hold, device_put, sysfs_of};
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export, export_versioned, symver};
-
-/// Our per-context private data (upstream's struct verbs_ex_private), reached
-/// through verbs_context.priv. The command channel reads its state through
-/// the same pointer, so that state must come first.
-#[repr(C)]
-pub struct ContextPriv {
-    /// Driver id, whether write() commands travel over the ioctl path, whether
-    /// the context was imported, and which ioctl methods the kernel lacks.
-    pub cmd: crate::cmd::CmdCtxState,
-    /// The complete ops table: the provider's ops over the dummy ones.
-    pub ops: verbs_context_ops,
-}
-const _: () = assert!(offset_of!(ContextPriv, cmd) == 0);
-
-/// The verbs_context that contains a public ibv_context.
-///
-/// Pure address arithmetic: nothing is read, and `wrapping_sub` has no
-/// in-bounds precondition, so this is safe for any pointer. The result is a
-/// valid verbs_context only when `ctx` is the `context` member of one, as every
-/// context we hand out is (abi_compat == __VERBS_ABI_IS_EXTENDED); callers
-/// that dereference it rely on that.
-pub fn verbs_ctx(ctx: *mut ibv_context) -> *mut verbs_context {
-    ctx.cast::<u8>().wrapping_sub(offset_of!(verbs_context, context)).cast::<verbs_context>()
-}
-
-/// Our private data of a context, shared: what every verb reads.
-///
-/// # Safety
-/// `ctx` is a live context set up by this library's [`init_context`] (opened
-/// with ibv_open_device, imported, or allocated by a provider through
-/// _verbs_init_and_alloc_context) and not yet passed to verbs_uninit_context.
-/// The returned reference must not outlive the context, and no `&mut` to the
-/// same ContextPriv (from [`priv_mut`], or verbs_set_ops writing the ops) may
-/// be live at the same time. Both are used only while a context is being
-/// created, so once the application has the context, liveness is all a caller
-/// has to show.
-pub unsafe fn priv_of<'a>(ctx: *mut ibv_context) -> &'a ContextPriv {
-    // SAFETY: by the contract, ctx is the context member of a verbs_context
-    // whose priv init_context set to a live ContextPriv, freed only by
-    // verbs_uninit_context, and nobody holds a &mut to it.
-    unsafe { &*(*verbs_ctx(ctx)).priv_.cast::<ContextPriv>() }
-}
-
-/// Our private data of a context, exclusive: only for setting it up.
-///
-/// # Safety
-/// As [`priv_of`], and moreover no other reference to the same ContextPriv
-/// (from [`priv_of`], [`ops_of`] or `cmd::cmd_state`) is live while the
-/// returned one is: in practice, the caller is creating the context and has not
-/// handed it out yet.
-pub unsafe fn priv_mut<'a>(ctx: *mut ibv_context) -> &'a mut ContextPriv {
-    // SAFETY: as in priv_of; exclusivity is the caller's contract.
-    unsafe { &mut *(*verbs_ctx(ctx)).priv_.cast::<ContextPriv>() }
-}
-
-/// The full ops table of a context (never NULL entries).
-///
-/// # Safety
-/// The contract of [`priv_of`]: `ctx` is a live context of this library, the
-/// reference does not outlive it, and no `&mut` to its ContextPriv is live.
-pub unsafe fn ops_of<'a>(ctx: *mut ibv_context) -> &'a verbs_context_ops {
-    // SAFETY: forwarded caller contract.
-    unsafe { &priv_of(ctx).ops }
-}
 
 /// Upstream's verbs_init_context: hold the device, set up the public fields,
 /// allocate the private data with the dummy ops, and probe whether write()
@@ -552,7 +488,9 @@ symver!(default ibv_ack_async_event, "IBVERBS_1.1", ibv_ack_async_event_v11);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ctx_priv::verbs_ctx;
     use crate::pd::fake::{no_ops, FakeCtx};
+    use std::mem::offset_of;
 
     #[test]
     fn init_cq_takes_a_channel_reference() {

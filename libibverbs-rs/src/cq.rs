@@ -15,7 +15,8 @@ use std::ffi::{c_int, c_void};
 use std::ptr;
 
 use crate::abi::verbs::*;
-use crate::context::{init_cq, ops_of};
+use crate::context::init_cq;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export_versioned, symver};
 

@@ -14,7 +14,8 @@ use std::ptr;
 
 use crate::abi::driver::*;
 use crate::abi::verbs::*;
-use crate::context::{close_device, ops_of, priv_mut, set_lib_ops};
+use crate::context::{close_device, set_lib_ops};
+use crate::ctx_priv::{ops_of, priv_mut};
 use crate::device::{free_device_list, get_device_list, sysfs_of};
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export};
@@ -208,7 +209,8 @@ mod tests {
     use super::*;
     use crate::abi::kern::{UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, UVERBS_OBJECT_ASYNC_EVENT};
     use crate::cmd::testkit::{with_kernel, FakeKernel};
-    use crate::context::{verbs_ctx, verbs_set_ops, verbs_uninit_context, _verbs_init_and_alloc_context};
+    use crate::context::{verbs_set_ops, verbs_uninit_context, _verbs_init_and_alloc_context};
+    use crate::ctx_priv::verbs_ctx;
     use rdma_util::ffi::errno;
     use crate::pd::fake::{no_ops, FakeCtx};
     use std::cell::RefCell;
@@ -345,7 +347,7 @@ mod tests {
         let c = unsafe { &*ctx };
         assert_eq!((c.cmd_fd, c.async_fd, c.device), (cmd_fd, async_fd, devp.cast::<ibv_device>()));
         // SAFETY: the context just imported, not borrowed mutably anywhere.
-        assert!(unsafe { crate::context::priv_of(ctx) }.cmd.imported);
+        assert!(unsafe { crate::ctx_priv::priv_of(ctx) }.cmd.imported);
         // The library's own entry points are in place, as for an opened one.
         // SAFETY: the containing verbs context.
         let v = unsafe { &*verbs_ctx(ctx) };

@@ -19,6 +19,7 @@ pub mod cmd;
 pub mod compat_1_0;
 pub mod context;
 pub mod cq;
+pub mod ctx_priv;
 pub mod device;
 pub mod dummy_ops;
 pub mod fork;

@@ -5,7 +5,7 @@
 use std::ffi::c_int;
 
 use crate::abi::verbs::*;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::{ensure, export_versioned, symver};
 
 fn usable(qp: *mut ibv_qp, gid: *const ibv_gid) -> bool {

@@ -12,7 +12,7 @@ use std::ptr;
 use crate::abi::driver::*;
 use crate::abi::kern::IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
 use crate::abi::verbs::*;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export, export_versioned, symver};
 

@@ -7,7 +7,7 @@ use std::ffi::c_int;
 use std::ptr;
 
 use crate::abi::verbs::*;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export_versioned, symver};
 
@@ -266,7 +266,7 @@ mod tests {
     #[test]
     fn inline_verb_slots_follow_the_provider() {
         let mut c = FakeCtx::new(0);
-        let v = crate::context::verbs_ctx(c.ctx());
+        let v = crate::ctx_priv::verbs_ctx(c.ctx());
         macro_rules! slots { ($v:expr) => {{
             // SAFETY: our live verbs context.
             let v = unsafe { &*$v };

@@ -19,7 +19,7 @@ use std::ptr;
 use crate::abi::driver::*;
 use crate::abi::kern::{ib_uverbs_ah_attr, ib_uverbs_qp_attr};
 use crate::abi::verbs::*;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export, export_versioned, symver};
 

@@ -9,7 +9,7 @@ use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use crate::cmd::ioctl::{CmdBuf, CmdSpace};
 use crate::cmd::write::{execute_ioctl_fallback, Fallback};
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use crate::device::sysfs_of;
 use crate::sysfs::read_ibdev_file;
 use rdma_util::{ensure, export, export_versioned, symver};

@@ -11,7 +11,7 @@ use std::ffi::c_int;
 use std::ptr;
 
 use crate::abi::verbs::*;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export_versioned, symver};
 
