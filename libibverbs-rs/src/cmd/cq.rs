@@ -7,9 +7,9 @@ use libc::c_int;
 use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::{
     execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, execute_write_bufs,
-    execute_write_bufs_ex, Fallback,
+    execute_write_bufs_ex, fallback_result, Fallback,
 };
-use super::{cmd_state, fallback_result, is_destroy_err};
+use super::{cmd_state, is_destroy_err};
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;

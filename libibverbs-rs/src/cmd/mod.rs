@@ -214,19 +214,6 @@ pub fn is_destroy_err(ret: &mut c_int) -> bool {
     *ret != 0
 }
 
-/// The result a destroy helper carries on with when its switch has no arm
-/// for the fallback outcome (upstream: `default: break;`).
-pub(crate) fn fallback_result(f: write::Fallback) -> c_int {
-    match f {
-        write::Fallback::Success => 0,
-        write::Fallback::Error(e) => e,
-        write::Fallback::TryWrite | write::Fallback::TryWriteEx => {
-            rdma_util::ffi::set_errno(libc::EOPNOTSUPP);
-            libc::EOPNOTSUPP
-        }
-    }
-}
-
 /// The two system calls the channel makes, with a per-thread interception
 /// point for unit tests (see `testkit`).
 pub(crate) mod sys {

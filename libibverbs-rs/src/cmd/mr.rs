@@ -5,8 +5,10 @@ use core::ptr;
 use libc::{c_int, c_void};
 
 use super::ioctl::{CmdBuf, CmdSpace};
-use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, Fallback};
-use super::{fallback_result, is_destroy_err};
+use super::write::{
+    execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, fallback_result, Fallback,
+};
+use super::is_destroy_err;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;

@@ -8,8 +8,11 @@ use core::mem::size_of;
 use libc::c_int;
 
 use super::ioctl::{CmdBuf, CmdSpace};
-use super::write::{execute_cmd_write_ex_raw, execute_cmd_write_ex_req, execute_ioctl_fallback, Fallback};
-use super::{fallback_result, is_destroy_err};
+use super::write::{
+    execute_cmd_write_ex_raw, execute_cmd_write_ex_req, execute_ioctl_fallback, fallback_result,
+    Fallback,
+};
+use super::is_destroy_err;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;

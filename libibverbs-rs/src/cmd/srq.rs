@@ -8,9 +8,10 @@ use libc::c_int;
 use super::device::unhandled_fallback;
 use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::{
-    execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, execute_write_bufs, Fallback,
+    execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, execute_write_bufs,
+    fallback_result, Fallback,
 };
-use super::{abi_ver, cmd_state, fallback_result, is_destroy_err};
+use super::{abi_ver, cmd_state, is_destroy_err};
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;

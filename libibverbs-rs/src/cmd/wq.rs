@@ -10,9 +10,9 @@ use libc::c_int;
 use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::{
     execute_cmd_write_ex, execute_cmd_write_ex_req, execute_ioctl_fallback, execute_write_bufs_ex,
-    Fallback,
+    fallback_result, Fallback,
 };
-use super::{cmd_state, fallback_result, is_destroy_err};
+use super::{cmd_state, is_destroy_err};
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;

@@ -41,6 +41,19 @@ pub enum Fallback {
     Success,
 }
 
+/// The result a destroy helper carries on with when its switch has no arm
+/// for the fallback outcome (upstream: `default: break;`).
+pub(crate) fn fallback_result(f: Fallback) -> c_int {
+    match f {
+        Fallback::Success => 0,
+        Fallback::Error(e) => e,
+        Fallback::TryWrite | Fallback::TryWriteEx => {
+            set_errno(libc::EOPNOTSUPP);
+            libc::EOPNOTSUPP
+        }
+    }
+}
+
 /// Decides how to proceed without the ioctl: the linked (provider) buffers
 /// may only carry UHW data or optional attributes, and their fallback flags
 /// add to the core buffer's (upstream's `_check_legacy`).
