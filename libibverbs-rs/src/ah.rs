@@ -377,9 +377,9 @@ export! {
 mod tests {
     use super::*;
     use crate::abi::kern::*;
-    use crate::cmd::testkit::{with_kernel, FakeKernel};
+    use crate::testkit::kernel::{with_kernel, FakeKernel};
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
 
     fn gid(s: &str) -> ibv_gid {
         let a: std::net::Ipv6Addr = s.parse().unwrap();

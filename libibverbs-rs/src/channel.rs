@@ -170,9 +170,9 @@ symver!(default ibv_ack_cq_events, "IBVERBS_1.1", ibv_ack_cq_events_v11);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::{with_kernel, FakeKernel};
+    use crate::testkit::kernel::{with_kernel, FakeKernel};
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
     fn pipe() -> (c_int, c_int) {

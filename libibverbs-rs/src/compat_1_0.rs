@@ -1147,7 +1147,7 @@ mod tests {
     use super::*;
     use crate::abi::driver::verbs_mr;
     use rdma_util::ffi::{errno, set_errno};
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
     #[derive(Default)]

@@ -489,7 +489,7 @@ symver!(default ibv_ack_async_event, "IBVERBS_1.1", ibv_ack_async_event_v11);
 mod tests {
     use super::*;
     use crate::ctx_priv::verbs_ctx;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::mem::offset_of;
 
     #[test]

@@ -130,7 +130,7 @@ symver!(default ibv_destroy_cq, "IBVERBS_1.1", ibv_destroy_cq_v11);
 mod tests {
     use super::*;
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
     #[derive(Default)]
@@ -359,7 +359,7 @@ mod tests {
     /// (in ibv_cmd_destroy_cq).
     #[test]
     fn destroy_waits_for_acks_from_another_thread() {
-        use crate::cmd::testkit::{with_kernel, FakeKernel};
+        use crate::testkit::kernel::{with_kernel, FakeKernel};
         use std::sync::atomic::{AtomicU32, Ordering};
         use std::sync::Arc;
         S.with(|s| *s.borrow_mut() = Script::default());

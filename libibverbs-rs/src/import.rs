@@ -208,11 +208,11 @@ export! {
 mod tests {
     use super::*;
     use crate::abi::kern::{UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, UVERBS_OBJECT_ASYNC_EVENT};
-    use crate::cmd::testkit::{with_kernel, FakeKernel};
+    use crate::testkit::kernel::{with_kernel, FakeKernel};
     use crate::context::{verbs_set_ops, verbs_uninit_context, _verbs_init_and_alloc_context};
     use crate::ctx_priv::verbs_ctx;
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
     use std::ffi::c_void;
     use std::sync::atomic::Ordering;

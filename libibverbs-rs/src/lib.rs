@@ -36,4 +36,6 @@ pub mod query;
 pub mod srq;
 pub mod strings;
 pub mod sysfs;
+#[cfg(test)]
+mod testkit;
 pub mod util;

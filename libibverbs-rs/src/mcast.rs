@@ -42,7 +42,7 @@ symver!(default ibv_detach_mcast, "IBVERBS_1.1", ibv_detach_mcast_v11);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
     thread_local! {

@@ -281,7 +281,7 @@ export! {
 pub(crate) mod tests {
     use super::*;
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
     /// Everything the fake provider and the fork hooks saw, in order.

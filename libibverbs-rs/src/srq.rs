@@ -107,7 +107,7 @@ symver!(default ibv_destroy_srq, "IBVERBS_1.1", ibv_destroy_srq_v11);
 mod tests {
     use super::*;
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
     #[derive(Default)]

@@ -117,7 +117,7 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
 
     #[test]
     fn create_ah_translates_the_attributes() {

@@ -291,7 +291,7 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 

@@ -455,7 +455,7 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
 
     fn cat(parts: &[&[u8]]) -> Vec<u8> {
         parts.concat()

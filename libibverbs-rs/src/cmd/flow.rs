@@ -433,7 +433,7 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
 
     /// A flow attribute followed by specs, laid out as an application
     /// would (each spec at the offset the previous one's size gives).

@@ -143,7 +143,7 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
     use core::mem::size_of;
     use core::ptr;
 

@@ -782,7 +782,7 @@ impl Drop for CmdBuf<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
 
     fn cat(parts: &[&[u8]]) -> Vec<u8> {
         parts.concat()

@@ -381,7 +381,7 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
 
     fn wc_bytes(wr_id: u64, status: u32, opcode: u32, byte_len: u32, imm: u32, qp: u32, flags: u32) -> Vec<u8> {
         // wr_id, status, opcode, vendor_err, byte_len, imm, qp_num, src_qp,

@@ -62,7 +62,7 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
 
     #[test]
     fn attach_and_detach() {

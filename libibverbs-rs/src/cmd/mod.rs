@@ -54,9 +54,6 @@ pub mod mr_extra;
 pub mod legacy;
 pub mod cq_extra;
 
-#[cfg(test)]
-pub(crate) mod testkit;
-
 /// Number of operations in `verbs_context_ops`, which is also the number of
 /// bits in the per-context "ioctl not supported" bitmap.
 pub const VERBS_OPS_NUM: usize = size_of::<verbs_context_ops>() / size_of::<*const ()>();
@@ -214,11 +211,23 @@ pub fn is_destroy_err(ret: &mut c_int) -> bool {
     *ret != 0
 }
 
-/// The two system calls the channel makes, with a per-thread interception
-/// point for unit tests (see `testkit`).
+/// The two system calls the channel makes, with an interception point for
+/// unit tests (the fake kernel of `crate::testkit::kernel` fills it).
 pub(crate) mod sys {
     use crate::abi::kern::{ib_uverbs_ioctl_hdr, RDMA_VERBS_IOCTL};
     use libc::{c_int, c_void};
+
+    /// Test builds: where a fake kernel takes the commands instead of the
+    /// device. Each hook returns None when no fake kernel serves the calling
+    /// thread, and the real system call is made.
+    #[cfg(test)]
+    pub(crate) struct Intercept {
+        pub(crate) ioctl: fn(c_int, *mut ib_uverbs_ioctl_hdr) -> Option<c_int>,
+        pub(crate) write: fn(c_int, *const c_void, usize) -> Option<isize>,
+    }
+
+    #[cfg(test)]
+    pub(crate) static INTERCEPT: std::sync::OnceLock<Intercept> = std::sync::OnceLock::new();
 
     /// `ioctl(fd, RDMA_VERBS_IOCTL, hdr)`: 0, or the errno value (errno is
     /// left set as well).
@@ -228,7 +237,7 @@ pub(crate) mod sys {
     /// valid for the lengths they declare.
     pub(crate) unsafe fn verbs_ioctl(fd: c_int, hdr: *mut ib_uverbs_ioctl_hdr) -> c_int {
         #[cfg(test)]
-        if let Some(r) = super::testkit::intercept_ioctl(fd, hdr) {
+        if let Some(r) = INTERCEPT.get().and_then(|i| (i.ioctl)(fd, hdr)) {
             return r;
         }
         // SAFETY: the caller guarantees the command is well-formed.
@@ -245,7 +254,7 @@ pub(crate) mod sys {
     /// valid for what they describe.
     pub(crate) unsafe fn write(fd: c_int, buf: *const c_void, len: usize) -> isize {
         #[cfg(test)]
-        if let Some(r) = super::testkit::intercept_write(fd, buf, len) {
+        if let Some(r) = INTERCEPT.get().and_then(|i| (i.write)(fd, buf, len)) {
             return r;
         }
         // SAFETY: forwarded caller guarantee.

@@ -85,7 +85,7 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
 
     #[test]
     fn alloc_and_dealloc_mw() {

@@ -78,7 +78,7 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
 
     #[test]
     fn alloc_pd_sets_handle_and_context() {

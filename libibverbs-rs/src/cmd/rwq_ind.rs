@@ -156,7 +156,7 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
     use core::ptr;
 
     fn wqs(n: usize) -> Vec<ibv_wq> {

@@ -670,7 +670,7 @@ fn headroom_error() -> c_int {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
     use crate::cmd_bit;
 
     fn cat(parts: &[&[u8]]) -> Vec<u8> {

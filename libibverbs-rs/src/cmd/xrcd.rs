@@ -164,7 +164,7 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
 
     #[repr(C)]
     #[derive(Default)]

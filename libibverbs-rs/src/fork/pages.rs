@@ -591,7 +591,7 @@ fn unit_shift() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fork::tests::XorShift;
+    use crate::testkit::rng::XorShift;
 
     const PS: usize = 0x1000;
 

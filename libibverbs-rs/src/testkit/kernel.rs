@@ -1,10 +1,11 @@
 //! Test support: a scripted stand-in for the uverbs device.
 //!
 //! No kernel is needed: [`with_kernel`] installs a [`FakeKernel`] for the
-//! current thread, and the channel's two system calls (`cmd::sys`) hand it
-//! the command instead. It records the exact bytes that would have reached
-//! the kernel and lets the test answer, by writing into the output buffers
-//! the command points to, like the kernel would.
+//! current thread, and the channel's two system calls (`cmd::sys`, through
+//! its interception hooks) hand it the command instead. It records the exact
+//! bytes that would have reached the kernel and lets the test answer, by
+//! writing into the output buffers the command points to, like the kernel
+//! would.
 
 use core::mem::size_of;
 use core::ptr;
@@ -12,7 +13,7 @@ use std::cell::RefCell;
 
 use libc::{c_int, c_void};
 
-use super::CmdCtxState;
+use crate::cmd::CmdCtxState;
 use crate::abi::driver::{verbs_device, verbs_sysfs_dev};
 use crate::abi::kern::*;
 use crate::abi::verbs::{ibv_context, verbs_context, verbs_ex_private, __VERBS_ABI_IS_EXTENDED};
@@ -200,6 +201,10 @@ thread_local! {
 /// Runs `f` with `k` answering this thread's commands; returns `f`'s result
 /// and everything sent.
 pub(crate) fn with_kernel<R>(k: FakeKernel, f: impl FnOnce() -> R) -> (R, Vec<Sent>) {
+    crate::cmd::sys::INTERCEPT.get_or_init(|| crate::cmd::sys::Intercept {
+        ioctl: intercept_ioctl,
+        write: intercept_write,
+    });
     KERNEL.with(|c| *c.borrow_mut() = Some(k));
     let r = f();
     let k = KERNEL.with(|c| c.borrow_mut().take()).expect("fake kernel");
@@ -211,7 +216,7 @@ fn bytes_of(p: *const u8, len: usize) -> Vec<u8> {
     unsafe { core::slice::from_raw_parts(p, len) }.to_vec()
 }
 
-pub(crate) fn intercept_ioctl(fd: c_int, hdr: *mut ib_uverbs_ioctl_hdr) -> Option<c_int> {
+fn intercept_ioctl(fd: c_int, hdr: *mut ib_uverbs_ioctl_hdr) -> Option<c_int> {
     KERNEL.with(|c| {
         let mut g = c.borrow_mut();
         let k = g.as_mut()?;
@@ -256,7 +261,7 @@ pub(crate) fn intercept_ioctl(fd: c_int, hdr: *mut ib_uverbs_ioctl_hdr) -> Optio
     })
 }
 
-pub(crate) fn intercept_write(fd: c_int, buf: *const c_void, len: usize) -> Option<isize> {
+fn intercept_write(fd: c_int, buf: *const c_void, len: usize) -> Option<isize> {
     KERNEL.with(|c| {
         let mut g = c.borrow_mut();
         let k = g.as_mut()?;
@@ -375,6 +380,6 @@ pub(crate) fn disassoc_lock() -> std::sync::MutexGuard<'static, ()> {
 pub(crate) fn abi_ver_lock(v: i32) -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    super::set_abi_ver(v);
+    crate::cmd::set_abi_ver(v);
     g
 }
