@@ -1147,6 +1147,7 @@ mod tests {
     use super::*;
     use crate::abi::driver::verbs_mr;
     use rdma_util::ffi::{errno, set_errno};
+    use rdma_util::mem::zeroed_unchecked;
     use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
@@ -1167,8 +1168,8 @@ mod tests {
         static S: RefCell<Script> = RefCell::new(Script::default());
     }
 
-    fn made<T>(b: Box<T>) -> *mut T {
-        let p = Box::into_raw(b);
+    fn made<T>(v: T) -> *mut T {
+        let p = Box::into_raw(Box::new(v));
         S.with(|s| s.borrow_mut().made.push(p as usize));
         p
     }
@@ -1180,19 +1181,16 @@ mod tests {
         0
     }
 
-    fn zeroed<T>() -> Box<T> {
-        // SAFETY: all the C structures used here are valid all-zero.
-        unsafe { Box::<T>::new_zeroed().assume_init() }
-    }
-
     unsafe extern "C" fn f_alloc_pd(_c: *mut ibv_context) -> *mut ibv_pd {
-        made(zeroed::<ibv_pd>())
+        // SAFETY: all-zero is a valid ibv_pd (a pointer and an integer).
+        made(unsafe { zeroed_unchecked::<ibv_pd>() })
     }
     unsafe extern "C" fn f_dealloc_pd(pd: *mut ibv_pd) -> c_int {
         freed(pd)
     }
     unsafe extern "C" fn f_reg_mr(_pd: *mut ibv_pd, _a: *mut c_void, _l: usize, _i: u64, _acc: c_int) -> *mut ibv_mr {
-        let mut m = zeroed::<verbs_mr>();
+        // SAFETY: all-zero is a valid verbs_mr (pointers and integers).
+        let mut m: verbs_mr = unsafe { zeroed_unchecked() };
         m.ibv_mr.lkey = 0x1111;
         m.ibv_mr.rkey = 0x2222;
         made(m).cast()
@@ -1201,7 +1199,9 @@ mod tests {
         freed(m)
     }
     unsafe extern "C" fn f_create_cq(_c: *mut ibv_context, cqe: c_int, _ch: *mut ibv_comp_channel, _v: c_int) -> *mut ibv_cq {
-        let mut cq = zeroed::<ibv_cq>();
+        // SAFETY: all-zero is a valid ibv_cq (pointers, integers and pthread
+        // objects).
+        let mut cq: ibv_cq = unsafe { zeroed_unchecked() };
         cq.cqe = cqe;
         made(cq)
     }
@@ -1209,7 +1209,9 @@ mod tests {
         freed(cq)
     }
     unsafe extern "C" fn f_create_srq(pd: *mut ibv_pd, _a: *mut ibv_srq_init_attr) -> *mut ibv_srq {
-        let mut srq = zeroed::<ibv_srq>();
+        // SAFETY: all-zero is a valid ibv_srq (pointers, integers and pthread
+        // objects).
+        let mut srq: ibv_srq = unsafe { zeroed_unchecked() };
         // Set by the provider (through ibv_cmd_create_srq) upstream.
         // SAFETY: the library's live PD.
         srq.context = unsafe { (*pd).context };
@@ -1227,7 +1229,9 @@ mod tests {
         });
         // The provider grants more than asked.
         a.cap.max_send_wr += 1;
-        let mut qp = zeroed::<ibv_qp>();
+        // SAFETY: all-zero is a valid ibv_qp (pointers, integers and pthread
+        // objects).
+        let mut qp: ibv_qp = unsafe { zeroed_unchecked() };
         qp.qp_num = 0x77;
         // Set by the provider (through ibv_cmd_create_qp) upstream.
         // SAFETY: the library's live PD.
@@ -1239,7 +1243,8 @@ mod tests {
         freed(qp)
     }
     unsafe extern "C" fn f_create_ah(_pd: *mut ibv_pd, _a: *mut ibv_ah_attr) -> *mut ibv_ah {
-        made(zeroed::<ibv_ah>())
+        // SAFETY: all-zero is a valid ibv_ah (two pointers and an integer).
+        made(unsafe { zeroed_unchecked::<ibv_ah>() })
     }
     unsafe extern "C" fn f_destroy_ah(ah: *mut ibv_ah) -> c_int {
         freed(ah)
@@ -1288,7 +1293,9 @@ mod tests {
         ops.destroy_ah = Some(f_destroy_ah);
         ops.post_send = Some(f_post_send);
         fake.set_ops(&ops);
-        let mut ctx10 = zeroed::<ibv_context_1_0>();
+        // SAFETY: all-zero is a valid ibv_context_1_0 (pointers, integers
+        // and an ops table of None entries).
+        let mut ctx10: Box<ibv_context_1_0> = Box::new(unsafe { zeroed_unchecked() });
         ctx10.real_context = fake.ctx();
         ctx10.ops.post_send = Some(post_send_1_0);
         Env { fake, ctx10 }
@@ -1417,9 +1424,11 @@ mod tests {
         let mut cq: ibv_cq = unsafe { std::mem::zeroed() };
         let mut qp: ibv_qp = unsafe { std::mem::zeroed() };
         let mut srq: ibv_srq = unsafe { std::mem::zeroed() };
-        let mut cq10: Box<ibv_cq_1_0> = zeroed();
-        let mut qp10: Box<ibv_qp_1_0> = zeroed();
-        let mut srq10: Box<ibv_srq_1_0> = zeroed();
+        // SAFETY: the 1.0 wrappers are valid all-zero too (pointers,
+        // integers and pthread objects).
+        let mut cq10: Box<ibv_cq_1_0> = Box::new(unsafe { zeroed_unchecked() });
+        let mut qp10: Box<ibv_qp_1_0> = Box::new(unsafe { zeroed_unchecked() });
+        let mut srq10: Box<ibv_srq_1_0> = Box::new(unsafe { zeroed_unchecked() });
         cq10.real_cq = &mut cq;
         qp10.real_qp = &mut qp;
         srq10.real_srq = &mut srq;

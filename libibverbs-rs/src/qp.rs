@@ -349,6 +349,7 @@ mod verb_tests {
     use super::*;
     use rdma_util::ffi::errno;
     use crate::testkit::ctx::{no_ops, FakeCtx};
+    use rdma_util::mem::zeroed_unchecked;
     use std::cell::RefCell;
 
     #[derive(Default)]
@@ -432,16 +433,13 @@ mod verb_tests {
         c
     }
 
-    fn zeroed<T>() -> T {
-        // SAFETY: used only for plain C structs valid when all-zero.
-        unsafe { std::mem::zeroed() }
-    }
 
     #[test]
     fn query_ece_with_null_output_gets_the_default_ops_eopnotsupp() {
         let mut c = FakeCtx::new(0);
         c.set_ops(&crate::dummy_ops::dummy_ops());
-        let mut qp: ibv_qp = zeroed();
+        // SAFETY: all-zero is a valid ibv_qp, a plain C struct.
+        let mut qp: ibv_qp = unsafe { zeroed_unchecked() };
         qp.context = c.ctx();
         set_errno(0);
         // SAFETY: a QP of our fake context; NULL output on purpose.
@@ -453,13 +451,15 @@ mod verb_tests {
     fn verbs_dispatch_and_track_the_state() {
         let mut c = provider();
         let mut pd = ibv_pd { context: c.ctx(), handle: 1 };
-        let mut init: ibv_qp_init_attr = zeroed();
+        // SAFETY: all-zero is a valid ibv_qp_init_attr, a plain C struct.
+        let mut init: ibv_qp_init_attr = unsafe { zeroed_unchecked() };
         init.qp_type = IBV_QPT_RC;
         // SAFETY: our live PD.
         let qp = unsafe { ibv_create_qp_v11(&mut pd, &mut init) };
         assert!(!qp.is_null());
         let q = qp as usize;
-        let mut attr: ibv_qp_attr = zeroed();
+        // SAFETY: all-zero is a valid ibv_qp_attr, a plain C struct.
+        let mut attr: ibv_qp_attr = unsafe { zeroed_unchecked() };
         attr.qp_state = IBV_QPS_INIT;
         // SAFETY: live QP and locals throughout.
         unsafe {
@@ -526,10 +526,13 @@ mod verb_tests {
     fn dummy_ops_and_bad_input() {
         let mut c = FakeCtx::new(0);
         let mut pd = ibv_pd { context: c.ctx(), handle: 1 };
-        let mut init: ibv_qp_init_attr = zeroed();
-        let mut attr: ibv_qp_attr = zeroed();
+        // SAFETY: all-zero is a valid ibv_qp_init_attr, a plain C struct.
+        let mut init: ibv_qp_init_attr = unsafe { zeroed_unchecked() };
+        // SAFETY: all-zero is a valid ibv_qp_attr, a plain C struct.
+        let mut attr: ibv_qp_attr = unsafe { zeroed_unchecked() };
         let mut ece = ibv_ece { vendor_id: 1, options: 0, comp_mask: 0 };
-        let mut qp: ibv_qp = zeroed();
+        // SAFETY: all-zero is a valid ibv_qp, a plain C struct.
+        let mut qp: ibv_qp = unsafe { zeroed_unchecked() };
         qp.context = c.ctx();
         qp.state = IBV_QPS_RESET;
         attr.qp_state = IBV_QPS_INIT;
@@ -588,7 +591,8 @@ mod verb_tests {
         k.ah_attr.port_num = 1;
         k.alt_ah_attr.dlid = 0x4321;
         k.alt_ah_attr.port_num = 2;
-        let mut d: ibv_qp_attr = zeroed();
+        // SAFETY: all-zero is a valid ibv_qp_attr, a plain C struct.
+        let mut d: ibv_qp_attr = unsafe { zeroed_unchecked() };
         d.qp_state = 99;
         d.rate_limit = 98;
         // SAFETY: our locals.

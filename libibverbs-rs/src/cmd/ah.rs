@@ -118,13 +118,14 @@ rdma_util::export! {
 mod tests {
     use super::*;
     use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     #[test]
     fn create_ah_translates_the_attributes() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
         let (mut pd, mut ah, mut attr): (ibv_pd, ibv_ah, ibv_ah_attr) =
-            unsafe { (zeroed(), zeroed(), zeroed()) };
+            unsafe { (zeroed_unchecked(), zeroed_unchecked(), zeroed_unchecked()) };
         pd.context = t.ctx();
         pd.handle = 3;
         attr.grh.dgid.raw = [0xfe, 0x80, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8];
@@ -194,7 +195,7 @@ mod tests {
     fn destroy_ah() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut ah: ibv_ah = unsafe { zeroed() };
+        let mut ah: ibv_ah = unsafe { zeroed_unchecked() };
         ah.context = t.ctx();
         ah.handle = 9;
         // SAFETY: live AH.

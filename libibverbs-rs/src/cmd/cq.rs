@@ -292,6 +292,7 @@ rdma_util::export! {
 mod tests {
     use super::*;
     use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
@@ -304,7 +305,7 @@ mod tests {
 
     fn new_cq() -> Box<ibv_cq> {
         // SAFETY: plain C struct, valid when zero.
-        let mut cq: Box<ibv_cq> = Box::new(unsafe { zeroed() });
+        let mut cq: Box<ibv_cq> = Box::new(unsafe { zeroed_unchecked() });
         // SAFETY: initialising the CQ's own mutex and condition variable.
         unsafe {
             libc::pthread_mutex_init(&mut cq.mutex, ptr::null());
@@ -321,7 +322,7 @@ mod tests {
         let cq_addr = &*cq as *const ibv_cq as u64;
         let mut resp = RxeCqResp::default();
         // SAFETY: plain C struct.
-        let mut chan: ibv_comp_channel = unsafe { zeroed() };
+        let mut chan: ibv_comp_channel = unsafe { zeroed_unchecked() };
         chan.fd = 77;
         let k = FakeKernel::new().on_ioctl(|c| {
             assert_eq!((c.object_id(), c.method_id()), (3, 0));
@@ -453,7 +454,7 @@ mod tests {
         let ctx = t.ctx();
         // SAFETY: plain C structs.
         let (mut vcq, mut attr): (Box<verbs_cq>, ibv_cq_init_attr_ex) =
-            unsafe { (Box::new(zeroed()), zeroed()) };
+            unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
         attr.cqe = 64;
         attr.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP as u64;
         let mut resp = RxeCqExResp::default();

@@ -129,13 +129,15 @@ rdma_util::export! {
 mod tests {
     use super::*;
     use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
     use core::ptr;
 
     #[test]
     fn reg_mr_command_and_result() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut pd, mut vmr): (ibv_pd, verbs_mr) = unsafe { (zeroed(), zeroed()) };
+        let (mut pd, mut vmr): (ibv_pd, verbs_mr) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         pd.context = t.ctx();
         pd.handle = 2;
         let mut cmd = ibv_reg_mr::default();
@@ -188,7 +190,8 @@ mod tests {
     fn implicit_odp_mr() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut pd, mut vmr): (ibv_pd, verbs_mr) = unsafe { (zeroed(), zeroed()) };
+        let (mut pd, mut vmr): (ibv_pd, verbs_mr) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         pd.context = t.ctx();
         let mut cmd = ibv_reg_mr::default();
         let mut resp = ib_uverbs_reg_mr_resp::default();
@@ -236,7 +239,7 @@ mod tests {
     fn dereg_mr_ioctl_then_write() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut vmr: verbs_mr = unsafe { zeroed() };
+        let mut vmr: verbs_mr = unsafe { zeroed_unchecked() };
         vmr.ibv_mr.context = t.ctx();
         vmr.ibv_mr.handle = 0x55;
         // SAFETY: live MR.

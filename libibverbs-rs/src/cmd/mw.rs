@@ -86,12 +86,14 @@ rdma_util::export! {
 mod tests {
     use super::*;
     use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     #[test]
     fn alloc_and_dealloc_mw() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut pd, mut mw): (ibv_pd, ibv_mw) = unsafe { (zeroed(), zeroed()) };
+        let (mut pd, mut mw): (ibv_pd, ibv_mw) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         pd.context = t.ctx();
         pd.handle = 6;
         let mut cmd = ibv_alloc_mw::default();

@@ -79,13 +79,14 @@ rdma_util::export! {
 mod tests {
     use super::*;
     use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     #[test]
     fn alloc_pd_sets_handle_and_context() {
         let mut t = TestCtx::new(1, false);
         let ctx = t.ctx();
         // SAFETY: plain C struct.
-        let mut pd: ibv_pd = unsafe { zeroed() };
+        let mut pd: ibv_pd = unsafe { zeroed_unchecked() };
         let mut cmd = ibv_alloc_pd::default();
         let mut resp = ib_uverbs_alloc_pd_resp::default();
         let k = FakeKernel::new().on_write(|w| {
@@ -135,7 +136,7 @@ mod tests {
         let _g = disassoc_lock();
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut pd: ibv_pd = unsafe { zeroed() };
+        let mut pd: ibv_pd = unsafe { zeroed_unchecked() };
         pd.context = t.ctx();
         pd.handle = 0x44;
         // SAFETY (calls below): live PD.

@@ -737,6 +737,7 @@ rdma_util::export! {
 mod tests {
     use super::*;
     use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     struct Objs {
         t: TestCtx,
@@ -751,10 +752,10 @@ mod tests {
         // SAFETY: plain C structs.
         let (mut pd, mut scq, mut rcq, qp): (Box<ibv_pd>, Box<ibv_cq>, Box<ibv_cq>, Box<verbs_qp>) = unsafe {
             (
-                Box::new(zeroed()),
-                Box::new(zeroed()),
-                Box::new(zeroed()),
-                Box::new(zeroed()),
+                Box::new(zeroed_unchecked()),
+                Box::new(zeroed_unchecked()),
+                Box::new(zeroed_unchecked()),
+                Box::new(zeroed_unchecked()),
             )
         };
         pd.context = t.ctx();
@@ -779,7 +780,7 @@ mod tests {
 
     fn init_attr(o: &mut Objs) -> ibv_qp_init_attr {
         // SAFETY: plain C struct.
-        let mut a: ibv_qp_init_attr = unsafe { zeroed() };
+        let mut a: ibv_qp_init_attr = unsafe { zeroed_unchecked() };
         a.send_cq = &mut *o.scq;
         a.recv_cq = &mut *o.rcq;
         a.cap = ibv_qp_cap {
@@ -944,7 +945,7 @@ mod tests {
         let mut o = objs();
         let base = init_attr(&mut o);
         // SAFETY: plain C struct.
-        let mut a: ibv_qp_init_attr_ex = unsafe { zeroed() };
+        let mut a: ibv_qp_init_attr_ex = unsafe { zeroed_unchecked() };
         a.send_cq = base.send_cq;
         a.recv_cq = base.recv_cq;
         a.cap = base.cap;
@@ -1013,7 +1014,7 @@ mod tests {
         let mut o = objs();
         let base = init_attr(&mut o);
         // SAFETY: plain C struct.
-        let mut a: ibv_qp_init_attr_ex = unsafe { zeroed() };
+        let mut a: ibv_qp_init_attr_ex = unsafe { zeroed_unchecked() };
         a.send_cq = base.send_cq;
         a.cap = base.cap;
         a.qp_type = IBV_QPT_XRC_SEND;
@@ -1050,7 +1051,7 @@ mod tests {
             (*qp).handle = 9;
         }
         // SAFETY: plain C struct.
-        let mut attr: ibv_qp_attr = unsafe { zeroed() };
+        let mut attr: ibv_qp_attr = unsafe { zeroed_unchecked() };
         attr.qp_state = IBV_QPS_RTR;
         attr.path_mtu = IBV_MTU_1024;
         attr.dest_qp_num = 0x123;
@@ -1121,7 +1122,7 @@ mod tests {
         // SAFETY: writing the test QP.
         unsafe { (*qp).context = o.t.ctx() };
         // SAFETY: plain C struct.
-        let mut attr: ibv_qp_attr = unsafe { zeroed() };
+        let mut attr: ibv_qp_attr = unsafe { zeroed_unchecked() };
         attr.rate_limit = 1000;
         let mut cmd = ibv_modify_qp_ex::default();
         let mut resp = ib_uverbs_ex_modify_qp_resp::default();
@@ -1178,7 +1179,8 @@ mod tests {
             0
         });
         // SAFETY: plain C structs.
-        let (mut attr, mut init): (ibv_qp_attr, ibv_qp_init_attr) = unsafe { (zeroed(), zeroed()) };
+        let (mut attr, mut init): (ibv_qp_attr, ibv_qp_init_attr) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         let mut cmd = ibv_query_qp::default();
         // SAFETY: live QP and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {

@@ -157,13 +157,14 @@ rdma_util::export! {
 mod tests {
     use super::*;
     use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
     use core::ptr;
 
     fn wqs(n: usize) -> Vec<ibv_wq> {
         (0..n)
             .map(|i| {
                 // SAFETY: plain C struct.
-                let mut w: ibv_wq = unsafe { zeroed() };
+                let mut w: ibv_wq = unsafe { zeroed_unchecked() };
                 w.handle = 0x100 + i as u32;
                 w
             })
@@ -185,7 +186,7 @@ mod tests {
         let mut ptrs: Vec<*mut ibv_wq> = w.iter_mut().map(|b| b as *mut ibv_wq).collect();
         let mut init = ibv_rwq_ind_table_init_attr { log_ind_tbl_size: 1, ind_tbl: ptrs.as_mut_ptr(), comp_mask: 0 };
         // SAFETY: plain C struct.
-        let mut tbl: ibv_rwq_ind_table = unsafe { zeroed() };
+        let mut tbl: ibv_rwq_ind_table = unsafe { zeroed_unchecked() };
         let mut resp = DrvResp::default();
         let k = FakeKernel::new().on_write(|w| {
             w.respond(&cat(&[&le32(0), &le32(16), &le32(0x9), &le32(0x300), &le64(0x55)]));
@@ -232,7 +233,7 @@ mod tests {
         let mut ptrs: Vec<*mut ibv_wq> = w.iter_mut().map(|b| b as *mut ibv_wq).collect();
         let mut init = ibv_rwq_ind_table_init_attr { log_ind_tbl_size: 0, ind_tbl: ptrs.as_mut_ptr(), comp_mask: 0 };
         // SAFETY: plain C struct.
-        let mut tbl: ibv_rwq_ind_table = unsafe { zeroed() };
+        let mut tbl: ibv_rwq_ind_table = unsafe { zeroed_unchecked() };
         let mut resp = ib_uverbs_ex_create_rwq_ind_table_resp::default();
         let mut call = |init: &mut ibv_rwq_ind_table_init_attr, k: FakeKernel| {
             // SAFETY: live context, attributes, table and response.
@@ -259,7 +260,7 @@ mod tests {
     fn destroy_table_shares_destroy_ahs_fallback_bit() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut tbl: ibv_rwq_ind_table = unsafe { zeroed() };
+        let mut tbl: ibv_rwq_ind_table = unsafe { zeroed_unchecked() };
         tbl.context = t.ctx();
         tbl.ind_tbl_handle = 0x12;
         // SAFETY: live table.

@@ -409,6 +409,7 @@ rdma_util::export! {
 mod tests {
     use super::*;
     use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     #[repr(C)]
     #[derive(Default)]
@@ -421,7 +422,7 @@ mod tests {
 
     fn pd_of(t: &mut TestCtx) -> Box<ibv_pd> {
         // SAFETY: plain C struct.
-        let mut pd: Box<ibv_pd> = Box::new(unsafe { zeroed() });
+        let mut pd: Box<ibv_pd> = Box::new(unsafe { zeroed_unchecked() });
         pd.context = t.ctx();
         pd.handle = 2;
         pd
@@ -433,7 +434,7 @@ mod tests {
         let mut pd = pd_of(&mut t);
         // SAFETY: plain C structs.
         let (mut srq, mut attr): (Box<ibv_srq>, ibv_srq_init_attr) =
-            unsafe { (Box::new(zeroed()), zeroed()) };
+            unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
         attr.attr = ibv_srq_attr {
             max_wr: 100,
             max_sge: 2,
@@ -497,7 +498,7 @@ mod tests {
             let mut pd = pd_of(&mut t);
             // SAFETY: plain C structs.
             let (mut srq, mut attr): (Box<ibv_srq>, ibv_srq_init_attr) =
-                unsafe { (Box::new(zeroed()), zeroed()) };
+                unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
             attr.attr = ibv_srq_attr {
                 max_wr: 100,
                 max_sge: 2,
@@ -576,10 +577,10 @@ mod tests {
             Box<ibv_cq>,
         ) = unsafe {
             (
-                Box::new(zeroed()),
-                zeroed(),
-                Box::new(zeroed()),
-                Box::new(zeroed()),
+                Box::new(zeroed_unchecked()),
+                zeroed_unchecked(),
+                Box::new(zeroed_unchecked()),
+                Box::new(zeroed_unchecked()),
             )
         };
         xrcd.handle = 0x11;
@@ -631,7 +632,7 @@ mod tests {
         let mut t = TestCtx::new(14, false);
         pd.context = t.ctx();
         // SAFETY: plain C struct.
-        let mut vsrq: Box<verbs_srq> = Box::new(unsafe { zeroed() });
+        let mut vsrq: Box<verbs_srq> = Box::new(unsafe { zeroed_unchecked() });
         let vsrq_addr = &vsrq.srq as *const ibv_srq as u64;
         // (The ioctl above reported max_wr/max_sge 0 into attr.)
         attr.attr = ibv_srq_attr {
@@ -685,7 +686,7 @@ mod tests {
         let mut pd = pd_of(&mut t);
         // SAFETY: plain C structs.
         let (mut vsrq, mut attr): (Box<verbs_srq>, ibv_srq_init_attr_ex) =
-            unsafe { (Box::new(zeroed()), zeroed()) };
+            unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
         let ctx = t.ctx();
         let mut run = |attr: &mut ibv_srq_init_attr_ex| {
             rdma_util::ffi::set_errno(0);
@@ -722,7 +723,7 @@ mod tests {
         let _g = abi_ver_lock(6);
         let mut t = TestCtx::new(14, false);
         // SAFETY: plain C struct.
-        let mut srq: Box<ibv_srq> = Box::new(unsafe { zeroed() });
+        let mut srq: Box<ibv_srq> = Box::new(unsafe { zeroed_unchecked() });
         srq.context = t.ctx();
         srq.handle = 0x30;
         #[repr(C)]

@@ -256,12 +256,13 @@ rdma_util::export! {
 mod tests {
     use super::*;
     use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
     fn new_wq() -> Box<ibv_wq> {
         // SAFETY: plain C struct, valid when zero.
-        let mut wq: Box<ibv_wq> = Box::new(unsafe { zeroed() });
+        let mut wq: Box<ibv_wq> = Box::new(unsafe { zeroed_unchecked() });
         // SAFETY: initialising the WQ's own mutex and condition variable.
         unsafe {
             libc::pthread_mutex_init(&mut wq.mutex, ptr::null());
@@ -277,7 +278,8 @@ mod tests {
 
     fn objs() -> Objs {
         // SAFETY: plain C structs.
-        let (mut pd, mut cq): (Box<ibv_pd>, Box<ibv_cq>) = unsafe { (Box::new(zeroed()), Box::new(zeroed())) };
+        let (mut pd, mut cq): (Box<ibv_pd>, Box<ibv_cq>) =
+            unsafe { (Box::new(zeroed_unchecked()), Box::new(zeroed_unchecked())) };
         pd.handle = 0x11;
         cq.handle = 0x22;
         Objs { pd, cq }

@@ -165,6 +165,7 @@ rdma_util::export! {
 mod tests {
     use super::*;
     use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     #[repr(C)]
     #[derive(Default)]
@@ -178,7 +179,7 @@ mod tests {
         let mut t = TestCtx::new(1, false);
         let ctx = t.ctx();
         // SAFETY: plain C struct.
-        let mut x: verbs_xrcd = unsafe { zeroed() };
+        let mut x: verbs_xrcd = unsafe { zeroed_unchecked() };
         let mut attr = ibv_xrcd_init_attr { comp_mask: IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS, fd: 9, oflags: libc::O_CREAT };
         let mut cmd = DrvOpenXrcd { drv: 0x5a, ..Default::default() };
         let mut resp = ib_uverbs_open_xrcd_resp::default();
@@ -203,7 +204,7 @@ mod tests {
 
         // A provider struct that ends before `handle` does not get it.
         // SAFETY: plain C struct.
-        let mut x: verbs_xrcd = unsafe { zeroed() };
+        let mut x: verbs_xrcd = unsafe { zeroed_unchecked() };
         x.comp_mask = 0xff;
         let k = FakeKernel::new().on_write(|w| {
             w.respond(&le32(0x32));
@@ -234,7 +235,7 @@ mod tests {
     fn close_xrcd_ioctl_then_write() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut x: verbs_xrcd = unsafe { zeroed() };
+        let mut x: verbs_xrcd = unsafe { zeroed_unchecked() };
         x.xrcd.context = t.ctx();
         x.handle = 0x13;
         // SAFETY: live domain.
@@ -263,7 +264,8 @@ mod tests {
         let mut t = TestCtx::new(1, false);
         let ctx = t.ctx();
         // SAFETY: plain C structs.
-        let (mut vqp, mut x): (Box<verbs_qp>, verbs_xrcd) = unsafe { (Box::new(zeroed()), zeroed()) };
+        let (mut vqp, mut x): (Box<verbs_qp>, verbs_xrcd) =
+            unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
         x.handle = 0x44;
         let mut qctx = 5u8;
         let mut attr = ibv_qp_open_attr {
@@ -315,7 +317,8 @@ mod tests {
         let mut t = TestCtx::new(1, false);
         let ctx = t.ctx();
         // SAFETY: plain C structs.
-        let (mut vqp, mut x): (Box<verbs_qp>, verbs_xrcd) = unsafe { (Box::new(zeroed()), zeroed()) };
+        let (mut vqp, mut x): (Box<verbs_qp>, verbs_xrcd) =
+            unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
         let mut attr = ibv_qp_open_attr {
             comp_mask: IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM,
             qp_num: 1,

@@ -347,15 +347,6 @@ pub(crate) fn le64(v: u64) -> [u8; 8] {
     v.to_le_bytes()
 }
 
-/// An all-zero C struct (pointers NULL, callbacks None).
-///
-/// # Safety
-/// `T` must be valid when all-zero.
-pub(crate) unsafe fn zeroed<T>() -> T {
-    // SAFETY: caller guarantee.
-    unsafe { core::mem::zeroed() }
-}
-
 /// Concatenates byte strings.
 pub(crate) fn cat(parts: &[&[u8]]) -> Vec<u8> {
     parts.concat()
