@@ -27,7 +27,7 @@ use rdma_util::{ensure, export, export_versioned, symver};
 ///
 /// # Safety
 /// `pd` is a live PD with its context set; `attr` is readable.
-pub unsafe fn create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
+pub(crate) unsafe fn create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
     // SAFETY: the caller's PD.
     let context = unsafe { (*pd).context };
     // SAFETY: the caller's live PD, whose context is a live context of this library.
@@ -197,7 +197,7 @@ unsafe fn find_gid_index(context: *mut ibv_context, port_num: u8, gid: &ibv_gid,
 /// # Safety
 /// `wc`, `grh` readable, `ah_attr` writable; `context` live when the
 /// completion carries a GRH.
-pub unsafe fn init_ah_from_wc(context: *mut ibv_context, port_num: u8, wc: &ibv_wc, grh: &ibv_grh,
+pub(crate) unsafe fn init_ah_from_wc(context: *mut ibv_context, port_num: u8, wc: &ibv_wc, grh: &ibv_grh,
                               ah_attr: &mut ibv_ah_attr) -> c_int {
     // SAFETY: all-zero is a valid ibv_ah_attr (memset in upstream).
     *ah_attr = unsafe { std::mem::zeroed() };

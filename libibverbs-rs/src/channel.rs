@@ -26,7 +26,7 @@ use rdma_util::{ensure, export, export_versioned, symver};
 ///
 /// # Safety
 /// `context` is a live context of this library.
-pub unsafe fn create_comp_channel(context: *mut ibv_context) -> *mut ibv_comp_channel {
+pub(crate) unsafe fn create_comp_channel(context: *mut ibv_context) -> *mut ibv_comp_channel {
     // SAFETY: plain allocation, released with free() in destroy.
     let channel = unsafe { libc::malloc(size_of::<ibv_comp_channel>()) }.cast::<ibv_comp_channel>();
     if channel.is_null() {
@@ -56,7 +56,7 @@ pub unsafe fn create_comp_channel(context: *mut ibv_context) -> *mut ibv_comp_ch
 ///
 /// # Safety
 /// `channel` is a live channel whose context is live.
-pub unsafe fn destroy_comp_channel(channel: *mut ibv_comp_channel) -> c_int {
+pub(crate) unsafe fn destroy_comp_channel(channel: *mut ibv_comp_channel) -> c_int {
     // SAFETY: the caller's live channel and its context's initialised mutex.
     unsafe {
         let m = ptr::addr_of_mut!((*(*channel).context).mutex);
@@ -79,7 +79,7 @@ pub unsafe fn destroy_comp_channel(channel: *mut ibv_comp_channel) -> c_int {
 ///
 /// # Safety
 /// `channel` is live; `cq` and `cq_context` are writable.
-pub unsafe fn get_cq_event(channel: *mut ibv_comp_channel, cq: *mut *mut ibv_cq, cq_context: *mut *mut c_void) -> c_int {
+pub(crate) unsafe fn get_cq_event(channel: *mut ibv_comp_channel, cq: *mut *mut ibv_cq, cq_context: *mut *mut c_void) -> c_int {
     let mut ev = ib_uverbs_comp_event_desc::default();
     let sz = size_of::<ib_uverbs_comp_event_desc>();
     // SAFETY: reading one event descriptor into a local of that size.
@@ -107,7 +107,7 @@ pub unsafe fn get_cq_event(channel: *mut ibv_comp_channel, cq: *mut *mut ibv_cq,
 ///
 /// # Safety
 /// `cq` is a live CQ whose mutex and condition were initialised.
-pub unsafe fn ack_cq_events(cq: *mut ibv_cq, nevents: c_uint) {
+pub(crate) unsafe fn ack_cq_events(cq: *mut ibv_cq, nevents: c_uint) {
     // SAFETY: the CQ's own mutex/cond, initialised by verbs_init_cq.
     unsafe {
         libc::pthread_mutex_lock(ptr::addr_of_mut!((*cq).mutex));

@@ -16,184 +16,184 @@ use rdma_util::{ensure, export_versioned, symver};
 
 /// struct ibv_device_1_0
 #[repr(C)]
-pub struct ibv_device_1_0 {
-    pub obsolete_sysfs_dev: *mut c_void,
-    pub obsolete_sysfs_ibdev: *mut c_void,
-    pub real_device: *mut ibv_device,
-    pub _ops: _ibv_device_ops,
+pub(crate) struct ibv_device_1_0 {
+    pub(crate) obsolete_sysfs_dev: *mut c_void,
+    pub(crate) obsolete_sysfs_ibdev: *mut c_void,
+    pub(crate) real_device: *mut ibv_device,
+    pub(crate) _ops: _ibv_device_ops,
 }
 
 /// struct ibv_cq_1_0
 #[repr(C)]
-pub struct ibv_cq_1_0 {
-    pub context: *mut ibv_context_1_0,
-    pub cq_context: *mut c_void,
-    pub handle: u32,
-    pub cqe: c_int,
-    pub mutex: libc::pthread_mutex_t,
-    pub cond: libc::pthread_cond_t,
-    pub comp_events_completed: u32,
-    pub async_events_completed: u32,
-    pub real_cq: *mut ibv_cq,
+pub(crate) struct ibv_cq_1_0 {
+    pub(crate) context: *mut ibv_context_1_0,
+    pub(crate) cq_context: *mut c_void,
+    pub(crate) handle: u32,
+    pub(crate) cqe: c_int,
+    pub(crate) mutex: libc::pthread_mutex_t,
+    pub(crate) cond: libc::pthread_cond_t,
+    pub(crate) comp_events_completed: u32,
+    pub(crate) async_events_completed: u32,
+    pub(crate) real_cq: *mut ibv_cq,
 }
 
 /// struct ibv_srq_1_0
 #[repr(C)]
-pub struct ibv_srq_1_0 {
-    pub context: *mut ibv_context_1_0,
-    pub srq_context: *mut c_void,
-    pub pd: *mut ibv_pd_1_0,
-    pub handle: u32,
-    pub mutex: libc::pthread_mutex_t,
-    pub cond: libc::pthread_cond_t,
-    pub events_completed: u32,
-    pub real_srq: *mut ibv_srq,
+pub(crate) struct ibv_srq_1_0 {
+    pub(crate) context: *mut ibv_context_1_0,
+    pub(crate) srq_context: *mut c_void,
+    pub(crate) pd: *mut ibv_pd_1_0,
+    pub(crate) handle: u32,
+    pub(crate) mutex: libc::pthread_mutex_t,
+    pub(crate) cond: libc::pthread_cond_t,
+    pub(crate) events_completed: u32,
+    pub(crate) real_srq: *mut ibv_srq,
 }
 
 /// struct ibv_qp_1_0
 #[repr(C)]
-pub struct ibv_qp_1_0 {
-    pub context: *mut ibv_context_1_0,
-    pub qp_context: *mut c_void,
-    pub pd: *mut ibv_pd_1_0,
-    pub send_cq: *mut ibv_cq_1_0,
-    pub recv_cq: *mut ibv_cq_1_0,
-    pub srq: *mut ibv_srq_1_0,
-    pub handle: u32,
-    pub qp_num: u32,
-    pub state: ibv_qp_state,
-    pub qp_type: ibv_qp_type,
-    pub mutex: libc::pthread_mutex_t,
-    pub cond: libc::pthread_cond_t,
-    pub events_completed: u32,
-    pub real_qp: *mut ibv_qp,
+pub(crate) struct ibv_qp_1_0 {
+    pub(crate) context: *mut ibv_context_1_0,
+    pub(crate) qp_context: *mut c_void,
+    pub(crate) pd: *mut ibv_pd_1_0,
+    pub(crate) send_cq: *mut ibv_cq_1_0,
+    pub(crate) recv_cq: *mut ibv_cq_1_0,
+    pub(crate) srq: *mut ibv_srq_1_0,
+    pub(crate) handle: u32,
+    pub(crate) qp_num: u32,
+    pub(crate) state: ibv_qp_state,
+    pub(crate) qp_type: ibv_qp_type,
+    pub(crate) mutex: libc::pthread_mutex_t,
+    pub(crate) cond: libc::pthread_cond_t,
+    pub(crate) events_completed: u32,
+    pub(crate) real_qp: *mut ibv_qp,
 }
 
 /// struct ibv_ah_1_0
 #[repr(C)]
-pub struct ibv_ah_1_0 {
-    pub context: *mut ibv_context_1_0,
-    pub pd: *mut ibv_pd_1_0,
-    pub handle: u32,
-    pub real_ah: *mut ibv_ah,
+pub(crate) struct ibv_ah_1_0 {
+    pub(crate) context: *mut ibv_context_1_0,
+    pub(crate) pd: *mut ibv_pd_1_0,
+    pub(crate) handle: u32,
+    pub(crate) real_ah: *mut ibv_ah,
 }
 
 /// struct ibv_pd_1_0
 #[repr(C)]
-pub struct ibv_pd_1_0 {
-    pub context: *mut ibv_context_1_0,
-    pub handle: u32,
-    pub real_pd: *mut ibv_pd,
+pub(crate) struct ibv_pd_1_0 {
+    pub(crate) context: *mut ibv_context_1_0,
+    pub(crate) handle: u32,
+    pub(crate) real_pd: *mut ibv_pd,
 }
 
 /// struct ibv_mr_1_0
 #[repr(C)]
-pub struct ibv_mr_1_0 {
-    pub context: *mut ibv_context_1_0,
-    pub pd: *mut ibv_pd_1_0,
-    pub handle: u32,
-    pub lkey: u32,
-    pub rkey: u32,
-    pub real_mr: *mut ibv_mr,
+pub(crate) struct ibv_mr_1_0 {
+    pub(crate) context: *mut ibv_context_1_0,
+    pub(crate) pd: *mut ibv_pd_1_0,
+    pub(crate) handle: u32,
+    pub(crate) lkey: u32,
+    pub(crate) rkey: u32,
+    pub(crate) real_mr: *mut ibv_mr,
 }
 
 /// struct ibv_qp_init_attr_1_0: today's with 1.0 CQ/SRQ pointers.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct ibv_qp_init_attr_1_0 {
-    pub qp_context: *mut c_void,
-    pub send_cq: *mut ibv_cq_1_0,
-    pub recv_cq: *mut ibv_cq_1_0,
-    pub srq: *mut ibv_srq_1_0,
-    pub cap: ibv_qp_cap,
-    pub qp_type: ibv_qp_type,
-    pub sq_sig_all: c_int,
+pub(crate) struct ibv_qp_init_attr_1_0 {
+    pub(crate) qp_context: *mut c_void,
+    pub(crate) send_cq: *mut ibv_cq_1_0,
+    pub(crate) recv_cq: *mut ibv_cq_1_0,
+    pub(crate) srq: *mut ibv_srq_1_0,
+    pub(crate) cap: ibv_qp_cap,
+    pub(crate) qp_type: ibv_qp_type,
+    pub(crate) sq_sig_all: c_int,
 }
 
 /// struct ibv_recv_wr_1_0 (`next` came first in 1.0).
 #[repr(C)]
-pub struct ibv_recv_wr_1_0 {
-    pub next: *mut ibv_recv_wr_1_0,
-    pub wr_id: u64,
-    pub sg_list: *mut ibv_sge,
-    pub num_sge: c_int,
+pub(crate) struct ibv_recv_wr_1_0 {
+    pub(crate) next: *mut ibv_recv_wr_1_0,
+    pub(crate) wr_id: u64,
+    pub(crate) sg_list: *mut ibv_sge,
+    pub(crate) num_sge: c_int,
 }
 
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct ibv_send_wr_1_0_ud {
-    pub ah: *mut ibv_ah_1_0,
-    pub remote_qpn: u32,
-    pub remote_qkey: u32,
+pub(crate) struct ibv_send_wr_1_0_ud {
+    pub(crate) ah: *mut ibv_ah_1_0,
+    pub(crate) remote_qpn: u32,
+    pub(crate) remote_qkey: u32,
 }
 
 /// The 1.0 `wr` union: the same 32 bytes as today's, with a 1.0 AH pointer.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub union ibv_send_wr_1_0_wr {
-    pub raw: [u64; 4],
-    pub ud: ibv_send_wr_1_0_ud,
+pub(crate) union ibv_send_wr_1_0_wr {
+    pub(crate) raw: [u64; 4],
+    pub(crate) ud: ibv_send_wr_1_0_ud,
 }
 
 /// struct ibv_send_wr_1_0
 #[repr(C)]
-pub struct ibv_send_wr_1_0 {
-    pub next: *mut ibv_send_wr_1_0,
-    pub wr_id: u64,
-    pub sg_list: *mut ibv_sge,
-    pub num_sge: c_int,
-    pub opcode: ibv_wr_opcode,
-    pub send_flags: c_int,
-    pub imm_data: u32,
-    pub wr: ibv_send_wr_1_0_wr,
+pub(crate) struct ibv_send_wr_1_0 {
+    pub(crate) next: *mut ibv_send_wr_1_0,
+    pub(crate) wr_id: u64,
+    pub(crate) sg_list: *mut ibv_sge,
+    pub(crate) num_sge: c_int,
+    pub(crate) opcode: ibv_wr_opcode,
+    pub(crate) send_flags: c_int,
+    pub(crate) imm_data: u32,
+    pub(crate) wr: ibv_send_wr_1_0_wr,
 }
 
 type Fp = Option<unsafe extern "C" fn()>;
 
 /// struct ibv_context_ops_1_0: only the five data-path entries are ever set.
 #[repr(C)]
-pub struct ibv_context_ops_1_0 {
-    pub query_device: Fp,
-    pub query_port: Fp,
-    pub alloc_pd: Fp,
-    pub dealloc_pd: Fp,
-    pub reg_mr: Fp,
-    pub dereg_mr: Fp,
-    pub create_cq: Fp,
-    pub poll_cq: Option<unsafe extern "C" fn(*mut ibv_cq_1_0, c_int, *mut ibv_wc) -> c_int>,
-    pub req_notify_cq: Option<unsafe extern "C" fn(*mut ibv_cq_1_0, c_int) -> c_int>,
-    pub cq_event: Fp,
-    pub resize_cq: Fp,
-    pub destroy_cq: Fp,
-    pub create_srq: Fp,
-    pub modify_srq: Fp,
-    pub query_srq: Fp,
-    pub destroy_srq: Fp,
-    pub post_srq_recv:
+pub(crate) struct ibv_context_ops_1_0 {
+    pub(crate) query_device: Fp,
+    pub(crate) query_port: Fp,
+    pub(crate) alloc_pd: Fp,
+    pub(crate) dealloc_pd: Fp,
+    pub(crate) reg_mr: Fp,
+    pub(crate) dereg_mr: Fp,
+    pub(crate) create_cq: Fp,
+    pub(crate) poll_cq: Option<unsafe extern "C" fn(*mut ibv_cq_1_0, c_int, *mut ibv_wc) -> c_int>,
+    pub(crate) req_notify_cq: Option<unsafe extern "C" fn(*mut ibv_cq_1_0, c_int) -> c_int>,
+    pub(crate) cq_event: Fp,
+    pub(crate) resize_cq: Fp,
+    pub(crate) destroy_cq: Fp,
+    pub(crate) create_srq: Fp,
+    pub(crate) modify_srq: Fp,
+    pub(crate) query_srq: Fp,
+    pub(crate) destroy_srq: Fp,
+    pub(crate) post_srq_recv:
         Option<unsafe extern "C" fn(*mut ibv_srq_1_0, *mut ibv_recv_wr_1_0, *mut *mut ibv_recv_wr_1_0) -> c_int>,
-    pub create_qp: Fp,
-    pub query_qp: Fp,
-    pub modify_qp: Fp,
-    pub destroy_qp: Fp,
-    pub post_send:
+    pub(crate) create_qp: Fp,
+    pub(crate) query_qp: Fp,
+    pub(crate) modify_qp: Fp,
+    pub(crate) destroy_qp: Fp,
+    pub(crate) post_send:
         Option<unsafe extern "C" fn(*mut ibv_qp_1_0, *mut ibv_send_wr_1_0, *mut *mut ibv_send_wr_1_0) -> c_int>,
-    pub post_recv:
+    pub(crate) post_recv:
         Option<unsafe extern "C" fn(*mut ibv_qp_1_0, *mut ibv_recv_wr_1_0, *mut *mut ibv_recv_wr_1_0) -> c_int>,
-    pub create_ah: Fp,
-    pub destroy_ah: Fp,
-    pub attach_mcast: Fp,
-    pub detach_mcast: Fp,
+    pub(crate) create_ah: Fp,
+    pub(crate) destroy_ah: Fp,
+    pub(crate) attach_mcast: Fp,
+    pub(crate) detach_mcast: Fp,
 }
 
 /// struct ibv_context_1_0
 #[repr(C)]
-pub struct ibv_context_1_0 {
-    pub device: *mut ibv_device_1_0,
-    pub ops: ibv_context_ops_1_0,
-    pub cmd_fd: c_int,
-    pub async_fd: c_int,
-    pub num_comp_vectors: c_int,
-    pub real_context: *mut ibv_context,
+pub(crate) struct ibv_context_1_0 {
+    pub(crate) device: *mut ibv_device_1_0,
+    pub(crate) ops: ibv_context_ops_1_0,
+    pub(crate) cmd_fd: c_int,
+    pub(crate) async_fd: c_int,
+    pub(crate) num_comp_vectors: c_int,
+    pub(crate) real_context: *mut ibv_context,
 }
 
 // Layout facts of rdma-core's compat-1_0.c on x86_64 (LP64).

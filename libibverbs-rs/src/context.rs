@@ -25,7 +25,7 @@ use rdma_util::{ensure, export, export_versioned, symver};
 ///
 /// # Safety
 /// `vctx` points to zeroed memory large enough for a verbs_context.
-pub unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_device, cmd_fd: c_int, driver_id: u32) -> c_int {
+pub(crate) unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_device, cmd_fd: c_int, driver_id: u32) -> c_int {
     device_hold(device);
     // SAFETY: the caller provides the context memory.
     let c = unsafe { &mut *vctx };
@@ -199,7 +199,7 @@ export! {
 /// # Safety
 /// `cq` points to a writable CQ; `context` is a live context of this library
 /// (its mutex initialised); `channel` is NULL or a live channel.
-pub unsafe fn init_cq(cq: *mut ibv_cq, context: *mut ibv_context, channel: *mut ibv_comp_channel, cq_context: *mut c_void) {
+pub(crate) unsafe fn init_cq(cq: *mut ibv_cq, context: *mut ibv_context, channel: *mut ibv_comp_channel, cq_context: *mut c_void) {
     // SAFETY: a writable CQ and a live context (the caller's contract).
     let q = unsafe { &mut *cq };
     q.context = context;
@@ -265,7 +265,7 @@ pub(crate) fn set_lib_ops(v: &mut verbs_context) {
 /// `device` is a live device from this library's device list (a
 /// `verbs_device` carrying its provider's ops table); `private_data` is
 /// whatever that provider's alloc_context accepts.
-pub unsafe fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut ibv_context {
+pub(crate) unsafe fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut ibv_context {
     use std::os::fd::IntoRawFd;
     let vdev = device.cast::<verbs_device>();
     // SAFETY: the caller's live device from this library's device list.
@@ -316,7 +316,7 @@ pub unsafe fn open_device(device: *mut ibv_device, private_data: *mut c_void) ->
 /// # Safety
 /// `ctx` is a live context opened by this library; it is freed here and must
 /// not be used afterwards.
-pub unsafe fn close_device(ctx: *mut ibv_context) -> c_int {
+pub(crate) unsafe fn close_device(ctx: *mut ibv_context) -> c_int {
     // SAFETY: the caller's live context of this library; the op is copied out
     // before free_context frees it.
     if let Some(f) = unsafe { ops_of(ctx) }.free_context {
@@ -383,7 +383,7 @@ fn is_qp_event(t: ibv_event_type) -> bool {
 ///
 /// # Safety
 /// `context` is a live context of this library; `event` is writable.
-pub unsafe fn get_async_event(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int {
+pub(crate) unsafe fn get_async_event(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int {
     let mut ev = crate::abi::kern::ib_uverbs_async_event_desc::default();
     let sz = std::mem::size_of_val(&ev);
     // SAFETY: reading one event descriptor into a local of that size.
@@ -429,7 +429,7 @@ unsafe fn ack_one(mutex: *mut libc::pthread_mutex_t, cond: *mut libc::pthread_co
 /// # Safety
 /// `event` is an event filled in by ibv_get_async_event whose element (the
 /// object its type names) is still live.
-pub unsafe fn ack_async_event(event: *mut ibv_async_event) {
+pub(crate) unsafe fn ack_async_event(event: *mut ibv_async_event) {
     // SAFETY: the caller passes an event from ibv_get_async_event.
     let e = unsafe { &mut *event };
     // SAFETY: the element named by the event type is a live object.

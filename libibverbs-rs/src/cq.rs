@@ -26,7 +26,7 @@ use rdma_util::{ensure, export_versioned, symver};
 /// # Safety
 /// `context` is a live context of this library; `channel` is NULL or a live
 /// channel.
-pub unsafe fn create_cq(context: *mut ibv_context, cqe: c_int, cq_context: *mut c_void,
+pub(crate) unsafe fn create_cq(context: *mut ibv_context, cqe: c_int, cq_context: *mut c_void,
                  channel: *mut ibv_comp_channel, comp_vector: c_int) -> *mut ibv_cq {
     // SAFETY: the caller's live context of this library.
     let Some(f) = unsafe { ops_of(context) }.create_cq else {
@@ -48,7 +48,7 @@ pub unsafe fn create_cq(context: *mut ibv_context, cqe: c_int, cq_context: *mut 
 /// # Safety
 /// `cq` is a live CQ whose context is set; its channel, if any, is live and
 /// has its context set.
-pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
+pub(crate) unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
     // Read before the provider frees the CQ.
     // SAFETY: the caller's live CQ.
     let (context, channel) = unsafe { ((*cq).context, (*cq).channel) };
@@ -88,7 +88,7 @@ symver!(default ibv_create_cq, "IBVERBS_1.1", ibv_create_cq_v11);
 ///
 /// # Safety
 /// `cq` is a live CQ whose context is set.
-pub unsafe fn resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
+pub(crate) unsafe fn resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
     // SAFETY: the caller's live CQ.
     let context = unsafe { (*cq).context };
     // SAFETY: the context of the caller's live CQ is a live context of this library.

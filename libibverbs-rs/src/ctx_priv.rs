@@ -12,12 +12,12 @@ use crate::abi::verbs::*;
 /// through verbs_context.priv. The command channel reads its state through
 /// the same pointer, so that state must come first.
 #[repr(C)]
-pub struct ContextPriv {
+pub(crate) struct ContextPriv {
     /// Driver id, whether write() commands travel over the ioctl path, whether
     /// the context was imported, and which ioctl methods the kernel lacks.
-    pub cmd: crate::cmd::CmdCtxState,
+    pub(crate) cmd: crate::cmd::CmdCtxState,
     /// The complete ops table: the provider's ops over the dummy ones.
-    pub ops: verbs_context_ops,
+    pub(crate) ops: verbs_context_ops,
 }
 const _: () = assert!(offset_of!(ContextPriv, cmd) == 0);
 
@@ -28,7 +28,7 @@ const _: () = assert!(offset_of!(ContextPriv, cmd) == 0);
 /// valid verbs_context only when `ctx` is the `context` member of one, as every
 /// context we hand out is (abi_compat == __VERBS_ABI_IS_EXTENDED); callers
 /// that dereference it rely on that.
-pub fn verbs_ctx(ctx: *mut ibv_context) -> *mut verbs_context {
+pub(crate) fn verbs_ctx(ctx: *mut ibv_context) -> *mut verbs_context {
     ctx.cast::<u8>().wrapping_sub(offset_of!(verbs_context, context)).cast::<verbs_context>()
 }
 
@@ -44,7 +44,7 @@ pub fn verbs_ctx(ctx: *mut ibv_context) -> *mut verbs_context {
 /// be live at the same time. Both are used only while a context is being
 /// created, so once the application has the context, liveness is all a caller
 /// has to show.
-pub unsafe fn priv_of<'a>(ctx: *mut ibv_context) -> &'a ContextPriv {
+pub(crate) unsafe fn priv_of<'a>(ctx: *mut ibv_context) -> &'a ContextPriv {
     // SAFETY: by the contract, ctx is the context member of a verbs_context
     // whose priv init_context set to a live ContextPriv, freed only by
     // verbs_uninit_context, and nobody holds a &mut to it.
@@ -58,7 +58,7 @@ pub unsafe fn priv_of<'a>(ctx: *mut ibv_context) -> &'a ContextPriv {
 /// (from [`priv_of`], [`ops_of`] or `cmd::cmd_state`) is live while the
 /// returned one is: in practice, the caller is creating the context and has not
 /// handed it out yet.
-pub unsafe fn priv_mut<'a>(ctx: *mut ibv_context) -> &'a mut ContextPriv {
+pub(crate) unsafe fn priv_mut<'a>(ctx: *mut ibv_context) -> &'a mut ContextPriv {
     // SAFETY: as in priv_of; exclusivity is the caller's contract.
     unsafe { &mut *(*verbs_ctx(ctx)).priv_.cast::<ContextPriv>() }
 }
@@ -68,7 +68,7 @@ pub unsafe fn priv_mut<'a>(ctx: *mut ibv_context) -> &'a mut ContextPriv {
 /// # Safety
 /// The contract of [`priv_of`]: `ctx` is a live context of this library, the
 /// reference does not outlive it, and no `&mut` to its ContextPriv is live.
-pub unsafe fn ops_of<'a>(ctx: *mut ibv_context) -> &'a verbs_context_ops {
+pub(crate) unsafe fn ops_of<'a>(ctx: *mut ibv_context) -> &'a verbs_context_ops {
     // SAFETY: forwarded caller contract.
     unsafe { &priv_of(ctx).ops }
 }

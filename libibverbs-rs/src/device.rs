@@ -33,7 +33,7 @@ const UVERBS_MAX_ABI: i64 = 6;
 const RDMA_DRIVER_UNKNOWN: u32 = 0;
 
 /// An owned verbs_sysfs_dev, allocated by us and lent to providers.
-pub struct SysfsDev(Box<verbs_sysfs_dev>);
+pub(crate) struct SysfsDev(Box<verbs_sysfs_dev>);
 
 impl SysfsDev {
     fn new() -> Self {
@@ -53,7 +53,7 @@ impl SysfsDev {
 }
 
 /// Kernel RDMA_NODE_* to ibv_node_type (they share numbers; others are unknown).
-pub fn decode_knode_type(k: u32) -> ibv_node_type {
+pub(crate) fn decode_knode_type(k: u32) -> ibv_node_type {
     match k {
         1..=7 => k as ibv_node_type,
         _ => IBV_NODE_UNKNOWN,
@@ -269,11 +269,11 @@ fn refcount<'a>(dev: *mut verbs_device) -> &'a AtomicI32 {
     unsafe { AtomicI32::from_ptr(ptr::addr_of_mut!((*dev).refcount).cast::<i32>()) }
 }
 
-pub fn device_hold(dev: *mut ibv_device) {
+pub(crate) fn device_hold(dev: *mut ibv_device) {
     refcount(dev.cast::<verbs_device>()).fetch_add(1, Ordering::AcqRel);
 }
 
-pub fn device_put(dev: *mut ibv_device) {
+pub(crate) fn device_put(dev: *mut ibv_device) {
     let vdev = dev.cast::<verbs_device>();
     if refcount(vdev).fetch_sub(1, Ordering::AcqRel) == 1 {
         // SAFETY: last reference: nobody else uses the device any more.
@@ -361,7 +361,7 @@ fn try_all_drivers(sysfs_list: &mut Vec<SysfsDev>, list: &mut DevList) -> usize 
 ///
 /// # Safety
 /// `num` is NULL or points to a writable `c_int`.
-pub unsafe fn get_device_list(num: *mut c_int) -> *mut *mut ibv_device {
+pub(crate) unsafe fn get_device_list(num: *mut c_int) -> *mut *mut ibv_device {
     if !num.is_null() {
         // SAFETY: caller's out-parameter.
         unsafe { *num = 0 };
@@ -405,7 +405,7 @@ pub unsafe fn get_device_list(num: *mut c_int) -> *mut *mut ibv_device {
 ///
 /// # Safety
 /// `list` came from get_device_list and is freed once.
-pub unsafe fn free_device_list(list: *mut *mut ibv_device) {
+pub(crate) unsafe fn free_device_list(list: *mut *mut ibv_device) {
     let mut i = 0;
     loop {
         // SAFETY: the list is NULL-terminated.
@@ -427,7 +427,7 @@ pub unsafe fn free_device_list(list: *mut *mut ibv_device) {
 /// of a verbs_device: any device this library hands out (from
 /// ibv_get_device_list, or as a context's `device`) while the application
 /// still holds it (its list not yet freed, or the context open).
-pub unsafe fn sysfs_of(dev: *mut ibv_device) -> *mut verbs_sysfs_dev {
+pub(crate) unsafe fn sysfs_of(dev: *mut ibv_device) -> *mut verbs_sysfs_dev {
     // SAFETY: by the contract, dev is the head of a live verbs_device.
     unsafe { (*dev.cast::<verbs_device>()).sysfs }
 }

@@ -23,7 +23,7 @@ use rdma_util::{ensure, export};
 /// The body of ibv_import_device: NULL with errno set on failure. On any
 /// failure after the provider took the fd, the fd is closed with the
 /// context, as upstream does.
-pub fn import_device(cmd_fd: c_int) -> *mut ibv_context {
+pub(crate) fn import_device(cmd_fd: c_int) -> *mut ibv_context {
     // SAFETY: all-zero is a valid struct stat; fstat only writes it.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: fstat on a caller's fd number into a local buffer.
@@ -72,7 +72,7 @@ pub fn import_device(cmd_fd: c_int) -> *mut ibv_context {
 ///
 /// # Safety
 /// `vdev` is a live device with its provider's ops table.
-pub unsafe fn import_on(vdev: *mut verbs_device, cmd_fd: c_int) -> *mut ibv_context {
+pub(crate) unsafe fn import_on(vdev: *mut verbs_device, cmd_fd: c_int) -> *mut ibv_context {
     // SAFETY: devices we hand out carry their provider's ops table.
     let Some(import) = (unsafe { (*(*vdev).ops).import_context }) else {
         set_errno(libc::EOPNOTSUPP);

@@ -19,13 +19,13 @@ use rdma_util::{ensure, export};
 /// Where Debian installs the providers, and their file name suffix. The
 /// private ABI number in the suffix is the one we implement.
 #[cfg(target_arch = "x86_64")]
-pub const PROVIDER_DIR: &str = "/usr/lib/x86_64-linux-gnu/libibverbs";
+pub(crate) const PROVIDER_DIR: &str = "/usr/lib/x86_64-linux-gnu/libibverbs";
 #[cfg(target_arch = "aarch64")]
-pub const PROVIDER_DIR: &str = "/usr/lib/aarch64-linux-gnu/libibverbs";
+pub(crate) const PROVIDER_DIR: &str = "/usr/lib/aarch64-linux-gnu/libibverbs";
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub const PROVIDER_DIR: &str = "/usr/lib/libibverbs";
-pub const PROVIDER_SUFFIX: &str = "-rdmav34.so";
-pub const CONFIG_DIR: &str = "/etc/libibverbs.d";
+pub(crate) const PROVIDER_DIR: &str = "/usr/lib/libibverbs";
+pub(crate) const PROVIDER_SUFFIX: &str = "-rdmav34.so";
+pub(crate) const CONFIG_DIR: &str = "/etc/libibverbs.d";
 
 struct Registry(Vec<*const verbs_device_ops>);
 // SAFETY: the ops tables are immutable statics inside provider libraries that
@@ -149,7 +149,7 @@ fn load_driver(name: &str) {
 }
 
 /// Loads the providers the first time it is called; returns whether it did.
-pub fn load_drivers_once() -> bool {
+pub(crate) fn load_drivers_once() -> bool {
     let mut loaded = DRIVERS_LOADED.lock();
     if *loaded {
         return false;
@@ -368,7 +368,7 @@ fn try_driver(ops_ptr: *const verbs_device_ops, s: *mut verbs_sysfs_dev) -> Opti
 ///
 /// # Safety
 /// `s` points to a live sysfs record that outlives the call.
-pub unsafe fn try_drivers(s: *mut verbs_sysfs_dev) -> Option<*mut verbs_device> {
+pub(crate) unsafe fn try_drivers(s: *mut verbs_sysfs_dev) -> Option<*mut verbs_device> {
     let drivers = registered();
     // SAFETY: s is our live record.
     let driver_id = unsafe { (*s).driver_id };

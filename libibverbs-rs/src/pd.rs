@@ -16,7 +16,7 @@ use rdma_util::{ensure, export_versioned, symver};
 ///
 /// # Safety
 /// `context` is a live context of this library.
-pub unsafe fn alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
+pub(crate) unsafe fn alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
     // SAFETY: the caller's live context of this library.
     let Some(f) = unsafe { ops_of(context) }.alloc_pd else {
         set_errno(libc::EOPNOTSUPP);
@@ -35,7 +35,7 @@ pub unsafe fn alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
 ///
 /// # Safety
 /// `pd` is a live PD whose `context` is set.
-pub unsafe fn dealloc_pd(pd: *mut ibv_pd) -> c_int {
+pub(crate) unsafe fn dealloc_pd(pd: *mut ibv_pd) -> c_int {
     // SAFETY: the caller's live PD.
     let context = unsafe { (*pd).context };
     // SAFETY: the context of the caller's live PD is a live context of this library.

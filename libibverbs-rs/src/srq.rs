@@ -25,7 +25,7 @@ fn usable(srq: *mut ibv_srq) -> bool {
 ///
 /// # Safety
 /// `pd` is a live PD with its context set; `attr` is readable.
-pub unsafe fn create_srq(pd: *mut ibv_pd, attr: *mut ibv_srq_init_attr) -> *mut ibv_srq {
+pub(crate) unsafe fn create_srq(pd: *mut ibv_pd, attr: *mut ibv_srq_init_attr) -> *mut ibv_srq {
     // SAFETY: the caller's PD.
     let context = unsafe { (*pd).context };
     // SAFETY: the caller's live PD, whose context is a live context of this library.

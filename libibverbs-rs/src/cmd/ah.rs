@@ -11,14 +11,14 @@ use super::write::{
 use super::is_destroy_err;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 /// `ibv_cmd_create_ah`.
 ///
 /// # Safety
 /// `pd`, `ah`, `attr` live; `resp` writable for `resp_size` bytes.
-pub unsafe fn create_ah(
+pub(crate) unsafe fn create_ah(
     pd: *mut ibv_pd,
     ah: *mut ibv_ah,
     attr: *const ibv_ah_attr,
@@ -80,7 +80,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `ah` is a live AH of a live context.
-pub unsafe fn destroy_ah(ah: *mut ibv_ah) -> c_int {
+pub(crate) unsafe fn destroy_ah(ah: *mut ibv_ah) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*ah).context;

@@ -13,7 +13,7 @@ use super::{cmd_state, is_destroy_err};
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 /// The shared body of `ibv_cmd_create_cq(_ex)`: the CQ_CREATE ioctl, or the
@@ -232,7 +232,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `cq` is a live CQ of a live context.
-pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
+pub(crate) unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*cq).context;

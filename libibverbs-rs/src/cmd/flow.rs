@@ -21,7 +21,7 @@ use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 /// Size of the `{type, size}` header of every verbs.h flow spec.
@@ -392,7 +392,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `flow` is a live flow of a live context.
-pub unsafe fn destroy_flow(flow: *mut ibv_flow) -> c_int {
+pub(crate) unsafe fn destroy_flow(flow: *mut ibv_flow) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*flow).context;

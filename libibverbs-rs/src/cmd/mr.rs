@@ -13,7 +13,7 @@ use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 /// `ibv_cmd_reg_mr`.
@@ -22,7 +22,7 @@ use rdma_util::ensure;
 /// `pd`, `vmr`, `cmd` (`cmd_size` bytes) and `resp` (`resp_size` bytes) are
 /// live.
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn reg_mr(
+pub(crate) unsafe fn reg_mr(
     pd: *mut ibv_pd,
     addr: *mut c_void,
     length: usize,
@@ -90,7 +90,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `vmr` is a live MR of a live context.
-pub unsafe fn dereg_mr(vmr: *mut verbs_mr) -> c_int {
+pub(crate) unsafe fn dereg_mr(vmr: *mut verbs_mr) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*vmr).ibv_mr.context;

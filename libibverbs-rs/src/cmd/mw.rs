@@ -11,7 +11,7 @@ use super::write::{
 use super::is_destroy_err;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 rdma_util::export! {
@@ -48,7 +48,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `mw` is a live MW of a live context.
-pub unsafe fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
+pub(crate) unsafe fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*mw).context;

@@ -11,7 +11,7 @@ use super::write::{
 use super::is_destroy_err;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 rdma_util::export! {
@@ -40,7 +40,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `pd` is a live PD of a live context.
-pub unsafe fn dealloc_pd(pd: *mut ibv_pd) -> c_int {
+pub(crate) unsafe fn dealloc_pd(pd: *mut ibv_pd) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*pd).context;

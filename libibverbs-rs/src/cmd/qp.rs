@@ -14,7 +14,7 @@ use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 /// QP creation flags the kernel interface knows.
@@ -682,7 +682,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `qp` is a live QP of a live context.
-pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> c_int {
+pub(crate) unsafe fn destroy_qp(qp: *mut ibv_qp) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*qp).context;

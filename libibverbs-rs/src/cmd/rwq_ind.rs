@@ -16,7 +16,7 @@ use super::is_destroy_err;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 /// `ibv_cmd_create_rwq_ind_table`.
@@ -113,7 +113,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `table` is a live table of a live context.
-pub unsafe fn destroy_rwq_ind_table(table: *mut ibv_rwq_ind_table) -> c_int {
+pub(crate) unsafe fn destroy_rwq_ind_table(table: *mut ibv_rwq_ind_table) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*table).context;

@@ -16,7 +16,7 @@ use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 fn einval() -> c_int {
@@ -354,7 +354,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `srq` is a live SRQ of a live context.
-pub unsafe fn destroy_srq(srq: *mut ibv_srq) -> c_int {
+pub(crate) unsafe fn destroy_srq(srq: *mut ibv_srq) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*srq).context;

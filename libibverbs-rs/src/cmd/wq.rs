@@ -16,7 +16,7 @@ use super::{cmd_state, is_destroy_err};
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 fn fail(e: c_int) -> c_int {
@@ -199,7 +199,7 @@ rdma_util::export! {
 /// # Safety
 /// `wq` is a live WQ of a live context, with initialised mutex and
 /// condition variable.
-pub unsafe fn destroy_wq(wq: *mut ibv_wq) -> c_int {
+pub(crate) unsafe fn destroy_wq(wq: *mut ibv_wq) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*wq).context;

@@ -14,7 +14,7 @@ use super::is_destroy_err;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 rdma_util::export! {
@@ -62,7 +62,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `xrcd` is a live domain of a live context.
-pub unsafe fn close_xrcd(xrcd: *mut verbs_xrcd) -> c_int {
+pub(crate) unsafe fn close_xrcd(xrcd: *mut verbs_xrcd) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*xrcd).xrcd.context;

@@ -9,12 +9,12 @@ use crate::abi::verbs::*;
 
 pub(crate) struct FakeCtx {
     vctx: Box<verbs_context>,
-    pub dev: Box<verbs_device>,
+    pub(crate) dev: Box<verbs_device>,
 }
 
 impl FakeCtx {
     /// A context on a device whose `core_support` is as given.
-    pub fn new(core_support: u64) -> Self {
+    pub(crate) fn new(core_support: u64) -> Self {
         // SAFETY: both C structures are valid all-zero (NULL pointers,
         // None ops, zero counters).
         let (mut vctx, mut dev) = unsafe {
@@ -32,17 +32,17 @@ impl FakeCtx {
         FakeCtx { vctx, dev }
     }
 
-    pub fn ctx(&mut self) -> *mut ibv_context {
+    pub(crate) fn ctx(&mut self) -> *mut ibv_context {
         &mut self.vctx.context
     }
 
     /// Installs `ops` as a provider would, with verbs_set_ops.
-    pub fn set_ops(&mut self, ops: &verbs_context_ops) {
+    pub(crate) fn set_ops(&mut self, ops: &verbs_context_ops) {
         // SAFETY: our live context and a complete ops table.
         unsafe { crate::context::verbs_set_ops(&mut *self.vctx, ops) };
     }
 
-    pub fn refcount(&self) -> c_int {
+    pub(crate) fn refcount(&self) -> c_int {
         self.dev.refcount.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
@@ -59,7 +59,7 @@ impl Drop for FakeCtx {
 }
 
 /// An ops table with every entry unset (the provider implements nothing).
-pub fn no_ops() -> verbs_context_ops {
+pub(crate) fn no_ops() -> verbs_context_ops {
     // SAFETY: all-zero is every op None.
     unsafe { std::mem::zeroed() }
 }

@@ -38,24 +38,24 @@ pub(crate) enum Sent {
 /// The scalar fields of an ioctl header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct IoctlHdr {
-    pub length: u16,
-    pub object_id: u16,
-    pub method_id: u16,
-    pub num_attrs: u16,
-    pub reserved1: u64,
-    pub driver_id: u32,
-    pub reserved2: u32,
+    pub(crate) length: u16,
+    pub(crate) object_id: u16,
+    pub(crate) method_id: u16,
+    pub(crate) num_attrs: u16,
+    pub(crate) reserved1: u64,
+    pub(crate) driver_id: u32,
+    pub(crate) reserved2: u32,
 }
 
 impl Sent {
-    pub fn ioctl(&self) -> (&IoctlHdr, &[ib_uverbs_attr]) {
+    pub(crate) fn ioctl(&self) -> (&IoctlHdr, &[ib_uverbs_attr]) {
         match self {
             Sent::Ioctl { hdr, attrs, .. } => (hdr, attrs),
             other => panic!("expected an ioctl, got {other:?}"),
         }
     }
 
-    pub fn write_bytes(&self) -> &[u8] {
+    pub(crate) fn write_bytes(&self) -> &[u8] {
         match self {
             Sent::Write { bytes, .. } => bytes,
             other => panic!("expected a write, got {other:?}"),
@@ -63,7 +63,7 @@ impl Sent {
     }
 
     /// Input data of the ioctl attribute `id`.
-    pub fn input(&self, id: u16) -> Option<&[u8]> {
+    pub(crate) fn input(&self, id: u16) -> Option<&[u8]> {
         match self {
             Sent::Ioctl { attrs, inputs, .. } => attrs
                 .iter()
@@ -80,17 +80,17 @@ pub(crate) struct IoctlCmd {
 }
 
 impl IoctlCmd {
-    pub fn object_id(&self) -> u16 {
+    pub(crate) fn object_id(&self) -> u16 {
         // SAFETY: hdr is the live command under execution.
         unsafe { (*self.hdr).object_id }
     }
 
-    pub fn method_id(&self) -> u16 {
+    pub(crate) fn method_id(&self) -> u16 {
         // SAFETY: as above.
         unsafe { (*self.hdr).method_id }
     }
 
-    pub fn attrs(&mut self) -> &mut [ib_uverbs_attr] {
+    pub(crate) fn attrs(&mut self) -> &mut [ib_uverbs_attr] {
         // SAFETY: num_attrs attributes follow the header.
         unsafe {
             core::slice::from_raw_parts_mut(
@@ -100,13 +100,13 @@ impl IoctlCmd {
         }
     }
 
-    pub fn attr(&mut self, id: u16) -> Option<&mut ib_uverbs_attr> {
+    pub(crate) fn attr(&mut self, id: u16) -> Option<&mut ib_uverbs_attr> {
         self.attrs().iter_mut().find(|a| a.attr_id == id)
     }
 
     /// Kernel behaviour for an output pointer attribute: copy (at most `len`
     /// bytes of) `data` to where it points and flag it valid.
-    pub fn write_out(&mut self, id: u16, data: &[u8]) {
+    pub(crate) fn write_out(&mut self, id: u16, data: &[u8]) {
         let a = self
             .attr(id)
             .unwrap_or_else(|| panic!("no attribute {id:#x}"));
@@ -116,14 +116,14 @@ impl IoctlCmd {
         a.flags |= UVERBS_ATTR_F_VALID_OUTPUT;
     }
 
-    pub fn write_out_val<T: Copy>(&mut self, id: u16, v: T) {
+    pub(crate) fn write_out_val<T: Copy>(&mut self, id: u16, v: T) {
         // SAFETY: viewing a Copy value as its bytes.
         let b = unsafe { core::slice::from_raw_parts(&v as *const T as *const u8, size_of::<T>()) };
         self.write_out(id, b)
     }
 
     /// Kernel behaviour for a new object handle or file descriptor.
-    pub fn set_data(&mut self, id: u16, v: u64) {
+    pub(crate) fn set_data(&mut self, id: u16, v: u64) {
         self.attr(id)
             .unwrap_or_else(|| panic!("no attribute {id:#x}"))
             .data = v;
@@ -132,30 +132,30 @@ impl IoctlCmd {
 
 /// The command handed to the fake kernel's write handler.
 pub(crate) struct WriteCmdView<'a> {
-    pub bytes: &'a [u8],
+    pub(crate) bytes: &'a [u8],
 }
 
 impl WriteCmdView<'_> {
-    pub fn hdr(&self) -> ib_uverbs_cmd_hdr {
+    pub(crate) fn hdr(&self) -> ib_uverbs_cmd_hdr {
         // SAFETY: reading a header-sized prefix (checked by the slice index).
         unsafe { ptr::read_unaligned(self.bytes[..8].as_ptr().cast()) }
     }
 
     /// The response address: the core struct's first field for classic
     /// commands, `ex_hdr.response` for extended ones (both at byte 8).
-    pub fn response(&self) -> u64 {
+    pub(crate) fn response(&self) -> u64 {
         u64::from_ne_bytes(self.bytes[8..16].try_into().unwrap())
     }
 
     /// Kernel behaviour: write `data` to the response buffer.
-    pub fn respond(&self, data: &[u8]) {
+    pub(crate) fn respond(&self, data: &[u8]) {
         let p = self.response() as usize as *mut u8;
         assert!(!p.is_null(), "command has no response buffer");
         // SAFETY: the command's author promised a response buffer there.
         unsafe { ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
     }
 
-    pub fn respond_val<T: Copy>(&self, v: T) {
+    pub(crate) fn respond_val<T: Copy>(&self, v: T) {
         // SAFETY: viewing a Copy value as its bytes.
         let b = unsafe { core::slice::from_raw_parts(&v as *const T as *const u8, size_of::<T>()) };
         self.respond(b)
@@ -167,7 +167,7 @@ type WriteHandler = Box<dyn FnMut(&WriteCmdView<'_>) -> c_int>;
 
 /// A scripted kernel: handlers return 0 or an errno value.
 pub(crate) struct FakeKernel {
-    pub sent: Vec<Sent>,
+    pub(crate) sent: Vec<Sent>,
     on_ioctl: IoctlHandler,
     on_write: WriteHandler,
 }
@@ -175,7 +175,7 @@ pub(crate) struct FakeKernel {
 impl FakeKernel {
     /// Every ioctl fails with `ioctl_err` (0 = succeeds doing nothing), every
     /// write succeeds doing nothing.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         FakeKernel {
             sent: Vec::new(),
             on_ioctl: Box::new(|_| 0),
@@ -183,12 +183,12 @@ impl FakeKernel {
         }
     }
 
-    pub fn on_ioctl(mut self, f: impl FnMut(&mut IoctlCmd) -> c_int + 'static) -> Self {
+    pub(crate) fn on_ioctl(mut self, f: impl FnMut(&mut IoctlCmd) -> c_int + 'static) -> Self {
         self.on_ioctl = Box::new(f);
         self
     }
 
-    pub fn on_write(mut self, f: impl FnMut(&WriteCmdView<'_>) -> c_int + 'static) -> Self {
+    pub(crate) fn on_write(mut self, f: impl FnMut(&WriteCmdView<'_>) -> c_int + 'static) -> Self {
         self.on_write = Box::new(f);
         self
     }
@@ -284,15 +284,15 @@ fn intercept_write(fd: c_int, buf: *const c_void, len: usize) -> Option<isize> {
 pub(crate) struct TestCtx {
     vctx: Box<verbs_context>,
     state: Box<CmdCtxState>,
-    pub dev: Box<verbs_device>,
-    pub sysfs: Box<verbs_sysfs_dev>,
+    pub(crate) dev: Box<verbs_device>,
+    pub(crate) sysfs: Box<verbs_sysfs_dev>,
 }
 
 pub(crate) const TEST_CMD_FD: c_int = 1000;
 pub(crate) const TEST_ASYNC_FD: c_int = 1001;
 
 impl TestCtx {
-    pub fn new(driver_id: u32, use_ioctl_write: bool) -> Self {
+    pub(crate) fn new(driver_id: u32, use_ioctl_write: bool) -> Self {
         // SAFETY: these C structs are valid when all-zero (NULL pointers,
         // None callbacks, zero integers and pthread objects).
         let (mut vctx, mut dev, mut sysfs) = unsafe {
@@ -318,15 +318,15 @@ impl TestCtx {
         }
     }
 
-    pub fn ctx(&mut self) -> *mut ibv_context {
+    pub(crate) fn ctx(&mut self) -> *mut ibv_context {
         &mut self.vctx.context
     }
 
-    pub fn vctx(&mut self) -> *mut verbs_context {
+    pub(crate) fn vctx(&mut self) -> *mut verbs_context {
         &mut *self.vctx
     }
 
-    pub fn state(&mut self) -> &mut CmdCtxState {
+    pub(crate) fn state(&mut self) -> &mut CmdCtxState {
         &mut self.state
     }
 }
