@@ -5,6 +5,8 @@
 //! Leaves `librdmacm.so.1` beside the built `librdmacm.so`.
 use std::path::PathBuf;
 
+include!("../tools/multiarch.rs");
+
 fn main() {
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let map = dir.join("librdmacm.map");
@@ -13,10 +15,12 @@ fn main() {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,librdmacm.so.1");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-Bsymbolic-functions");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-z,now");
-    // Link against Debian's libibverbs.so (libibverbs-dev). Our libibverbs
-    // exports the same versioned symbols, so the references recorded here
-    // (e.g. ibv_get_device_list@IBVERBS_1.1) bind to ours at run time.
-    println!("cargo:rustc-link-search=native=/usr/lib/x86_64-linux-gnu");
+    // Link against Debian's libibverbs.so (libibverbs-dev), in the target's
+    // multiarch directory. Our libibverbs exports the same versioned symbols,
+    // so the references recorded here (e.g. ibv_get_device_list@IBVERBS_1.1)
+    // bind to ours at run time.
+    println!("cargo:rerun-if-changed=../tools/multiarch.rs");
+    println!("cargo:rustc-link-search=native={}", system_lib_dir().display());
     println!("cargo:rustc-link-lib=dylib=ibverbs");
 
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());

@@ -27,10 +27,11 @@ pub mod paths {
         std::env::var_os("RDMA_OURS_LIB_DIR").is_some_and(|v| !v.is_empty())
     }
 
-    /// Directory holding our `libibverbs.so.1`: `$RDMA_OURS_LIB_DIR`, else the
+    /// Directory holding our built libraries (`libibverbs.so.1`,
+    /// `librdmacm.so.1`, `librspreload.so`): `$RDMA_OURS_LIB_DIR`, else the
     /// release directory of the cargo target directory (`target/release`).
-    /// The tests do not build it: run `cargo build --release -p libibverbs-rs`
-    /// before `cargo test`.
+    /// The tests do not build them: run `cargo build --release` before
+    /// `cargo test`.
     pub fn ours_lib_dir() -> PathBuf {
         if let Some(dir) = std::env::var_os("RDMA_OURS_LIB_DIR").filter(|v| !v.is_empty()) {
             return PathBuf::from(dir);
@@ -54,8 +55,8 @@ pub mod paths {
         let path = ours_lib_dir().join(soname);
         assert!(
             path.exists(),
-            "{} does not exist. The ABI tests compare the RELEASE build and do not \
-             build it themselves; run first:\n    cargo build --release -p libibverbs-rs",
+            "{} does not exist. The comparisons with Debian's libraries use the \
+             RELEASE build and do not build it themselves; run first:\n    cargo build --release",
             path.display()
         );
         path

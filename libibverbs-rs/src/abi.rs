@@ -3,5 +3,5 @@
 //! the release this library serves.
 
 /// IBVERBS_PRIVATE_34 as rdma-core 44 lays it out.
-pub use rdma_abi::driver::pabi34_v44 as driver;
-pub use rdma_abi::{kern, netlink, verbs};
+pub(crate) use rdma_abi::driver::pabi34_v44 as driver;
+pub(crate) use rdma_abi::{kern, verbs};

@@ -18,7 +18,7 @@ use std::ptr;
 use crate::abi::driver::*;
 use crate::abi::kern::ib_uverbs_ah_attr;
 use crate::abi::verbs::*;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export, export_versioned, symver};
 
@@ -27,7 +27,7 @@ use rdma_util::{ensure, export, export_versioned, symver};
 ///
 /// # Safety
 /// `pd` is a live PD with its context set; `attr` is readable.
-pub unsafe fn create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
+pub(crate) unsafe fn create_ah(pd: *mut ibv_pd, attr: *mut ibv_ah_attr) -> *mut ibv_ah {
     // SAFETY: the caller's PD.
     let context = unsafe { (*pd).context };
     // SAFETY: the caller's live PD, whose context is a live context of this library.
@@ -197,7 +197,7 @@ unsafe fn find_gid_index(context: *mut ibv_context, port_num: u8, gid: &ibv_gid,
 /// # Safety
 /// `wc`, `grh` readable, `ah_attr` writable; `context` live when the
 /// completion carries a GRH.
-pub unsafe fn init_ah_from_wc(context: *mut ibv_context, port_num: u8, wc: &ibv_wc, grh: &ibv_grh,
+pub(crate) unsafe fn init_ah_from_wc(context: *mut ibv_context, port_num: u8, wc: &ibv_wc, grh: &ibv_grh,
                               ah_attr: &mut ibv_ah_attr) -> c_int {
     // SAFETY: all-zero is a valid ibv_ah_attr (memset in upstream).
     *ah_attr = unsafe { std::mem::zeroed() };
@@ -377,9 +377,10 @@ export! {
 mod tests {
     use super::*;
     use crate::abi::kern::*;
-    use crate::cmd::testkit::{with_kernel, FakeKernel};
+    use crate::testkit::kernel::{with_kernel, FakeKernel};
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
+    use rdma_util::mem::zeroed_unchecked;
 
     fn gid(s: &str) -> ibv_gid {
         let a: std::net::Ipv6Addr = s.parse().unwrap();
@@ -415,13 +416,10 @@ mod tests {
         })
     }
 
-    fn zeroed<T>() -> T {
-        // SAFETY: plain C structs valid when all-zero.
-        unsafe { std::mem::zeroed() }
-    }
 
     fn wc(flags: u32) -> ibv_wc {
-        let mut w: ibv_wc = zeroed();
+        // SAFETY: all-zero is a valid ibv_wc, a plain C struct.
+        let mut w: ibv_wc = unsafe { zeroed_unchecked() };
         w.slid = 0x1234;
         w.sl = 5;
         w.dlid_path_bits = 3;
@@ -469,7 +467,8 @@ mod tests {
 
     fn run(c: &mut FakeCtx, w: &ibv_wc, g: &ibv_grh) -> (c_int, c_int, ibv_ah_attr) {
         let ctx = c.ctx();
-        let mut a: ibv_ah_attr = zeroed();
+        // SAFETY: all-zero is a valid ibv_ah_attr, a plain C struct.
+        let mut a: ibv_ah_attr = unsafe { zeroed_unchecked() };
         // Garbage that init must clear.
         a.static_rate = 9;
         let (mut w, mut g) = (*w, *g);
@@ -631,7 +630,8 @@ mod tests {
         // Dummy ops, NULLs.
         let mut d = FakeCtx::new(0);
         let mut pd2 = ibv_pd { context: d.ctx(), handle: 1 };
-        let mut attr: ibv_ah_attr = zeroed();
+        // SAFETY: all-zero is a valid ibv_ah_attr, a plain C struct.
+        let mut attr: ibv_ah_attr = unsafe { zeroed_unchecked() };
         // SAFETY: the dummy ops do not touch their arguments; NULLs are
         // rejected before use.
         unsafe {
@@ -662,7 +662,8 @@ mod tests {
 
     #[test]
     fn path_record_round_trip_and_ah_attr_copy() {
-        let mut k: ib_user_path_rec = zeroed();
+        // SAFETY: all-zero is a valid ib_user_path_rec, a plain C struct.
+        let mut k: ib_user_path_rec = unsafe { zeroed_unchecked() };
         k.dgid = [1; 16];
         k.sgid = [2; 16];
         k.dlid = 0x1234u16.to_be();
@@ -682,7 +683,8 @@ mod tests {
         k.packet_life_time_selector = 2;
         k.packet_life_time = 18;
         k.preference = 7;
-        let mut p: ibv_sa_path_rec = zeroed();
+        // SAFETY: all-zero is a valid ibv_sa_path_rec, a plain C struct.
+        let mut p: ibv_sa_path_rec = unsafe { zeroed_unchecked() };
         // SAFETY: our locals.
         unsafe { ibv_copy_path_rec_from_kern(&mut p, &mut k) };
         assert_eq!((raw(&p.dgid), raw(&p.sgid)), ([1; 16], [2; 16]));
@@ -690,7 +692,8 @@ mod tests {
         assert_eq!((p.raw_traffic, p.reversible, p.mtu, p.pkey, p.hop_limit, p.traffic_class), (1, 1, 4, 0xffff, 64, 0x20));
         assert_eq!((p.numb_path, p.sl, p.mtu_selector, p.rate_selector, p.rate), (1, 3, 2, 2, 6));
         assert_eq!((p.packet_life_time_selector, p.packet_life_time, p.preference), (2, 18, 7));
-        let mut back: ib_user_path_rec = zeroed();
+        // SAFETY: all-zero is a valid ib_user_path_rec, a plain C struct.
+        let mut back: ib_user_path_rec = unsafe { zeroed_unchecked() };
         // SAFETY: our locals.
         unsafe { ibv_copy_path_rec_to_kern(&mut back, &mut p) };
         assert_eq!(bytes(&back), bytes(&k));
@@ -701,7 +704,8 @@ mod tests {
         ka.grh.sgid_index = 2;
         ka.grh.hop_limit = 8;
         ka.grh.traffic_class = 9;
-        let mut a: ibv_ah_attr = zeroed();
+        // SAFETY: all-zero is a valid ibv_ah_attr, a plain C struct.
+        let mut a: ibv_ah_attr = unsafe { zeroed_unchecked() };
         // SAFETY: our locals.
         unsafe { ibv_copy_ah_attr_from_kern(&mut a, &mut ka) };
         assert_eq!(raw(&a.grh.dgid), [5; 16]);

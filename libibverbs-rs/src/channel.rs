@@ -16,7 +16,7 @@ use std::ptr;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use crate::cmd::write::execute_cmd_write;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export, export_versioned, symver};
 
@@ -26,7 +26,7 @@ use rdma_util::{ensure, export, export_versioned, symver};
 ///
 /// # Safety
 /// `context` is a live context of this library.
-pub unsafe fn create_comp_channel(context: *mut ibv_context) -> *mut ibv_comp_channel {
+pub(crate) unsafe fn create_comp_channel(context: *mut ibv_context) -> *mut ibv_comp_channel {
     // SAFETY: plain allocation, released with free() in destroy.
     let channel = unsafe { libc::malloc(size_of::<ibv_comp_channel>()) }.cast::<ibv_comp_channel>();
     if channel.is_null() {
@@ -56,7 +56,7 @@ pub unsafe fn create_comp_channel(context: *mut ibv_context) -> *mut ibv_comp_ch
 ///
 /// # Safety
 /// `channel` is a live channel whose context is live.
-pub unsafe fn destroy_comp_channel(channel: *mut ibv_comp_channel) -> c_int {
+pub(crate) unsafe fn destroy_comp_channel(channel: *mut ibv_comp_channel) -> c_int {
     // SAFETY: the caller's live channel and its context's initialised mutex.
     unsafe {
         let m = ptr::addr_of_mut!((*(*channel).context).mutex);
@@ -79,7 +79,7 @@ pub unsafe fn destroy_comp_channel(channel: *mut ibv_comp_channel) -> c_int {
 ///
 /// # Safety
 /// `channel` is live; `cq` and `cq_context` are writable.
-pub unsafe fn get_cq_event(channel: *mut ibv_comp_channel, cq: *mut *mut ibv_cq, cq_context: *mut *mut c_void) -> c_int {
+pub(crate) unsafe fn get_cq_event(channel: *mut ibv_comp_channel, cq: *mut *mut ibv_cq, cq_context: *mut *mut c_void) -> c_int {
     let mut ev = ib_uverbs_comp_event_desc::default();
     let sz = size_of::<ib_uverbs_comp_event_desc>();
     // SAFETY: reading one event descriptor into a local of that size.
@@ -107,7 +107,7 @@ pub unsafe fn get_cq_event(channel: *mut ibv_comp_channel, cq: *mut *mut ibv_cq,
 ///
 /// # Safety
 /// `cq` is a live CQ whose mutex and condition were initialised.
-pub unsafe fn ack_cq_events(cq: *mut ibv_cq, nevents: c_uint) {
+pub(crate) unsafe fn ack_cq_events(cq: *mut ibv_cq, nevents: c_uint) {
     // SAFETY: the CQ's own mutex/cond, initialised by verbs_init_cq.
     unsafe {
         libc::pthread_mutex_lock(ptr::addr_of_mut!((*cq).mutex));
@@ -170,9 +170,9 @@ symver!(default ibv_ack_cq_events, "IBVERBS_1.1", ibv_ack_cq_events_v11);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::{with_kernel, FakeKernel};
+    use crate::testkit::kernel::{with_kernel, FakeKernel};
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
     fn pipe() -> (c_int, c_int) {
@@ -186,7 +186,7 @@ mod tests {
     fn write_ctx() -> FakeCtx {
         let mut c = FakeCtx::new(0);
         // SAFETY: the context FakeCtx just created; nothing else borrows it.
-        unsafe { crate::context::priv_mut(c.ctx()).cmd.use_ioctl_write = false };
+        unsafe { crate::ctx_priv::priv_mut(c.ctx()).cmd.use_ioctl_write = false };
         c
     }
 

@@ -16,184 +16,184 @@ use rdma_util::{ensure, export_versioned, symver};
 
 /// struct ibv_device_1_0
 #[repr(C)]
-pub struct ibv_device_1_0 {
-    pub obsolete_sysfs_dev: *mut c_void,
-    pub obsolete_sysfs_ibdev: *mut c_void,
-    pub real_device: *mut ibv_device,
-    pub _ops: _ibv_device_ops,
+pub(crate) struct ibv_device_1_0 {
+    pub(crate) obsolete_sysfs_dev: *mut c_void,
+    pub(crate) obsolete_sysfs_ibdev: *mut c_void,
+    pub(crate) real_device: *mut ibv_device,
+    pub(crate) _ops: _ibv_device_ops,
 }
 
 /// struct ibv_cq_1_0
 #[repr(C)]
-pub struct ibv_cq_1_0 {
-    pub context: *mut ibv_context_1_0,
-    pub cq_context: *mut c_void,
-    pub handle: u32,
-    pub cqe: c_int,
-    pub mutex: libc::pthread_mutex_t,
-    pub cond: libc::pthread_cond_t,
-    pub comp_events_completed: u32,
-    pub async_events_completed: u32,
-    pub real_cq: *mut ibv_cq,
+pub(crate) struct ibv_cq_1_0 {
+    pub(crate) context: *mut ibv_context_1_0,
+    pub(crate) cq_context: *mut c_void,
+    pub(crate) handle: u32,
+    pub(crate) cqe: c_int,
+    pub(crate) mutex: libc::pthread_mutex_t,
+    pub(crate) cond: libc::pthread_cond_t,
+    pub(crate) comp_events_completed: u32,
+    pub(crate) async_events_completed: u32,
+    pub(crate) real_cq: *mut ibv_cq,
 }
 
 /// struct ibv_srq_1_0
 #[repr(C)]
-pub struct ibv_srq_1_0 {
-    pub context: *mut ibv_context_1_0,
-    pub srq_context: *mut c_void,
-    pub pd: *mut ibv_pd_1_0,
-    pub handle: u32,
-    pub mutex: libc::pthread_mutex_t,
-    pub cond: libc::pthread_cond_t,
-    pub events_completed: u32,
-    pub real_srq: *mut ibv_srq,
+pub(crate) struct ibv_srq_1_0 {
+    pub(crate) context: *mut ibv_context_1_0,
+    pub(crate) srq_context: *mut c_void,
+    pub(crate) pd: *mut ibv_pd_1_0,
+    pub(crate) handle: u32,
+    pub(crate) mutex: libc::pthread_mutex_t,
+    pub(crate) cond: libc::pthread_cond_t,
+    pub(crate) events_completed: u32,
+    pub(crate) real_srq: *mut ibv_srq,
 }
 
 /// struct ibv_qp_1_0
 #[repr(C)]
-pub struct ibv_qp_1_0 {
-    pub context: *mut ibv_context_1_0,
-    pub qp_context: *mut c_void,
-    pub pd: *mut ibv_pd_1_0,
-    pub send_cq: *mut ibv_cq_1_0,
-    pub recv_cq: *mut ibv_cq_1_0,
-    pub srq: *mut ibv_srq_1_0,
-    pub handle: u32,
-    pub qp_num: u32,
-    pub state: ibv_qp_state,
-    pub qp_type: ibv_qp_type,
-    pub mutex: libc::pthread_mutex_t,
-    pub cond: libc::pthread_cond_t,
-    pub events_completed: u32,
-    pub real_qp: *mut ibv_qp,
+pub(crate) struct ibv_qp_1_0 {
+    pub(crate) context: *mut ibv_context_1_0,
+    pub(crate) qp_context: *mut c_void,
+    pub(crate) pd: *mut ibv_pd_1_0,
+    pub(crate) send_cq: *mut ibv_cq_1_0,
+    pub(crate) recv_cq: *mut ibv_cq_1_0,
+    pub(crate) srq: *mut ibv_srq_1_0,
+    pub(crate) handle: u32,
+    pub(crate) qp_num: u32,
+    pub(crate) state: ibv_qp_state,
+    pub(crate) qp_type: ibv_qp_type,
+    pub(crate) mutex: libc::pthread_mutex_t,
+    pub(crate) cond: libc::pthread_cond_t,
+    pub(crate) events_completed: u32,
+    pub(crate) real_qp: *mut ibv_qp,
 }
 
 /// struct ibv_ah_1_0
 #[repr(C)]
-pub struct ibv_ah_1_0 {
-    pub context: *mut ibv_context_1_0,
-    pub pd: *mut ibv_pd_1_0,
-    pub handle: u32,
-    pub real_ah: *mut ibv_ah,
+pub(crate) struct ibv_ah_1_0 {
+    pub(crate) context: *mut ibv_context_1_0,
+    pub(crate) pd: *mut ibv_pd_1_0,
+    pub(crate) handle: u32,
+    pub(crate) real_ah: *mut ibv_ah,
 }
 
 /// struct ibv_pd_1_0
 #[repr(C)]
-pub struct ibv_pd_1_0 {
-    pub context: *mut ibv_context_1_0,
-    pub handle: u32,
-    pub real_pd: *mut ibv_pd,
+pub(crate) struct ibv_pd_1_0 {
+    pub(crate) context: *mut ibv_context_1_0,
+    pub(crate) handle: u32,
+    pub(crate) real_pd: *mut ibv_pd,
 }
 
 /// struct ibv_mr_1_0
 #[repr(C)]
-pub struct ibv_mr_1_0 {
-    pub context: *mut ibv_context_1_0,
-    pub pd: *mut ibv_pd_1_0,
-    pub handle: u32,
-    pub lkey: u32,
-    pub rkey: u32,
-    pub real_mr: *mut ibv_mr,
+pub(crate) struct ibv_mr_1_0 {
+    pub(crate) context: *mut ibv_context_1_0,
+    pub(crate) pd: *mut ibv_pd_1_0,
+    pub(crate) handle: u32,
+    pub(crate) lkey: u32,
+    pub(crate) rkey: u32,
+    pub(crate) real_mr: *mut ibv_mr,
 }
 
 /// struct ibv_qp_init_attr_1_0: today's with 1.0 CQ/SRQ pointers.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct ibv_qp_init_attr_1_0 {
-    pub qp_context: *mut c_void,
-    pub send_cq: *mut ibv_cq_1_0,
-    pub recv_cq: *mut ibv_cq_1_0,
-    pub srq: *mut ibv_srq_1_0,
-    pub cap: ibv_qp_cap,
-    pub qp_type: ibv_qp_type,
-    pub sq_sig_all: c_int,
+pub(crate) struct ibv_qp_init_attr_1_0 {
+    pub(crate) qp_context: *mut c_void,
+    pub(crate) send_cq: *mut ibv_cq_1_0,
+    pub(crate) recv_cq: *mut ibv_cq_1_0,
+    pub(crate) srq: *mut ibv_srq_1_0,
+    pub(crate) cap: ibv_qp_cap,
+    pub(crate) qp_type: ibv_qp_type,
+    pub(crate) sq_sig_all: c_int,
 }
 
 /// struct ibv_recv_wr_1_0 (`next` came first in 1.0).
 #[repr(C)]
-pub struct ibv_recv_wr_1_0 {
-    pub next: *mut ibv_recv_wr_1_0,
-    pub wr_id: u64,
-    pub sg_list: *mut ibv_sge,
-    pub num_sge: c_int,
+pub(crate) struct ibv_recv_wr_1_0 {
+    pub(crate) next: *mut ibv_recv_wr_1_0,
+    pub(crate) wr_id: u64,
+    pub(crate) sg_list: *mut ibv_sge,
+    pub(crate) num_sge: c_int,
 }
 
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub struct ibv_send_wr_1_0_ud {
-    pub ah: *mut ibv_ah_1_0,
-    pub remote_qpn: u32,
-    pub remote_qkey: u32,
+pub(crate) struct ibv_send_wr_1_0_ud {
+    pub(crate) ah: *mut ibv_ah_1_0,
+    pub(crate) remote_qpn: u32,
+    pub(crate) remote_qkey: u32,
 }
 
 /// The 1.0 `wr` union: the same 32 bytes as today's, with a 1.0 AH pointer.
 #[repr(C)]
 #[derive(Clone, Copy)]
-pub union ibv_send_wr_1_0_wr {
-    pub raw: [u64; 4],
-    pub ud: ibv_send_wr_1_0_ud,
+pub(crate) union ibv_send_wr_1_0_wr {
+    pub(crate) raw: [u64; 4],
+    pub(crate) ud: ibv_send_wr_1_0_ud,
 }
 
 /// struct ibv_send_wr_1_0
 #[repr(C)]
-pub struct ibv_send_wr_1_0 {
-    pub next: *mut ibv_send_wr_1_0,
-    pub wr_id: u64,
-    pub sg_list: *mut ibv_sge,
-    pub num_sge: c_int,
-    pub opcode: ibv_wr_opcode,
-    pub send_flags: c_int,
-    pub imm_data: u32,
-    pub wr: ibv_send_wr_1_0_wr,
+pub(crate) struct ibv_send_wr_1_0 {
+    pub(crate) next: *mut ibv_send_wr_1_0,
+    pub(crate) wr_id: u64,
+    pub(crate) sg_list: *mut ibv_sge,
+    pub(crate) num_sge: c_int,
+    pub(crate) opcode: ibv_wr_opcode,
+    pub(crate) send_flags: c_int,
+    pub(crate) imm_data: u32,
+    pub(crate) wr: ibv_send_wr_1_0_wr,
 }
 
 type Fp = Option<unsafe extern "C" fn()>;
 
 /// struct ibv_context_ops_1_0: only the five data-path entries are ever set.
 #[repr(C)]
-pub struct ibv_context_ops_1_0 {
-    pub query_device: Fp,
-    pub query_port: Fp,
-    pub alloc_pd: Fp,
-    pub dealloc_pd: Fp,
-    pub reg_mr: Fp,
-    pub dereg_mr: Fp,
-    pub create_cq: Fp,
-    pub poll_cq: Option<unsafe extern "C" fn(*mut ibv_cq_1_0, c_int, *mut ibv_wc) -> c_int>,
-    pub req_notify_cq: Option<unsafe extern "C" fn(*mut ibv_cq_1_0, c_int) -> c_int>,
-    pub cq_event: Fp,
-    pub resize_cq: Fp,
-    pub destroy_cq: Fp,
-    pub create_srq: Fp,
-    pub modify_srq: Fp,
-    pub query_srq: Fp,
-    pub destroy_srq: Fp,
-    pub post_srq_recv:
+pub(crate) struct ibv_context_ops_1_0 {
+    pub(crate) query_device: Fp,
+    pub(crate) query_port: Fp,
+    pub(crate) alloc_pd: Fp,
+    pub(crate) dealloc_pd: Fp,
+    pub(crate) reg_mr: Fp,
+    pub(crate) dereg_mr: Fp,
+    pub(crate) create_cq: Fp,
+    pub(crate) poll_cq: Option<unsafe extern "C" fn(*mut ibv_cq_1_0, c_int, *mut ibv_wc) -> c_int>,
+    pub(crate) req_notify_cq: Option<unsafe extern "C" fn(*mut ibv_cq_1_0, c_int) -> c_int>,
+    pub(crate) cq_event: Fp,
+    pub(crate) resize_cq: Fp,
+    pub(crate) destroy_cq: Fp,
+    pub(crate) create_srq: Fp,
+    pub(crate) modify_srq: Fp,
+    pub(crate) query_srq: Fp,
+    pub(crate) destroy_srq: Fp,
+    pub(crate) post_srq_recv:
         Option<unsafe extern "C" fn(*mut ibv_srq_1_0, *mut ibv_recv_wr_1_0, *mut *mut ibv_recv_wr_1_0) -> c_int>,
-    pub create_qp: Fp,
-    pub query_qp: Fp,
-    pub modify_qp: Fp,
-    pub destroy_qp: Fp,
-    pub post_send:
+    pub(crate) create_qp: Fp,
+    pub(crate) query_qp: Fp,
+    pub(crate) modify_qp: Fp,
+    pub(crate) destroy_qp: Fp,
+    pub(crate) post_send:
         Option<unsafe extern "C" fn(*mut ibv_qp_1_0, *mut ibv_send_wr_1_0, *mut *mut ibv_send_wr_1_0) -> c_int>,
-    pub post_recv:
+    pub(crate) post_recv:
         Option<unsafe extern "C" fn(*mut ibv_qp_1_0, *mut ibv_recv_wr_1_0, *mut *mut ibv_recv_wr_1_0) -> c_int>,
-    pub create_ah: Fp,
-    pub destroy_ah: Fp,
-    pub attach_mcast: Fp,
-    pub detach_mcast: Fp,
+    pub(crate) create_ah: Fp,
+    pub(crate) destroy_ah: Fp,
+    pub(crate) attach_mcast: Fp,
+    pub(crate) detach_mcast: Fp,
 }
 
 /// struct ibv_context_1_0
 #[repr(C)]
-pub struct ibv_context_1_0 {
-    pub device: *mut ibv_device_1_0,
-    pub ops: ibv_context_ops_1_0,
-    pub cmd_fd: c_int,
-    pub async_fd: c_int,
-    pub num_comp_vectors: c_int,
-    pub real_context: *mut ibv_context,
+pub(crate) struct ibv_context_1_0 {
+    pub(crate) device: *mut ibv_device_1_0,
+    pub(crate) ops: ibv_context_ops_1_0,
+    pub(crate) cmd_fd: c_int,
+    pub(crate) async_fd: c_int,
+    pub(crate) num_comp_vectors: c_int,
+    pub(crate) real_context: *mut ibv_context,
 }
 
 // Layout facts of rdma-core's compat-1_0.c on x86_64 (LP64).
@@ -1147,7 +1147,8 @@ mod tests {
     use super::*;
     use crate::abi::driver::verbs_mr;
     use rdma_util::ffi::{errno, set_errno};
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use rdma_util::mem::zeroed_unchecked;
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
     #[derive(Default)]
@@ -1167,8 +1168,8 @@ mod tests {
         static S: RefCell<Script> = RefCell::new(Script::default());
     }
 
-    fn made<T>(b: Box<T>) -> *mut T {
-        let p = Box::into_raw(b);
+    fn made<T>(v: T) -> *mut T {
+        let p = Box::into_raw(Box::new(v));
         S.with(|s| s.borrow_mut().made.push(p as usize));
         p
     }
@@ -1180,19 +1181,16 @@ mod tests {
         0
     }
 
-    fn zeroed<T>() -> Box<T> {
-        // SAFETY: all the C structures used here are valid all-zero.
-        unsafe { Box::<T>::new_zeroed().assume_init() }
-    }
-
     unsafe extern "C" fn f_alloc_pd(_c: *mut ibv_context) -> *mut ibv_pd {
-        made(zeroed::<ibv_pd>())
+        // SAFETY: all-zero is a valid ibv_pd (a pointer and an integer).
+        made(unsafe { zeroed_unchecked::<ibv_pd>() })
     }
     unsafe extern "C" fn f_dealloc_pd(pd: *mut ibv_pd) -> c_int {
         freed(pd)
     }
     unsafe extern "C" fn f_reg_mr(_pd: *mut ibv_pd, _a: *mut c_void, _l: usize, _i: u64, _acc: c_int) -> *mut ibv_mr {
-        let mut m = zeroed::<verbs_mr>();
+        // SAFETY: all-zero is a valid verbs_mr (pointers and integers).
+        let mut m: verbs_mr = unsafe { zeroed_unchecked() };
         m.ibv_mr.lkey = 0x1111;
         m.ibv_mr.rkey = 0x2222;
         made(m).cast()
@@ -1201,7 +1199,9 @@ mod tests {
         freed(m)
     }
     unsafe extern "C" fn f_create_cq(_c: *mut ibv_context, cqe: c_int, _ch: *mut ibv_comp_channel, _v: c_int) -> *mut ibv_cq {
-        let mut cq = zeroed::<ibv_cq>();
+        // SAFETY: all-zero is a valid ibv_cq (pointers, integers and pthread
+        // objects).
+        let mut cq: ibv_cq = unsafe { zeroed_unchecked() };
         cq.cqe = cqe;
         made(cq)
     }
@@ -1209,7 +1209,9 @@ mod tests {
         freed(cq)
     }
     unsafe extern "C" fn f_create_srq(pd: *mut ibv_pd, _a: *mut ibv_srq_init_attr) -> *mut ibv_srq {
-        let mut srq = zeroed::<ibv_srq>();
+        // SAFETY: all-zero is a valid ibv_srq (pointers, integers and pthread
+        // objects).
+        let mut srq: ibv_srq = unsafe { zeroed_unchecked() };
         // Set by the provider (through ibv_cmd_create_srq) upstream.
         // SAFETY: the library's live PD.
         srq.context = unsafe { (*pd).context };
@@ -1227,7 +1229,9 @@ mod tests {
         });
         // The provider grants more than asked.
         a.cap.max_send_wr += 1;
-        let mut qp = zeroed::<ibv_qp>();
+        // SAFETY: all-zero is a valid ibv_qp (pointers, integers and pthread
+        // objects).
+        let mut qp: ibv_qp = unsafe { zeroed_unchecked() };
         qp.qp_num = 0x77;
         // Set by the provider (through ibv_cmd_create_qp) upstream.
         // SAFETY: the library's live PD.
@@ -1239,7 +1243,8 @@ mod tests {
         freed(qp)
     }
     unsafe extern "C" fn f_create_ah(_pd: *mut ibv_pd, _a: *mut ibv_ah_attr) -> *mut ibv_ah {
-        made(zeroed::<ibv_ah>())
+        // SAFETY: all-zero is a valid ibv_ah (two pointers and an integer).
+        made(unsafe { zeroed_unchecked::<ibv_ah>() })
     }
     unsafe extern "C" fn f_destroy_ah(ah: *mut ibv_ah) -> c_int {
         freed(ah)
@@ -1288,7 +1293,9 @@ mod tests {
         ops.destroy_ah = Some(f_destroy_ah);
         ops.post_send = Some(f_post_send);
         fake.set_ops(&ops);
-        let mut ctx10 = zeroed::<ibv_context_1_0>();
+        // SAFETY: all-zero is a valid ibv_context_1_0 (pointers, integers
+        // and an ops table of None entries).
+        let mut ctx10: Box<ibv_context_1_0> = Box::new(unsafe { zeroed_unchecked() });
         ctx10.real_context = fake.ctx();
         ctx10.ops.post_send = Some(post_send_1_0);
         Env { fake, ctx10 }
@@ -1417,9 +1424,11 @@ mod tests {
         let mut cq: ibv_cq = unsafe { std::mem::zeroed() };
         let mut qp: ibv_qp = unsafe { std::mem::zeroed() };
         let mut srq: ibv_srq = unsafe { std::mem::zeroed() };
-        let mut cq10: Box<ibv_cq_1_0> = zeroed();
-        let mut qp10: Box<ibv_qp_1_0> = zeroed();
-        let mut srq10: Box<ibv_srq_1_0> = zeroed();
+        // SAFETY: the 1.0 wrappers are valid all-zero too (pointers,
+        // integers and pthread objects).
+        let mut cq10: Box<ibv_cq_1_0> = Box::new(unsafe { zeroed_unchecked() });
+        let mut qp10: Box<ibv_qp_1_0> = Box::new(unsafe { zeroed_unchecked() });
+        let mut srq10: Box<ibv_srq_1_0> = Box::new(unsafe { zeroed_unchecked() });
         cq10.real_cq = &mut cq;
         qp10.real_qp = &mut qp;
         srq10.real_srq = &mut srq;

@@ -9,78 +9,14 @@
 //! from then on.
 
 use std::ffi::{c_int, c_void};
-use std::mem::offset_of;
 use std::ptr;
 
 use crate::abi::driver::*;
 use crate::abi::verbs::*;
+use crate::ctx_priv::{ops_of, priv_mut, ContextPriv};
 use crate::device::{device_hold, device_put, sysfs_of};
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export, export_versioned, symver};
-
-/// Our per-context private data (upstream's struct verbs_ex_private), reached
-/// through verbs_context.priv. The command channel reads its state through
-/// the same pointer, so that state must come first.
-#[repr(C)]
-pub struct ContextPriv {
-    /// Driver id, whether write() commands travel over the ioctl path, whether
-    /// the context was imported, and which ioctl methods the kernel lacks.
-    pub cmd: crate::cmd::CmdCtxState,
-    /// The complete ops table: the provider's ops over the dummy ones.
-    pub ops: verbs_context_ops,
-}
-const _: () = assert!(offset_of!(ContextPriv, cmd) == 0);
-
-/// The verbs_context that contains a public ibv_context.
-///
-/// Pure address arithmetic: nothing is read, and `wrapping_sub` has no
-/// in-bounds precondition, so this is safe for any pointer. The result is a
-/// valid verbs_context only when `ctx` is the `context` member of one, as every
-/// context we hand out is (abi_compat == __VERBS_ABI_IS_EXTENDED); callers
-/// that dereference it rely on that.
-pub fn verbs_ctx(ctx: *mut ibv_context) -> *mut verbs_context {
-    ctx.cast::<u8>().wrapping_sub(offset_of!(verbs_context, context)).cast::<verbs_context>()
-}
-
-/// Our private data of a context, shared: what every verb reads.
-///
-/// # Safety
-/// `ctx` is a live context set up by this library's [`init_context`] (opened
-/// with ibv_open_device, imported, or allocated by a provider through
-/// _verbs_init_and_alloc_context) and not yet passed to verbs_uninit_context.
-/// The returned reference must not outlive the context, and no `&mut` to the
-/// same ContextPriv (from [`priv_mut`], or verbs_set_ops writing the ops) may
-/// be live at the same time. Both are used only while a context is being
-/// created, so once the application has the context, liveness is all a caller
-/// has to show.
-pub unsafe fn priv_of<'a>(ctx: *mut ibv_context) -> &'a ContextPriv {
-    // SAFETY: by the contract, ctx is the context member of a verbs_context
-    // whose priv init_context set to a live ContextPriv, freed only by
-    // verbs_uninit_context, and nobody holds a &mut to it.
-    unsafe { &*(*verbs_ctx(ctx)).priv_.cast::<ContextPriv>() }
-}
-
-/// Our private data of a context, exclusive: only for setting it up.
-///
-/// # Safety
-/// As [`priv_of`], and moreover no other reference to the same ContextPriv
-/// (from [`priv_of`], [`ops_of`] or `cmd::cmd_state`) is live while the
-/// returned one is: in practice, the caller is creating the context and has not
-/// handed it out yet.
-pub unsafe fn priv_mut<'a>(ctx: *mut ibv_context) -> &'a mut ContextPriv {
-    // SAFETY: as in priv_of; exclusivity is the caller's contract.
-    unsafe { &mut *(*verbs_ctx(ctx)).priv_.cast::<ContextPriv>() }
-}
-
-/// The full ops table of a context (never NULL entries).
-///
-/// # Safety
-/// The contract of [`priv_of`]: `ctx` is a live context of this library, the
-/// reference does not outlive it, and no `&mut` to its ContextPriv is live.
-pub unsafe fn ops_of<'a>(ctx: *mut ibv_context) -> &'a verbs_context_ops {
-    // SAFETY: forwarded caller contract.
-    unsafe { &priv_of(ctx).ops }
-}
 
 /// Upstream's verbs_init_context: hold the device, set up the public fields,
 /// allocate the private data with the dummy ops, and probe whether write()
@@ -89,7 +25,7 @@ pub unsafe fn ops_of<'a>(ctx: *mut ibv_context) -> &'a verbs_context_ops {
 ///
 /// # Safety
 /// `vctx` points to zeroed memory large enough for a verbs_context.
-pub unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_device, cmd_fd: c_int, driver_id: u32) -> c_int {
+pub(crate) unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_device, cmd_fd: c_int, driver_id: u32) -> c_int {
     device_hold(device);
     // SAFETY: the caller provides the context memory.
     let c = unsafe { &mut *vctx };
@@ -263,7 +199,7 @@ export! {
 /// # Safety
 /// `cq` points to a writable CQ; `context` is a live context of this library
 /// (its mutex initialised); `channel` is NULL or a live channel.
-pub unsafe fn init_cq(cq: *mut ibv_cq, context: *mut ibv_context, channel: *mut ibv_comp_channel, cq_context: *mut c_void) {
+pub(crate) unsafe fn init_cq(cq: *mut ibv_cq, context: *mut ibv_context, channel: *mut ibv_comp_channel, cq_context: *mut c_void) {
     // SAFETY: a writable CQ and a live context (the caller's contract).
     let q = unsafe { &mut *cq };
     q.context = context;
@@ -329,7 +265,7 @@ pub(crate) fn set_lib_ops(v: &mut verbs_context) {
 /// `device` is a live device from this library's device list (a
 /// `verbs_device` carrying its provider's ops table); `private_data` is
 /// whatever that provider's alloc_context accepts.
-pub unsafe fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut ibv_context {
+pub(crate) unsafe fn open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut ibv_context {
     use std::os::fd::IntoRawFd;
     let vdev = device.cast::<verbs_device>();
     // SAFETY: the caller's live device from this library's device list.
@@ -380,7 +316,7 @@ pub unsafe fn open_device(device: *mut ibv_device, private_data: *mut c_void) ->
 /// # Safety
 /// `ctx` is a live context opened by this library; it is freed here and must
 /// not be used afterwards.
-pub unsafe fn close_device(ctx: *mut ibv_context) -> c_int {
+pub(crate) unsafe fn close_device(ctx: *mut ibv_context) -> c_int {
     // SAFETY: the caller's live context of this library; the op is copied out
     // before free_context frees it.
     if let Some(f) = unsafe { ops_of(ctx) }.free_context {
@@ -447,7 +383,7 @@ fn is_qp_event(t: ibv_event_type) -> bool {
 ///
 /// # Safety
 /// `context` is a live context of this library; `event` is writable.
-pub unsafe fn get_async_event(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int {
+pub(crate) unsafe fn get_async_event(context: *mut ibv_context, event: *mut ibv_async_event) -> c_int {
     let mut ev = crate::abi::kern::ib_uverbs_async_event_desc::default();
     let sz = std::mem::size_of_val(&ev);
     // SAFETY: reading one event descriptor into a local of that size.
@@ -493,7 +429,7 @@ unsafe fn ack_one(mutex: *mut libc::pthread_mutex_t, cond: *mut libc::pthread_co
 /// # Safety
 /// `event` is an event filled in by ibv_get_async_event whose element (the
 /// object its type names) is still live.
-pub unsafe fn ack_async_event(event: *mut ibv_async_event) {
+pub(crate) unsafe fn ack_async_event(event: *mut ibv_async_event) {
     // SAFETY: the caller passes an event from ibv_get_async_event.
     let e = unsafe { &mut *event };
     // SAFETY: the element named by the event type is a live object.
@@ -552,7 +488,9 @@ symver!(default ibv_ack_async_event, "IBVERBS_1.1", ibv_ack_async_event_v11);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::ctx_priv::verbs_ctx;
+    use crate::testkit::ctx::{no_ops, FakeCtx};
+    use std::mem::offset_of;
 
     #[test]
     fn init_cq_takes_a_channel_reference() {

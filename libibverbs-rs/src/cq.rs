@@ -15,7 +15,8 @@ use std::ffi::{c_int, c_void};
 use std::ptr;
 
 use crate::abi::verbs::*;
-use crate::context::{init_cq, ops_of};
+use crate::context::init_cq;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export_versioned, symver};
 
@@ -25,7 +26,7 @@ use rdma_util::{ensure, export_versioned, symver};
 /// # Safety
 /// `context` is a live context of this library; `channel` is NULL or a live
 /// channel.
-pub unsafe fn create_cq(context: *mut ibv_context, cqe: c_int, cq_context: *mut c_void,
+pub(crate) unsafe fn create_cq(context: *mut ibv_context, cqe: c_int, cq_context: *mut c_void,
                  channel: *mut ibv_comp_channel, comp_vector: c_int) -> *mut ibv_cq {
     // SAFETY: the caller's live context of this library.
     let Some(f) = unsafe { ops_of(context) }.create_cq else {
@@ -47,7 +48,7 @@ pub unsafe fn create_cq(context: *mut ibv_context, cqe: c_int, cq_context: *mut 
 /// # Safety
 /// `cq` is a live CQ whose context is set; its channel, if any, is live and
 /// has its context set.
-pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
+pub(crate) unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
     // Read before the provider frees the CQ.
     // SAFETY: the caller's live CQ.
     let (context, channel) = unsafe { ((*cq).context, (*cq).channel) };
@@ -87,7 +88,7 @@ symver!(default ibv_create_cq, "IBVERBS_1.1", ibv_create_cq_v11);
 ///
 /// # Safety
 /// `cq` is a live CQ whose context is set.
-pub unsafe fn resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
+pub(crate) unsafe fn resize_cq(cq: *mut ibv_cq, cqe: c_int) -> c_int {
     // SAFETY: the caller's live CQ.
     let context = unsafe { (*cq).context };
     // SAFETY: the context of the caller's live CQ is a live context of this library.
@@ -129,7 +130,7 @@ symver!(default ibv_destroy_cq, "IBVERBS_1.1", ibv_destroy_cq_v11);
 mod tests {
     use super::*;
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
     #[derive(Default)]
@@ -358,7 +359,7 @@ mod tests {
     /// (in ibv_cmd_destroy_cq).
     #[test]
     fn destroy_waits_for_acks_from_another_thread() {
-        use crate::cmd::testkit::{with_kernel, FakeKernel};
+        use crate::testkit::kernel::{with_kernel, FakeKernel};
         use std::sync::atomic::{AtomicU32, Ordering};
         use std::sync::Arc;
         S.with(|s| *s.borrow_mut() = Script::default());

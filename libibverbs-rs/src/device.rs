@@ -20,11 +20,11 @@ use parking_lot::Mutex;
 use crate::abi::driver::*;
 use crate::abi::verbs::*;
 use crate::loader;
+use crate::log::PFX;
 use crate::sysfs::{read_file, read_file_at, sysfs_root};
 use crate::util::{cstr_field, set_cstr_field, strtoul, warn};
 use rdma_util::{ensure, export, export_versioned};
 
-pub const PFX: &str = "libibverbs: ";
 const RDMA_CDEV_DIR: &str = "/dev/infiniband";
 /// The uverbs ABI versions this library speaks (IB_USER_VERBS_MIN/MAX_ABI_VERSION).
 const UVERBS_MIN_ABI: i64 = 3;
@@ -33,7 +33,7 @@ const UVERBS_MAX_ABI: i64 = 6;
 const RDMA_DRIVER_UNKNOWN: u32 = 0;
 
 /// An owned verbs_sysfs_dev, allocated by us and lent to providers.
-pub struct SysfsDev(Box<verbs_sysfs_dev>);
+pub(crate) struct SysfsDev(Box<verbs_sysfs_dev>);
 
 impl SysfsDev {
     fn new() -> Self {
@@ -53,7 +53,7 @@ impl SysfsDev {
 }
 
 /// Kernel RDMA_NODE_* to ibv_node_type (they share numbers; others are unknown).
-pub fn decode_knode_type(k: u32) -> ibv_node_type {
+pub(crate) fn decode_knode_type(k: u32) -> ibv_node_type {
     match k {
         1..=7 => k as ibv_node_type,
         _ => IBV_NODE_UNKNOWN,
@@ -269,11 +269,11 @@ fn refcount<'a>(dev: *mut verbs_device) -> &'a AtomicI32 {
     unsafe { AtomicI32::from_ptr(ptr::addr_of_mut!((*dev).refcount).cast::<i32>()) }
 }
 
-pub fn device_hold(dev: *mut ibv_device) {
+pub(crate) fn device_hold(dev: *mut ibv_device) {
     refcount(dev.cast::<verbs_device>()).fetch_add(1, Ordering::AcqRel);
 }
 
-pub fn device_put(dev: *mut ibv_device) {
+pub(crate) fn device_put(dev: *mut ibv_device) {
     let vdev = dev.cast::<verbs_device>();
     if refcount(vdev).fetch_sub(1, Ordering::AcqRel) == 1 {
         // SAFETY: last reference: nobody else uses the device any more.
@@ -357,40 +357,11 @@ fn try_all_drivers(sysfs_list: &mut Vec<SysfsDev>, list: &mut DevList) -> usize 
     added
 }
 
-/// Fills the public ibv_device fields of a freshly claimed device.
-///
-/// # Safety
-/// `vdev` points to a writable `verbs_device` that no one else uses yet (the
-/// provider's alloc_device just returned it).
-pub unsafe fn init_device_fields(vdev: *mut verbs_device, s: &verbs_sysfs_dev) -> bool {
-    // SAFETY: vdev was just returned by the provider's alloc_device.
-    let dev = unsafe { &mut (*vdev).device };
-    dev.node_type = s.node_type;
-    dev.transport_type = match s.node_type {
-        IBV_NODE_CA | IBV_NODE_SWITCH | IBV_NODE_ROUTER => IBV_TRANSPORT_IB,
-        IBV_NODE_RNIC => IBV_TRANSPORT_IWARP,
-        IBV_NODE_USNIC => IBV_TRANSPORT_USNIC,
-        IBV_NODE_USNIC_UDP => IBV_TRANSPORT_USNIC_UDP,
-        IBV_NODE_UNSPECIFIED => IBV_TRANSPORT_UNSPECIFIED,
-        _ => IBV_TRANSPORT_UNKNOWN,
-    };
-    set_cstr_field(&mut dev.dev_name, cstr_field(&s.sysfs_name));
-    let mut p = sysfs_root().to_vec();
-    p.extend_from_slice(b"/class/infiniband_verbs/");
-    p.extend_from_slice(cstr_field(&s.sysfs_name));
-    if !set_cstr_field(&mut dev.dev_path, &p) {
-        return false;
-    }
-    set_cstr_field(&mut dev.name, cstr_field(&s.ibdev_name));
-    set_cstr_field(&mut dev.ibdev_path, cstr_field(&s.ibdev_path));
-    true
-}
-
 /// The body of ibv_get_device_list: NULL with errno on failure.
 ///
 /// # Safety
 /// `num` is NULL or points to a writable `c_int`.
-pub unsafe fn get_device_list(num: *mut c_int) -> *mut *mut ibv_device {
+pub(crate) unsafe fn get_device_list(num: *mut c_int) -> *mut *mut ibv_device {
     if !num.is_null() {
         // SAFETY: caller's out-parameter.
         unsafe { *num = 0 };
@@ -434,7 +405,7 @@ pub unsafe fn get_device_list(num: *mut c_int) -> *mut *mut ibv_device {
 ///
 /// # Safety
 /// `list` came from get_device_list and is freed once.
-pub unsafe fn free_device_list(list: *mut *mut ibv_device) {
+pub(crate) unsafe fn free_device_list(list: *mut *mut ibv_device) {
     let mut i = 0;
     loop {
         // SAFETY: the list is NULL-terminated.
@@ -456,7 +427,7 @@ pub unsafe fn free_device_list(list: *mut *mut ibv_device) {
 /// of a verbs_device: any device this library hands out (from
 /// ibv_get_device_list, or as a context's `device`) while the application
 /// still holds it (its list not yet freed, or the context open).
-pub unsafe fn sysfs_of(dev: *mut ibv_device) -> *mut verbs_sysfs_dev {
+pub(crate) unsafe fn sysfs_of(dev: *mut ibv_device) -> *mut verbs_sysfs_dev {
     // SAFETY: by the contract, dev is the head of a live verbs_device.
     unsafe { (*dev.cast::<verbs_device>()).sysfs }
 }

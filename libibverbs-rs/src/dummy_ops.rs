@@ -141,7 +141,7 @@ unsafe extern "C" fn rereg_mr(
 /// The complete dummy table (every field set: contexts start from it). A
 /// static, so that a new context copies it rather than running ~100
 /// stores built for the occasion (first-executed code on the device open).
-pub static DUMMY_OPS: verbs_context_ops = verbs_context_ops {
+pub(crate) static DUMMY_OPS: verbs_context_ops = verbs_context_ops {
     advise_mr: Some(advise_mr),
     alloc_dm: Some(alloc_dm),
     alloc_mw: Some(alloc_mw),
@@ -219,8 +219,3 @@ pub static DUMMY_OPS: verbs_context_ops = verbs_context_ops {
     unimport_mr: Some(unimport_mr),
     unimport_pd: Some(unimport_pd),
 };
-
-/// A copy of [`DUMMY_OPS`].
-pub fn dummy_ops() -> verbs_context_ops {
-    DUMMY_OPS
-}

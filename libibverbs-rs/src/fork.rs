@@ -78,9 +78,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::abi::verbs::{ibv_fork_status, IBV_FORK_DISABLED, IBV_FORK_ENABLED, IBV_FORK_UNNEEDED};
 use rdma_util::ffi::{errno, set_errno};
 
-pub mod lock;
-pub mod pages;
-pub mod pagesize;
+pub(crate) mod lock;
+pub(crate) mod pages;
+pub(crate) mod pagesize;
 #[cfg(test)]
 pub(crate) mod tests;
 
@@ -106,7 +106,7 @@ static INIT_LOCK: Mutex<()> = parking_lot::const_mutex(());
 /// ibv_fork_init(): 0, or an errno value (EINVAL when dontfork/dofork ran
 /// first, ENOSYS when madvise does not work, ENOMEM). Also called from
 /// library init for RDMAV_FORK_SAFE / IBV_FORK_SAFE.
-pub fn fork_init() -> c_int {
+pub(crate) fn fork_init() -> c_int {
     let _serial = INIT_LOCK.lock();
     if std::env::var_os("RDMAV_HUGEPAGES_SAFE").is_some() {
         HUGE_PAGES.store(true, Ordering::Relaxed);
@@ -157,7 +157,7 @@ fn probe_madvise(ps: usize) -> Result<(), c_int> {
 }
 
 /// ibv_is_fork_initialized().
-pub fn fork_status() -> ibv_fork_status {
+pub(crate) fn fork_status() -> ibv_fork_status {
     status_given(rdma_util::netlink::get_copy_on_fork())
 }
 
@@ -174,13 +174,13 @@ fn status_given(copy_on_fork: bool) -> ibv_fork_status {
 /// ibv_dontfork_range(): 0, or -1 with errno set (MADV_DONTFORK failed; the
 /// call then changed nothing). A no-op returning 0 before ibv_fork_init().
 /// `base` is only used as an address, never dereferenced.
-pub fn dontfork_range(base: *mut c_void, size: usize) -> c_int {
+pub(crate) fn dontfork_range(base: *mut c_void, size: usize) -> c_int {
     range_op(base, size, Advice::DontFork)
 }
 
 /// ibv_dofork_range(): 0 (MADV_DOFORK failures are absorbed as upstream
 /// absorbs them). A no-op returning 0 before ibv_fork_init().
-pub fn dofork_range(base: *mut c_void, size: usize) -> c_int {
+pub(crate) fn dofork_range(base: *mut c_void, size: usize) -> c_int {
     range_op(base, size, Advice::DoFork)
 }
 

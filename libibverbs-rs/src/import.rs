@@ -14,7 +14,8 @@ use std::ptr;
 
 use crate::abi::driver::*;
 use crate::abi::verbs::*;
-use crate::context::{close_device, ops_of, priv_mut, set_lib_ops};
+use crate::context::{close_device, set_lib_ops};
+use crate::ctx_priv::{ops_of, priv_mut};
 use crate::device::{free_device_list, get_device_list, sysfs_of};
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export};
@@ -22,7 +23,7 @@ use rdma_util::{ensure, export};
 /// The body of ibv_import_device: NULL with errno set on failure. On any
 /// failure after the provider took the fd, the fd is closed with the
 /// context, as upstream does.
-pub fn import_device(cmd_fd: c_int) -> *mut ibv_context {
+pub(crate) fn import_device(cmd_fd: c_int) -> *mut ibv_context {
     // SAFETY: all-zero is a valid struct stat; fstat only writes it.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: fstat on a caller's fd number into a local buffer.
@@ -71,7 +72,7 @@ pub fn import_device(cmd_fd: c_int) -> *mut ibv_context {
 ///
 /// # Safety
 /// `vdev` is a live device with its provider's ops table.
-pub unsafe fn import_on(vdev: *mut verbs_device, cmd_fd: c_int) -> *mut ibv_context {
+pub(crate) unsafe fn import_on(vdev: *mut verbs_device, cmd_fd: c_int) -> *mut ibv_context {
     // SAFETY: devices we hand out carry their provider's ops table.
     let Some(import) = (unsafe { (*(*vdev).ops).import_context }) else {
         set_errno(libc::EOPNOTSUPP);
@@ -207,10 +208,11 @@ export! {
 mod tests {
     use super::*;
     use crate::abi::kern::{UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, UVERBS_OBJECT_ASYNC_EVENT};
-    use crate::cmd::testkit::{with_kernel, FakeKernel};
-    use crate::context::{verbs_ctx, verbs_set_ops, verbs_uninit_context, _verbs_init_and_alloc_context};
+    use crate::testkit::kernel::{with_kernel, FakeKernel};
+    use crate::context::{verbs_set_ops, verbs_uninit_context, _verbs_init_and_alloc_context};
+    use crate::ctx_priv::verbs_ctx;
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
     use std::ffi::c_void;
     use std::sync::atomic::Ordering;
@@ -345,7 +347,7 @@ mod tests {
         let c = unsafe { &*ctx };
         assert_eq!((c.cmd_fd, c.async_fd, c.device), (cmd_fd, async_fd, devp.cast::<ibv_device>()));
         // SAFETY: the context just imported, not borrowed mutably anywhere.
-        assert!(unsafe { crate::context::priv_of(ctx) }.cmd.imported);
+        assert!(unsafe { crate::ctx_priv::priv_of(ctx) }.cmd.imported);
         // The library's own entry points are in place, as for an opened one.
         // SAFETY: the containing verbs context.
         let v = unsafe { &*verbs_ctx(ctx) };

@@ -4,7 +4,7 @@
 
 use std::ffi::c_int;
 
-use crate::device::PFX;
+use crate::log::PFX;
 use crate::util::{check_env, warn};
 
 fn check_memlock_limit() {
@@ -28,7 +28,7 @@ fn check_memlock_limit() {
 }
 
 /// Upstream's ibverbs_init(). Returns an errno on failure.
-pub fn library_init() -> Result<(), c_int> {
+pub(crate) fn library_init() -> Result<(), c_int> {
     if (check_env("RDMAV_FORK_SAFE") || check_env("IBV_FORK_SAFE")) && crate::fork::fork_init() != 0 {
         warn(&format!("{PFX}Warning: fork()-safety requested but init failed\n"));
     }

@@ -8,31 +8,38 @@
 //!   loader, contexts, queries, the kernel command channel (`cmd`), logging,
 //!   init, and the IBVERBS_1.0 compatibility layer.
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
+// Nothing here is a Rust API: no other crate links this one (its own tests
+// only see the cdylib). Items are pub(crate); the C entry points are reached
+// by symbol name (#[no_mangle], libibverbs.map), whatever their visibility.
+#![warn(unreachable_pub)]
 
 /// Name used in our own diagnostics (see `rdma_util::ffi::guard`).
-pub const LIB_NAME: &str = "libibverbs";
+pub(crate) const LIB_NAME: &str = "libibverbs";
 
-pub mod abi;
-pub mod ah;
-pub mod channel;
-pub mod cmd;
-pub mod compat_1_0;
-pub mod context;
-pub mod cq;
-pub mod device;
-pub mod dummy_ops;
-pub mod fork;
-pub mod import;
-pub mod init;
-pub mod loader;
-pub mod log;
-pub mod mcast;
-pub mod mr;
-pub mod neigh;
-pub mod pd;
-pub mod qp;
-pub mod query;
-pub mod srq;
-pub mod strings;
-pub mod sysfs;
-pub mod util;
+mod abi;
+mod ah;
+mod channel;
+mod cmd;
+mod compat_1_0;
+mod context;
+mod cq;
+mod ctx_priv;
+mod device;
+mod dummy_ops;
+mod fork;
+mod import;
+mod init;
+mod loader;
+mod log;
+mod mcast;
+mod mr;
+mod neigh;
+mod pd;
+mod qp;
+mod query;
+mod srq;
+mod strings;
+mod sysfs;
+#[cfg(test)]
+mod testkit;
+mod util;

@@ -10,21 +10,22 @@ use std::sync::atomic::Ordering;
 use parking_lot::Mutex;
 
 use crate::abi::driver::*;
-use crate::device::{init_device_fields, PFX};
-use crate::sysfs::read_file;
-use crate::util::{cstr_field, env_bytes, not_setuid, warn};
+use crate::abi::verbs::*;
+use crate::log::PFX;
+use crate::sysfs::{read_file, sysfs_root};
+use crate::util::{cstr_field, env_bytes, not_setuid, set_cstr_field, warn};
 use rdma_util::{ensure, export};
 
 /// Where Debian installs the providers, and their file name suffix. The
 /// private ABI number in the suffix is the one we implement.
 #[cfg(target_arch = "x86_64")]
-pub const PROVIDER_DIR: &str = "/usr/lib/x86_64-linux-gnu/libibverbs";
+pub(crate) const PROVIDER_DIR: &str = "/usr/lib/x86_64-linux-gnu/libibverbs";
 #[cfg(target_arch = "aarch64")]
-pub const PROVIDER_DIR: &str = "/usr/lib/aarch64-linux-gnu/libibverbs";
+pub(crate) const PROVIDER_DIR: &str = "/usr/lib/aarch64-linux-gnu/libibverbs";
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub const PROVIDER_DIR: &str = "/usr/lib/libibverbs";
-pub const PROVIDER_SUFFIX: &str = "-rdmav34.so";
-pub const CONFIG_DIR: &str = "/etc/libibverbs.d";
+pub(crate) const PROVIDER_DIR: &str = "/usr/lib/libibverbs";
+pub(crate) const PROVIDER_SUFFIX: &str = "-rdmav34.so";
+pub(crate) const CONFIG_DIR: &str = "/etc/libibverbs.d";
 
 struct Registry(Vec<*const verbs_device_ops>);
 // SAFETY: the ops tables are immutable statics inside provider libraries that
@@ -148,7 +149,7 @@ fn load_driver(name: &str) {
 }
 
 /// Loads the providers the first time it is called; returns whether it did.
-pub fn load_drivers_once() -> bool {
+pub(crate) fn load_drivers_once() -> bool {
     let mut loaded = DRIVERS_LOADED.lock();
     if *loaded {
         return false;
@@ -298,6 +299,35 @@ fn match_device(ops: &verbs_device_ops, s: *mut verbs_sysfs_dev) -> bool {
     true
 }
 
+/// Fills the public ibv_device fields of a freshly claimed device.
+///
+/// # Safety
+/// `vdev` points to a writable `verbs_device` that no one else uses yet (the
+/// provider's alloc_device just returned it).
+unsafe fn init_device_fields(vdev: *mut verbs_device, s: &verbs_sysfs_dev) -> bool {
+    // SAFETY: vdev was just returned by the provider's alloc_device.
+    let dev = unsafe { &mut (*vdev).device };
+    dev.node_type = s.node_type;
+    dev.transport_type = match s.node_type {
+        IBV_NODE_CA | IBV_NODE_SWITCH | IBV_NODE_ROUTER => IBV_TRANSPORT_IB,
+        IBV_NODE_RNIC => IBV_TRANSPORT_IWARP,
+        IBV_NODE_USNIC => IBV_TRANSPORT_USNIC,
+        IBV_NODE_USNIC_UDP => IBV_TRANSPORT_USNIC_UDP,
+        IBV_NODE_UNSPECIFIED => IBV_TRANSPORT_UNSPECIFIED,
+        _ => IBV_TRANSPORT_UNKNOWN,
+    };
+    set_cstr_field(&mut dev.dev_name, cstr_field(&s.sysfs_name));
+    let mut p = sysfs_root().to_vec();
+    p.extend_from_slice(b"/class/infiniband_verbs/");
+    p.extend_from_slice(cstr_field(&s.sysfs_name));
+    if !set_cstr_field(&mut dev.dev_path, &p) {
+        return false;
+    }
+    set_cstr_field(&mut dev.name, cstr_field(&s.ibdev_name));
+    set_cstr_field(&mut dev.ibdev_path, cstr_field(&s.ibdev_path));
+    true
+}
+
 fn try_driver(ops_ptr: *const verbs_device_ops, s: *mut verbs_sysfs_dev) -> Option<*mut verbs_device> {
     // SAFETY: registered ops tables live for the whole process.
     let ops = unsafe { &*ops_ptr };
@@ -338,7 +368,7 @@ fn try_driver(ops_ptr: *const verbs_device_ops, s: *mut verbs_sysfs_dev) -> Opti
 ///
 /// # Safety
 /// `s` points to a live sysfs record that outlives the call.
-pub unsafe fn try_drivers(s: *mut verbs_sysfs_dev) -> Option<*mut verbs_device> {
+pub(crate) unsafe fn try_drivers(s: *mut verbs_sysfs_dev) -> Option<*mut verbs_device> {
     let drivers = registered();
     // SAFETY: s is our live record.
     let driver_id = unsafe { (*s).driver_id };

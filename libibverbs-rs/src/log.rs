@@ -1,5 +1,7 @@
 //! Provider logging: VERBS_LOG_LEVEL and VERBS_LOG_FILE, and the Rust half of
-//! `__verbs_log` (the variadic entry point itself is in csrc/variadic.c).
+//! `__verbs_log` (the variadic entry point itself is in csrc/variadic.c); also
+//! the prefix of the library's own warnings, shared by device discovery, the
+//! loader and init.
 //!
 //! As upstream's release builds: the level comes from VERBS_LOG_LEVEL (parsed
 //! like strtol with base 0); logging is only active when VERBS_LOG_FILE names
@@ -12,13 +14,16 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::util::{env_bytes, strtol};
 
-pub const VERBS_LOG_LEVEL_NONE: u32 = 0;
+/// Prefix of the warnings this library prints (upstream's PFX).
+pub(crate) const PFX: &str = "libibverbs: ";
+
+pub(crate) const VERBS_LOG_LEVEL_NONE: u32 = 0;
 
 static LEVEL: AtomicU32 = AtomicU32::new(VERBS_LOG_LEVEL_NONE);
 static FILE: Mutex<Option<File>> = Mutex::new(None);
 
 /// Reads the environment once, from library init.
-pub fn init_from_env() {
+pub(crate) fn init_from_env() {
     let level = env_bytes("VERBS_LOG_LEVEL").map(|v| strtol(&v, 0) as u32).unwrap_or(0);
     LEVEL.store(level, Ordering::Relaxed);
     if level == VERBS_LOG_LEVEL_NONE {
@@ -34,11 +39,11 @@ pub fn init_from_env() {
     }
 }
 
-pub fn enabled(level: u32) -> bool {
+pub(crate) fn enabled(level: u32) -> bool {
     level <= LEVEL.load(Ordering::Relaxed) && LEVEL.load(Ordering::Relaxed) != VERBS_LOG_LEVEL_NONE
 }
 
-pub fn write(msg: &[u8]) {
+pub(crate) fn write(msg: &[u8]) {
     if let Some(f) = FILE.lock().as_mut() {
         let _ = f.write_all(msg);
     }
@@ -46,7 +51,7 @@ pub fn write(msg: &[u8]) {
 
 /// Called by the C shim: is a message at `level` logged?
 #[no_mangle]
-pub extern "C" fn rs_verbs_log_enabled(level: u32) -> libc::c_int {
+pub(crate) extern "C" fn rs_verbs_log_enabled(level: u32) -> libc::c_int {
     rdma_util::ffi::guard(crate::LIB_NAME, "__verbs_log", 0, || enabled(level) as libc::c_int)
 }
 
@@ -55,7 +60,7 @@ pub extern "C" fn rs_verbs_log_enabled(level: u32) -> libc::c_int {
 /// # Safety
 /// `msg` points to `len` readable bytes.
 #[no_mangle]
-pub unsafe extern "C" fn rs_verbs_log_write(msg: *const libc::c_char, len: usize) {
+pub(crate) unsafe extern "C" fn rs_verbs_log_write(msg: *const libc::c_char, len: usize) {
     if msg.is_null() {
         return;
     }

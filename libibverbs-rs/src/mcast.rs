@@ -5,7 +5,7 @@
 use std::ffi::c_int;
 
 use crate::abi::verbs::*;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::{ensure, export_versioned, symver};
 
 fn usable(qp: *mut ibv_qp, gid: *const ibv_gid) -> bool {
@@ -42,7 +42,7 @@ symver!(default ibv_detach_mcast, "IBVERBS_1.1", ibv_detach_mcast_v11);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
     thread_local! {

@@ -12,7 +12,7 @@ use std::ptr;
 use crate::abi::driver::*;
 use crate::abi::kern::IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
 use crate::abi::verbs::*;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export, export_versioned, symver};
 
@@ -26,7 +26,7 @@ use tests::spy::{dofork_range, dontfork_range};
 ///
 /// # Safety
 /// `pd` is a live PD whose context and the context's device are set.
-pub unsafe fn reg_mr(pd: *mut ibv_pd, addr: *mut c_void, length: usize, iova: u64, mut access: c_uint) -> *mut ibv_mr {
+pub(crate) unsafe fn reg_mr(pd: *mut ibv_pd, addr: *mut c_void, length: usize, iova: u64, mut access: c_uint) -> *mut ibv_mr {
     // SAFETY: the caller's live PD.
     let context = unsafe { (*pd).context };
     // SAFETY: a live context's device is the verbs_device its provider
@@ -72,7 +72,7 @@ pub unsafe fn reg_mr(pd: *mut ibv_pd, addr: *mut c_void, length: usize, iova: u6
 /// # Safety
 /// `mr` is a live MR, allocated by its provider as a verbs_mr, whose context
 /// is set.
-pub unsafe fn dereg_mr(mr: *mut ibv_mr) -> c_int {
+pub(crate) unsafe fn dereg_mr(mr: *mut ibv_mr) -> c_int {
     let vmr = mr.cast::<verbs_mr>();
     // Read everything before the provider frees the MR.
     // SAFETY: every MR a provider hands out is the head of a verbs_mr.
@@ -101,7 +101,7 @@ pub unsafe fn dereg_mr(mr: *mut ibv_mr) -> c_int {
 /// # Safety
 /// `mr` is a live MR, allocated by its provider as a verbs_mr, whose context
 /// is set; `pd` is NULL or a live PD.
-pub unsafe fn rereg_mr(mr: *mut ibv_mr, flags: c_int, pd: *mut ibv_pd, addr: *mut c_void, length: usize,
+pub(crate) unsafe fn rereg_mr(mr: *mut ibv_mr, flags: c_int, pd: *mut ibv_pd, addr: *mut c_void, length: usize,
                        access: c_int) -> c_int {
     let vmr = mr.cast::<verbs_mr>();
     let bad_input = || {
@@ -170,7 +170,7 @@ pub unsafe fn rereg_mr(mr: *mut ibv_mr, flags: c_int, pd: *mut ibv_pd, addr: *mu
 ///
 /// # Safety
 /// `pd` is a live PD whose context is set.
-pub unsafe fn reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int,
+pub(crate) unsafe fn reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int,
                             access: c_int) -> *mut ibv_mr {
     // SAFETY: the caller's live PD.
     let context = unsafe { (*pd).context };
@@ -281,7 +281,7 @@ export! {
 pub(crate) mod tests {
     use super::*;
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
     /// Everything the fake provider and the fork hooks saw, in order.
@@ -300,19 +300,19 @@ pub(crate) mod tests {
 
     #[derive(Default)]
     pub(crate) struct Script {
-        pub log: Vec<Ev>,
+        pub(crate) log: Vec<Ev>,
         /// dontfork_range's result (errno set to it when non-zero).
-        pub dontfork_ret: c_int,
+        pub(crate) dontfork_ret: c_int,
         /// reg_mr fails with this errno when set.
-        pub reg_fail: Option<c_int>,
+        pub(crate) reg_fail: Option<c_int>,
         /// The mr_type/access the provider records (as ibv_cmd_reg_mr would).
-        pub mr_type: ibv_mr_type,
-        pub dereg_ret: c_int,
+        pub(crate) mr_type: ibv_mr_type,
+        pub(crate) dereg_ret: c_int,
         /// dofork_range's result (errno set to it when non-zero).
-        pub dofork_ret: c_int,
+        pub(crate) dofork_ret: c_int,
         /// rereg_mr's result, with errno set to `rereg_errno` when non-zero.
-        pub rereg_ret: c_int,
-        pub rereg_errno: c_int,
+        pub(crate) rereg_ret: c_int,
+        pub(crate) rereg_errno: c_int,
     }
 
     thread_local! {
@@ -328,7 +328,7 @@ pub(crate) mod tests {
     pub(crate) mod spy {
         use super::*;
 
-        pub fn dontfork_range(base: *mut c_void, size: usize) -> c_int {
+        pub(crate) fn dontfork_range(base: *mut c_void, size: usize) -> c_int {
             log(Ev::DontFork(base as usize, size));
             let r = S.with(|s| s.borrow().dontfork_ret);
             if r != 0 {
@@ -337,7 +337,7 @@ pub(crate) mod tests {
             r
         }
 
-        pub fn dofork_range(base: *mut c_void, size: usize) -> c_int {
+        pub(crate) fn dofork_range(base: *mut c_void, size: usize) -> c_int {
             log(Ev::DoFork(base as usize, size));
             let r = S.with(|s| s.borrow().dofork_ret);
             if r != 0 {

@@ -54,7 +54,7 @@ use rdma_util::netlink::wire::{NLMSG_DONE, NLMSG_ERROR, NLMSG_NOOP, NLMSG_OVERRU
 use rdma_util::netlink::wire::{NLM_F_ACK, NLM_F_DUMP, NLM_F_DUMP_INTR, NLM_F_MULTI};
 
 /// Upstream's fixed resolution timeout.
-pub const NEIGH_GET_DEFAULT_TIMEOUT_MS: u64 = 3000;
+pub(crate) const NEIGH_GET_DEFAULT_TIMEOUT_MS: u64 = 3000;
 /// Re-sends of the resolution datagram; one more tick than that in total.
 const NUM_OF_RETRIES: u32 = 10;
 const NUM_OF_TRIES: u32 = NUM_OF_RETRIES + 1;
@@ -65,7 +65,7 @@ const SEND_PAYLOAD: &[u8] = b"H\0";
 /// How often sendto() is retried while it fails with EADDRNOTAVAIL.
 const UDP_SOCKET_MAX_SENDTO: u64 = 100_000;
 /// Bytes of an Ethernet address.
-pub const ETHERNET_LL_SIZE: usize = 6;
+pub(crate) const ETHERNET_LL_SIZE: usize = 6;
 
 // <linux/rtnetlink.h> and friends (checked against libc in the tests).
 pub(crate) const RTM_NEWLINK: u16 = 16;
@@ -127,7 +127,7 @@ const NLE_NODEV: c_int = 31;
 
 /// libnl's translation of an errno into its own (positive) error numbers,
 /// which upstream returns (negated) when the netlink socket cannot be set up.
-pub fn nl_syserr2nlerr(errno: c_int) -> c_int {
+pub(crate) fn nl_syserr2nlerr(errno: c_int) -> c_int {
     match errno.abs() {
         libc::EBADF | libc::ENOTSOCK => NLE_BAD_SOCK,
         libc::EADDRINUSE | libc::EEXIST => NLE_EXIST,
@@ -155,14 +155,14 @@ pub fn nl_syserr2nlerr(errno: c_int) -> c_int {
 
 /// True for GIDs that carry an IPv4 address: `::ffff:a.b.c.d` and the
 /// IPv4-encoded multicast form `ff0e::ffff:a.b.c.d`.
-pub fn gid_is_v4mapped(gid: &[u8; 16]) -> bool {
+pub(crate) fn gid_is_v4mapped(gid: &[u8; 16]) -> bool {
     let w = |i: usize| u32::from_be_bytes(gid[4 * i..4 * i + 4].try_into().unwrap());
     (w(0) == 0 && w(1) == 0 && w(2) == 0x0000_ffff)
         || (w(0) == 0xff0e_0000 && (w(1) | (w(2) ^ 0x0000_ffff)) == 0)
 }
 
 /// The IP address a GID stands for.
-pub fn gid_to_ip(gid: &[u8; 16]) -> IpAddr {
+pub(crate) fn gid_to_ip(gid: &[u8; 16]) -> IpAddr {
     if gid_is_v4mapped(gid) {
         IpAddr::V4(Ipv4Addr::new(gid[12], gid[13], gid[14], gid[15]))
     } else {
@@ -174,7 +174,7 @@ pub fn gid_to_ip(gid: &[u8; 16]) -> IpAddr {
 /// (01:00:5e + low 23 bits), IPv6 multicast (33:33 + low 32 bits) and IPv6
 /// link-local fe80::/64 (the EUI-64 interface id with the U/L bit flipped
 /// back, its middle ff:fe dropped).
-pub fn encoded_mac(dst: &IpAddr) -> Option<Vec<u8>> {
+pub(crate) fn encoded_mac(dst: &IpAddr) -> Option<Vec<u8>> {
     match dst {
         IpAddr::V4(a) => {
             let o = a.octets();
@@ -375,10 +375,10 @@ fn parse_route(msg: &NlMsg<'_>) -> Option<Route> {
 /// it writes to `eth_mac` (empty: untouched) and the value it stores in
 /// `*vid` (None: untouched).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct L2Resolution {
-    pub ret: c_int,
-    pub mac: Vec<u8>,
-    pub vid: Option<u16>,
+pub(crate) struct L2Resolution {
+    pub(crate) ret: c_int,
+    pub(crate) mac: Vec<u8>,
+    pub(crate) vid: Option<u16>,
 }
 
 impl L2Resolution {
@@ -741,7 +741,7 @@ fn try_send_to(udp: &UdpSocket, to: &SocketAddr) -> std::io::Result<()> {
 /// Steps 2-8 for a source GID already queried: what
 /// `ibv_resolve_eth_l2_from_gid` returns and writes. `want_vid` says whether
 /// the caller passed a `vid` pointer.
-pub fn resolve_eth_l2(
+pub(crate) fn resolve_eth_l2(
     sgid: &[u8; 16],
     dgid: &[u8; 16],
     want_vid: bool,

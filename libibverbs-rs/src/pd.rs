@@ -7,7 +7,7 @@ use std::ffi::c_int;
 use std::ptr;
 
 use crate::abi::verbs::*;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export_versioned, symver};
 
@@ -16,7 +16,7 @@ use rdma_util::{ensure, export_versioned, symver};
 ///
 /// # Safety
 /// `context` is a live context of this library.
-pub unsafe fn alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
+pub(crate) unsafe fn alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
     // SAFETY: the caller's live context of this library.
     let Some(f) = unsafe { ops_of(context) }.alloc_pd else {
         set_errno(libc::EOPNOTSUPP);
@@ -35,7 +35,7 @@ pub unsafe fn alloc_pd(context: *mut ibv_context) -> *mut ibv_pd {
 ///
 /// # Safety
 /// `pd` is a live PD whose `context` is set.
-pub unsafe fn dealloc_pd(pd: *mut ibv_pd) -> c_int {
+pub(crate) unsafe fn dealloc_pd(pd: *mut ibv_pd) -> c_int {
     // SAFETY: the caller's live PD.
     let context = unsafe { (*pd).context };
     // SAFETY: the context of the caller's live PD is a live context of this library.
@@ -68,77 +68,9 @@ export_versioned! {
 }
 symver!(default ibv_dealloc_pd, "IBVERBS_1.1", ibv_dealloc_pd_v11);
 
-/// A context as a provider would get it from `_verbs_init_and_alloc_context`
-/// (built by `context::init_context` on zeroed memory, command fd -1), for
-/// the verbs object tests of pd, mr, cq and qp.
-#[cfg(test)]
-pub(crate) mod fake {
-    use std::ffi::c_int;
-
-    use crate::abi::driver::*;
-    use crate::abi::verbs::*;
-
-    pub(crate) struct FakeCtx {
-        vctx: Box<verbs_context>,
-        pub dev: Box<verbs_device>,
-    }
-
-    impl FakeCtx {
-        /// A context on a device whose `core_support` is as given.
-        pub fn new(core_support: u64) -> Self {
-            // SAFETY: both C structures are valid all-zero (NULL pointers,
-            // None ops, zero counters).
-            let (mut vctx, mut dev) = unsafe {
-                (Box::<verbs_context>::new_zeroed().assume_init(), Box::<verbs_device>::new_zeroed().assume_init())
-            };
-            // The device list's reference: the context's own is taken and
-            // dropped by init/uninit, so the device is never "released".
-            dev.refcount = 1.into();
-            dev.core_support = core_support;
-            // SAFETY: zeroed verbs_context; fd -1 is owned by nobody (the
-            // kernel probe on it fails with EBADF and uninit skips closing it).
-            let rc = unsafe { crate::context::init_context(&mut *vctx, &mut dev.device, -1, 0) };
-            assert_eq!(rc, 0);
-            assert_eq!(dev.refcount.load(std::sync::atomic::Ordering::Relaxed), 2);
-            FakeCtx { vctx, dev }
-        }
-
-        pub fn ctx(&mut self) -> *mut ibv_context {
-            &mut self.vctx.context
-        }
-
-        /// Installs `ops` as a provider would, with verbs_set_ops.
-        pub fn set_ops(&mut self, ops: &verbs_context_ops) {
-            // SAFETY: our live context and a complete ops table.
-            unsafe { crate::context::verbs_set_ops(&mut *self.vctx, ops) };
-        }
-
-        pub fn refcount(&self) -> c_int {
-            self.dev.refcount.load(std::sync::atomic::Ordering::Relaxed)
-        }
-    }
-
-    impl Drop for FakeCtx {
-        fn drop(&mut self) {
-            // SAFETY: the context built in new(), released once.
-            unsafe { crate::context::verbs_uninit_context(&mut *self.vctx) };
-            // Leave the device as a list entry would: not released.
-            if !std::thread::panicking() {
-                assert_eq!(self.refcount(), 1);
-            }
-        }
-    }
-
-    /// An ops table with every entry unset (the provider implements nothing).
-    pub fn no_ops() -> verbs_context_ops {
-        // SAFETY: all-zero is every op None.
-        unsafe { std::mem::zeroed() }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use super::*;
     use rdma_util::ffi::errno;
     use std::cell::RefCell;
@@ -266,7 +198,7 @@ mod tests {
     #[test]
     fn inline_verb_slots_follow_the_provider() {
         let mut c = FakeCtx::new(0);
-        let v = crate::context::verbs_ctx(c.ctx());
+        let v = crate::ctx_priv::verbs_ctx(c.ctx());
         macro_rules! slots { ($v:expr) => {{
             // SAFETY: our live verbs context.
             let v = unsafe { &*$v };

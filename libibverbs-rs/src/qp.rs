@@ -19,7 +19,7 @@ use std::ptr;
 use crate::abi::driver::*;
 use crate::abi::kern::{ib_uverbs_ah_attr, ib_uverbs_qp_attr};
 use crate::abi::verbs::*;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export, export_versioned, symver};
 
@@ -33,7 +33,7 @@ fn usable(qp: *mut ibv_qp) -> bool {
 ///
 /// # Safety
 /// `pd` is a live PD with its context set; `attr` is the caller's.
-pub unsafe fn create_qp(pd: *mut ibv_pd, attr: *mut ibv_qp_init_attr) -> *mut ibv_qp {
+pub(crate) unsafe fn create_qp(pd: *mut ibv_pd, attr: *mut ibv_qp_init_attr) -> *mut ibv_qp {
     // SAFETY: the caller's live PD, whose context is a live context of this library.
     let Some(f) = unsafe { ops_of((*pd).context) }.create_qp else {
         set_errno(libc::EOPNOTSUPP);
@@ -48,7 +48,7 @@ pub unsafe fn create_qp(pd: *mut ibv_pd, attr: *mut ibv_qp_init_attr) -> *mut ib
 ///
 /// # Safety
 /// Live QP (context set); `attr` and `init_attr` writable.
-pub unsafe fn query_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int, init_attr: *mut ibv_qp_init_attr) -> c_int {
+pub(crate) unsafe fn query_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int, init_attr: *mut ibv_qp_init_attr) -> c_int {
     // SAFETY: the caller's live QP, whose context is a live context of this library.
     let Some(f) = unsafe { ops_of((*qp).context) }.query_qp else { return libc::EOPNOTSUPP };
     // SAFETY: provider op with the caller's arguments.
@@ -68,7 +68,7 @@ pub unsafe fn query_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int
 ///
 /// # Safety
 /// Live QP (context set); `attr` readable.
-pub unsafe fn modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int) -> c_int {
+pub(crate) unsafe fn modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int) -> c_int {
     // SAFETY: the caller's live QP, whose context is a live context of this library.
     let Some(f) = unsafe { ops_of((*qp).context) }.modify_qp else { return libc::EOPNOTSUPP };
     // SAFETY: provider op with the caller's arguments.
@@ -87,7 +87,7 @@ pub unsafe fn modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_in
 ///
 /// # Safety
 /// Live QP (context set).
-pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> c_int {
+pub(crate) unsafe fn destroy_qp(qp: *mut ibv_qp) -> c_int {
     // SAFETY: the caller's live QP, whose context is a live context of this library.
     let Some(f) = unsafe { ops_of((*qp).context) }.destroy_qp else { return libc::EOPNOTSUPP };
     // SAFETY: provider op on its own QP.
@@ -211,7 +211,7 @@ export! {
 
 /// Upstream's ibv_copy_ah_attr_from_kern, field by field (the kernel's
 /// reserved byte is not copied).
-pub fn copy_ah_attr_from_kern(dst: &mut ibv_ah_attr, src: &ib_uverbs_ah_attr) {
+pub(crate) fn copy_ah_attr_from_kern(dst: &mut ibv_ah_attr, src: &ib_uverbs_ah_attr) {
     dst.grh.dgid.raw = src.grh.dgid;
     dst.grh.flow_label = src.grh.flow_label;
     dst.grh.sgid_index = src.grh.sgid_index;
@@ -227,7 +227,7 @@ pub fn copy_ah_attr_from_kern(dst: &mut ibv_ah_attr, src: &ib_uverbs_ah_attr) {
 
 /// Upstream's ibv_copy_qp_attr_from_kern: every field but `qp_state` and
 /// `rate_limit` (which upstream leaves as they were).
-pub fn copy_qp_attr_from_kern(dst: &mut ibv_qp_attr, src: &ib_uverbs_qp_attr) {
+pub(crate) fn copy_qp_attr_from_kern(dst: &mut ibv_qp_attr, src: &ib_uverbs_qp_attr) {
     dst.cur_qp_state = src.cur_qp_state;
     dst.path_mtu = src.path_mtu;
     dst.path_mig_state = src.path_mig_state;
@@ -277,7 +277,7 @@ export! {
 ///
 /// # Safety
 /// `qp` is the head of a provider's verbs_qp.
-pub unsafe fn qp_to_qp_ex(qp: *mut ibv_qp) -> *mut ibv_qp_ex {
+pub(crate) unsafe fn qp_to_qp_ex(qp: *mut ibv_qp) -> *mut ibv_qp_ex {
     let vqp = qp.cast::<verbs_qp>();
     // SAFETY: providers allocate every QP as a verbs_qp (driver.h ABI).
     if unsafe { (*vqp).comp_mask } & VERBS_QP_EX != 0 {
@@ -348,7 +348,8 @@ mod tests {
 mod verb_tests {
     use super::*;
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
+    use rdma_util::mem::zeroed_unchecked;
     use std::cell::RefCell;
 
     #[derive(Default)]
@@ -432,16 +433,13 @@ mod verb_tests {
         c
     }
 
-    fn zeroed<T>() -> T {
-        // SAFETY: used only for plain C structs valid when all-zero.
-        unsafe { std::mem::zeroed() }
-    }
 
     #[test]
     fn query_ece_with_null_output_gets_the_default_ops_eopnotsupp() {
         let mut c = FakeCtx::new(0);
-        c.set_ops(&crate::dummy_ops::dummy_ops());
-        let mut qp: ibv_qp = zeroed();
+        c.set_ops(&crate::dummy_ops::DUMMY_OPS);
+        // SAFETY: all-zero is a valid ibv_qp, a plain C struct.
+        let mut qp: ibv_qp = unsafe { zeroed_unchecked() };
         qp.context = c.ctx();
         set_errno(0);
         // SAFETY: a QP of our fake context; NULL output on purpose.
@@ -453,13 +451,15 @@ mod verb_tests {
     fn verbs_dispatch_and_track_the_state() {
         let mut c = provider();
         let mut pd = ibv_pd { context: c.ctx(), handle: 1 };
-        let mut init: ibv_qp_init_attr = zeroed();
+        // SAFETY: all-zero is a valid ibv_qp_init_attr, a plain C struct.
+        let mut init: ibv_qp_init_attr = unsafe { zeroed_unchecked() };
         init.qp_type = IBV_QPT_RC;
         // SAFETY: our live PD.
         let qp = unsafe { ibv_create_qp_v11(&mut pd, &mut init) };
         assert!(!qp.is_null());
         let q = qp as usize;
-        let mut attr: ibv_qp_attr = zeroed();
+        // SAFETY: all-zero is a valid ibv_qp_attr, a plain C struct.
+        let mut attr: ibv_qp_attr = unsafe { zeroed_unchecked() };
         attr.qp_state = IBV_QPS_INIT;
         // SAFETY: live QP and locals throughout.
         unsafe {
@@ -526,10 +526,13 @@ mod verb_tests {
     fn dummy_ops_and_bad_input() {
         let mut c = FakeCtx::new(0);
         let mut pd = ibv_pd { context: c.ctx(), handle: 1 };
-        let mut init: ibv_qp_init_attr = zeroed();
-        let mut attr: ibv_qp_attr = zeroed();
+        // SAFETY: all-zero is a valid ibv_qp_init_attr, a plain C struct.
+        let mut init: ibv_qp_init_attr = unsafe { zeroed_unchecked() };
+        // SAFETY: all-zero is a valid ibv_qp_attr, a plain C struct.
+        let mut attr: ibv_qp_attr = unsafe { zeroed_unchecked() };
         let mut ece = ibv_ece { vendor_id: 1, options: 0, comp_mask: 0 };
-        let mut qp: ibv_qp = zeroed();
+        // SAFETY: all-zero is a valid ibv_qp, a plain C struct.
+        let mut qp: ibv_qp = unsafe { zeroed_unchecked() };
         qp.context = c.ctx();
         qp.state = IBV_QPS_RESET;
         attr.qp_state = IBV_QPS_INIT;
@@ -588,7 +591,8 @@ mod verb_tests {
         k.ah_attr.port_num = 1;
         k.alt_ah_attr.dlid = 0x4321;
         k.alt_ah_attr.port_num = 2;
-        let mut d: ibv_qp_attr = zeroed();
+        // SAFETY: all-zero is a valid ibv_qp_attr, a plain C struct.
+        let mut d: ibv_qp_attr = unsafe { zeroed_unchecked() };
         d.qp_state = 99;
         d.rate_limit = 98;
         // SAFETY: our locals.

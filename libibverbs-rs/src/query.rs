@@ -9,7 +9,7 @@ use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use crate::cmd::ioctl::{CmdBuf, CmdSpace};
 use crate::cmd::write::{execute_ioctl_fallback, Fallback};
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use crate::device::sysfs_of;
 use crate::sysfs::read_ibdev_file;
 use rdma_util::{ensure, export, export_versioned, symver};
@@ -37,7 +37,7 @@ symver!(default ibv_query_device, "IBVERBS_1.1", ibv_query_device_v11);
 /// # Safety
 /// `context` is NULL or a live context of this library; `port_attr` is NULL
 /// or writable for `port_attr_len` bytes.
-pub unsafe extern "C" fn lib_query_port(
+pub(crate) unsafe extern "C" fn lib_query_port(
     context: *mut ibv_context,
     port_num: u8,
     port_attr: *mut ibv_port_attr,
@@ -209,7 +209,7 @@ unsafe fn query_sysfs_gid_entry(
 /// The kernel's answer to GID queries is remembered per context under the
 /// async_event op's bit: neither query has an op of its own, and kernels that
 /// lack one lack both.
-const GID_QUERY_BIT: usize = crate::cmd_bit!(async_event);
+const GID_QUERY_BIT: usize = crate::cmd::cmd_bit!(async_event);
 
 /// UVERBS_METHOD_QUERY_GID_ENTRY.
 ///
@@ -261,7 +261,7 @@ unsafe fn gid_table_ioctl(context: *mut ibv_context, entries: *mut ibv_gid_entry
 /// # Safety
 /// `context` is a live context; `entry` is NULL or writable for `entry_size`
 /// bytes, and for a whole `ibv_gid_entry` (the sysfs fallback fills one).
-pub unsafe fn query_gid_ex(
+pub(crate) unsafe fn query_gid_ex(
     context: *mut ibv_context,
     port: u32,
     index: u32,
@@ -312,7 +312,7 @@ symver!(default ibv_query_gid, "IBVERBS_1.1", ibv_query_gid_v11);
 ///
 /// # Safety
 /// `context` is a live context and `gid` is writable.
-pub unsafe fn query_gid(context: *mut ibv_context, port_num: u8, index: c_int, gid: *mut ibv_gid) -> c_int {
+pub(crate) unsafe fn query_gid(context: *mut ibv_context, port_num: u8, index: c_int, gid: *mut ibv_gid) -> c_int {
     // SAFETY: all-zero is a valid ibv_gid_entry.
     let mut entry: ibv_gid_entry = unsafe { std::mem::zeroed() };
     // SAFETY: the caller's live context; a local entry of the size passed.

@@ -11,7 +11,7 @@ use std::ffi::c_int;
 use std::ptr;
 
 use crate::abi::verbs::*;
-use crate::context::ops_of;
+use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export_versioned, symver};
 
@@ -25,7 +25,7 @@ fn usable(srq: *mut ibv_srq) -> bool {
 ///
 /// # Safety
 /// `pd` is a live PD with its context set; `attr` is readable.
-pub unsafe fn create_srq(pd: *mut ibv_pd, attr: *mut ibv_srq_init_attr) -> *mut ibv_srq {
+pub(crate) unsafe fn create_srq(pd: *mut ibv_pd, attr: *mut ibv_srq_init_attr) -> *mut ibv_srq {
     // SAFETY: the caller's PD.
     let context = unsafe { (*pd).context };
     // SAFETY: the caller's live PD, whose context is a live context of this library.
@@ -107,7 +107,7 @@ symver!(default ibv_destroy_srq, "IBVERBS_1.1", ibv_destroy_srq_v11);
 mod tests {
     use super::*;
     use rdma_util::ffi::errno;
-    use crate::pd::fake::{no_ops, FakeCtx};
+    use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::cell::RefCell;
 
     #[derive(Default)]

@@ -17,7 +17,7 @@ static SYSFS_PATH: OnceLock<CString> = OnceLock::new();
 
 /// The sysfs root: $SYSFS_PATH (only when not set-uid; at most 256 bytes;
 /// trailing slashes removed), else "/sys". Computed once.
-pub fn sysfs_path() -> &'static CString {
+pub(crate) fn sysfs_path() -> &'static CString {
     SYSFS_PATH.get_or_init(|| {
         let env = if not_setuid() { env_bytes("SYSFS_PATH") } else { None };
         match env {
@@ -33,13 +33,13 @@ pub fn sysfs_path() -> &'static CString {
     })
 }
 
-pub fn sysfs_root() -> &'static [u8] {
+pub(crate) fn sysfs_root() -> &'static [u8] {
     sysfs_path().as_bytes()
 }
 
 /// Reads `file` relative to `dir` (a directory fd, or AT_FDCWD) into `buf`.
 /// Returns the length read (newline removed, NUL added when room) or -1.
-pub fn read_file_at(dir: Option<BorrowedFd<'_>>, file: &[u8], buf: &mut [u8]) -> isize {
+pub(crate) fn read_file_at(dir: Option<BorrowedFd<'_>>, file: &[u8], buf: &mut [u8]) -> isize {
     let Ok(path) = CString::new(file) else { return -1 };
     let dirfd = dir.map(|d| d.as_raw_fd()).unwrap_or(libc::AT_FDCWD);
     // SAFETY: path is NUL-terminated; openat has no other preconditions.
@@ -69,7 +69,7 @@ pub fn read_file_at(dir: Option<BorrowedFd<'_>>, file: &[u8], buf: &mut [u8]) ->
 }
 
 /// Reads `<dir>/<file>`.
-pub fn read_file(dir: &[u8], file: &[u8], buf: &mut [u8]) -> isize {
+pub(crate) fn read_file(dir: &[u8], file: &[u8], buf: &mut [u8]) -> isize {
     let mut p = Vec::with_capacity(dir.len() + file.len() + 1);
     p.extend_from_slice(dir);
     p.push(b'/');
@@ -77,18 +77,8 @@ pub fn read_file(dir: &[u8], file: &[u8], buf: &mut [u8]) -> isize {
     read_file_at(None, &p, buf)
 }
 
-/// Reads a sysfs attribute into a String (trimmed of the trailing newline).
-pub fn read_string(dir: &[u8], file: &[u8]) -> Option<Vec<u8>> {
-    let mut buf = [0u8; 512];
-    let n = read_file(dir, file, &mut buf);
-    if n < 0 {
-        return None;
-    }
-    Some(buf[..n as usize].to_vec())
-}
-
 /// Reads `<ibdev_path>/<relpath>` of a device.
-pub fn read_ibdev_file(dev: &verbs_sysfs_dev, relpath: &[u8], buf: &mut [u8]) -> isize {
+pub(crate) fn read_ibdev_file(dev: &verbs_sysfs_dev, relpath: &[u8], buf: &mut [u8]) -> isize {
     read_file(cstr_field(&dev.ibdev_path), relpath, buf)
 }
 
@@ -127,7 +117,7 @@ export! {
 /// `buf` has `size` writable bytes, `dev` points to a verbs_sysfs_dev and
 /// `relpath` is NUL-terminated.
 #[no_mangle]
-pub unsafe extern "C" fn rs_read_ibdev_sysfs_file(
+pub(crate) unsafe extern "C" fn rs_read_ibdev_sysfs_file(
     buf: *mut c_char,
     size: usize,
     dev: *mut verbs_sysfs_dev,

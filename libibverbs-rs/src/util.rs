@@ -7,7 +7,7 @@ use std::ffi::{c_char, CStr};
 /// Parses like C `strtol(s, NULL, base)`: leading white space, an optional
 /// sign, an optional `0x`/`0` prefix when `base` is 0 or 16, then as many
 /// digits as are valid. No digits gives 0; overflow saturates like glibc.
-pub fn strtol(s: &[u8], base: u32) -> i64 {
+pub(crate) fn strtol(s: &[u8], base: u32) -> i64 {
     let (neg, mag) = parse_unsigned(s, base);
     let limit = if neg { i64::MIN.unsigned_abs() } else { i64::MAX as u64 };
     match mag {
@@ -30,7 +30,7 @@ pub fn strtol(s: &[u8], base: u32) -> i64 {
 
 /// Parses like C `strtoul(s, NULL, base)`: as strtol, but a leading minus
 /// negates the value in unsigned arithmetic and overflow gives ULONG_MAX.
-pub fn strtoul(s: &[u8], base: u32) -> u64 {
+pub(crate) fn strtoul(s: &[u8], base: u32) -> u64 {
     let (neg, mag) = parse_unsigned(s, base);
     match mag {
         Some(m) => {
@@ -89,7 +89,7 @@ fn parse_unsigned(s: &[u8], base: u32) -> (bool, Option<u64>) {
 /// at least one digit. The value is converted as strtoul does (a minus sign
 /// negates in unsigned arithmetic, overflow gives the maximum). Returns the
 /// value and the number of bytes consumed, or None when nothing matched.
-pub fn scan_unsigned(s: &[u8], base: u32) -> Option<(u64, usize)> {
+pub(crate) fn scan_unsigned(s: &[u8], base: u32) -> Option<(u64, usize)> {
     let mut i = s.iter().take_while(|b| b.is_ascii_whitespace()).count();
     let mut neg = false;
     if i < s.len() && (s[i] == b'+' || s[i] == b'-') {
@@ -125,7 +125,7 @@ pub fn scan_unsigned(s: &[u8], base: u32) -> Option<(u64, usize)> {
 /// sscanf(s, "%x:%x:...") style: `n` conversions separated by the literal
 /// `sep`, which must follow each number immediately. Returns the values, or
 /// None if any conversion or separator fails.
-pub fn scan_separated(s: &[u8], base: u32, sep: u8, n: usize) -> Option<Vec<u64>> {
+pub(crate) fn scan_separated(s: &[u8], base: u32, sep: u8, n: usize) -> Option<Vec<u64>> {
     let mut out = Vec::with_capacity(n);
     let mut pos = 0;
     for k in 0..n {
@@ -143,7 +143,7 @@ pub fn scan_separated(s: &[u8], base: u32, sep: u8, n: usize) -> Option<Vec<u64>
 }
 
 /// The bytes of a NUL-terminated C array field, without the terminator.
-pub fn cstr_field(field: &[c_char]) -> &[u8] {
+pub(crate) fn cstr_field(field: &[c_char]) -> &[u8] {
     // SAFETY: c_char and u8 have the same size and alignment.
     let bytes = unsafe { std::slice::from_raw_parts(field.as_ptr().cast::<u8>(), field.len()) };
     let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
@@ -153,7 +153,7 @@ pub fn cstr_field(field: &[c_char]) -> &[u8] {
 /// Copies `src` into a fixed C char array with NUL termination. Returns false
 /// (and leaves an empty string) if it does not fit, as upstream's
 /// check_snprintf treats truncation as failure.
-pub fn set_cstr_field(field: &mut [c_char], src: &[u8]) -> bool {
+pub(crate) fn set_cstr_field(field: &mut [c_char], src: &[u8]) -> bool {
     if src.len() >= field.len() || src.contains(&0) {
         if let Some(f) = field.first_mut() {
             *f = 0;
@@ -171,7 +171,7 @@ pub fn set_cstr_field(field: &mut [c_char], src: &[u8]) -> bool {
 ///
 /// # Safety
 /// `p` must be NULL or point to a NUL-terminated string valid for `'a`.
-pub unsafe fn cstr_arg<'a>(p: *const c_char) -> Option<&'a [u8]> {
+pub(crate) unsafe fn cstr_arg<'a>(p: *const c_char) -> Option<&'a [u8]> {
     if p.is_null() {
         None
     } else {
@@ -181,25 +181,25 @@ pub unsafe fn cstr_arg<'a>(p: *const c_char) -> Option<&'a [u8]> {
 }
 
 /// getenv() through std, as bytes; the C library's environment is the same.
-pub fn env_bytes(name: &str) -> Option<Vec<u8>> {
+pub(crate) fn env_bytes(name: &str) -> Option<Vec<u8>> {
     use std::os::unix::ffi::OsStringExt;
     std::env::var_os(name).map(|v| v.into_vec())
 }
 
 /// Upstream's check_env(): set and not "0".
-pub fn check_env(name: &str) -> bool {
+pub(crate) fn check_env(name: &str) -> bool {
     matches!(env_bytes(name), Some(v) if v != b"0")
 }
 
 /// True when not running set-uid (real uid == effective uid); only then does
 /// upstream honour path and driver overrides from the environment.
-pub fn not_setuid() -> bool {
+pub(crate) fn not_setuid() -> bool {
     // SAFETY: getuid/geteuid have no preconditions.
     unsafe { libc::getuid() == libc::geteuid() }
 }
 
 /// Writes a message to stderr in one write, like upstream's fprintf(stderr).
-pub fn warn(msg: &str) {
+pub(crate) fn warn(msg: &str) {
     use std::io::Write;
     let _ = std::io::stderr().lock().write_all(msg.as_bytes());
 }
@@ -257,7 +257,7 @@ mod tests {
 /// event, or after blocking for one). We give the same EAGAIN in the first
 /// case and a clear EINVAL in the others, without consuming anything.
 /// Returns -1 with errno set.
-pub fn event_read_null_out(fd: core::ffi::c_int) -> core::ffi::c_int {
+pub(crate) fn event_read_null_out(fd: core::ffi::c_int) -> core::ffi::c_int {
     // SAFETY: F_GETFL only inspects the descriptor's flags.
     let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
     if fl == -1 {

@@ -7,21 +7,9 @@
 //! dup2 and close through the index. Run under our librspreload it must
 //! pass every step; under Debian's it differs in exactly the two places
 //! where ours deliberately does not copy upstream (see src/lib.rs).
+use abi_tests::paths;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The built librspreload.so: this profile's if cargo built it (a plain
-/// `cargo build`), else the release build the ABI tests use (`cargo test`
-/// does not build a cdylib-only library).
-fn our_library() -> PathBuf {
-    // target/<profile>/deps/<this test> -> target/<profile>
-    let exe = std::env::current_exe().unwrap();
-    let profile = exe.parent().unwrap().parent().unwrap();
-    let candidates = [profile.join("librspreload.so"), profile.parent().unwrap().join("release/librspreload.so")];
-    candidates.iter().find(|p| p.exists()).cloned().unwrap_or_else(|| {
-        panic!("librspreload.so is not built ({candidates:?}); run first:\n    cargo build --release -p librspreload-rs")
-    })
-}
 
 fn probe() -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fork_mode_probe.c");
@@ -45,17 +33,19 @@ fn run(preload: &Path, bin: &Path) -> (i32, String) {
 #[test]
 fn index_maps_every_call_to_the_kernel_socket() {
     let bin = probe();
-    let (rc, ours) = run(&our_library(), &bin);
+    // The release build the ABI tests use (`cargo test` does not build a
+    // cdylib-only library), or $RDMA_OURS_LIB_DIR's.
+    let (rc, ours) = run(&paths::ours_lib("librspreload.so"), &bin);
     assert_eq!(rc, 0, "probe failed under our preload:\n{ours}");
     assert_eq!(ours.matches(": placeholder").count(), 3, "the sockets must be placeholders:\n{ours}");
     assert!(!ours.contains("WRONG"), "{ours}");
 
-    let debian = Path::new("/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so.1");
+    let debian = Path::new(paths::SYSTEM_LIB_DIR).join("rsocket/librspreload.so.1");
     if !debian.exists() {
         eprintln!("Debian's librspreload is not installed: comparison skipped");
         return;
     }
-    let (drc, theirs) = run(debian, &bin);
+    let (drc, theirs) = run(&debian, &bin);
     assert_eq!(drc, 1, "Debian's preload:\n{theirs}");
     let diff: Vec<(&str, &str)> = theirs.lines().zip(ours.lines()).filter(|(a, b)| a != b).collect();
     assert_eq!(theirs.lines().count(), ours.lines().count(), "Debian's:\n{theirs}\nours:\n{ours}");

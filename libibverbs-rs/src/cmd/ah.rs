@@ -5,18 +5,20 @@ use core::mem::size_of;
 use libc::c_int;
 
 use super::ioctl::{CmdBuf, CmdSpace};
-use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, Fallback};
-use super::{fallback_result, is_destroy_err};
+use super::write::{
+    execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, fallback_result, Fallback,
+};
+use super::is_destroy_err;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 /// `ibv_cmd_create_ah`.
 ///
 /// # Safety
 /// `pd`, `ah`, `attr` live; `resp` writable for `resp_size` bytes.
-pub unsafe fn create_ah(
+pub(crate) unsafe fn create_ah(
     pd: *mut ibv_pd,
     ah: *mut ibv_ah,
     attr: *const ibv_ah_attr,
@@ -78,7 +80,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `ah` is a live AH of a live context.
-pub unsafe fn destroy_ah(ah: *mut ibv_ah) -> c_int {
+pub(crate) unsafe fn destroy_ah(ah: *mut ibv_ah) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*ah).context;
@@ -115,14 +117,15 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     #[test]
     fn create_ah_translates_the_attributes() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
         let (mut pd, mut ah, mut attr): (ibv_pd, ibv_ah, ibv_ah_attr) =
-            unsafe { (zeroed(), zeroed(), zeroed()) };
+            unsafe { (zeroed_unchecked(), zeroed_unchecked(), zeroed_unchecked()) };
         pd.context = t.ctx();
         pd.handle = 3;
         attr.grh.dgid.raw = [0xfe, 0x80, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8];
@@ -192,7 +195,7 @@ mod tests {
     fn destroy_ah() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut ah: ibv_ah = unsafe { zeroed() };
+        let mut ah: ibv_ah = unsafe { zeroed_unchecked() };
         ah.context = t.ctx();
         ah.handle = 9;
         // SAFETY: live AH.

@@ -98,7 +98,8 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
     use core::ptr;
 
     #[test]
@@ -106,7 +107,8 @@ mod tests {
         let mut t = TestCtx::new(4, false);
         let ctx = t.ctx();
         // SAFETY: plain C structs.
-        let (mut init, mut vc): (ibv_counters_init_attr, verbs_counters) = unsafe { (zeroed(), zeroed()) };
+        let (mut init, mut vc): (ibv_counters_init_attr, verbs_counters) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         let mut drv = CmdBuf::new(UVERBS_OBJECT_COUNTERS, UVERBS_METHOD_COUNTERS_CREATE, 1).unwrap();
         drv.fill_in_u32(0x1000, 5);
         let k = FakeKernel::new().on_ioctl(|c| {
@@ -142,7 +144,7 @@ mod tests {
         let _g = disassoc_lock();
         let mut t = TestCtx::new(4, false);
         // SAFETY: plain C struct.
-        let mut vc: verbs_counters = unsafe { zeroed() };
+        let mut vc: verbs_counters = unsafe { zeroed_unchecked() };
         vc.counters.context = t.ctx();
         vc.handle = 3;
         let mut vals = [0u64; 4];

@@ -7,13 +7,13 @@ use libc::c_int;
 use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::{
     execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, execute_write_bufs,
-    execute_write_bufs_ex, Fallback,
+    execute_write_bufs_ex, fallback_result, Fallback,
 };
-use super::{cmd_state, fallback_result, is_destroy_err};
+use super::{cmd_state, is_destroy_err};
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 /// The shared body of `ibv_cmd_create_cq(_ex)`: the CQ_CREATE ioctl, or the
@@ -232,7 +232,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `cq` is a live CQ of a live context.
-pub unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
+pub(crate) unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*cq).context;
@@ -291,7 +291,8 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
@@ -304,7 +305,7 @@ mod tests {
 
     fn new_cq() -> Box<ibv_cq> {
         // SAFETY: plain C struct, valid when zero.
-        let mut cq: Box<ibv_cq> = Box::new(unsafe { zeroed() });
+        let mut cq: Box<ibv_cq> = Box::new(unsafe { zeroed_unchecked() });
         // SAFETY: initialising the CQ's own mutex and condition variable.
         unsafe {
             libc::pthread_mutex_init(&mut cq.mutex, ptr::null());
@@ -321,7 +322,7 @@ mod tests {
         let cq_addr = &*cq as *const ibv_cq as u64;
         let mut resp = RxeCqResp::default();
         // SAFETY: plain C struct.
-        let mut chan: ibv_comp_channel = unsafe { zeroed() };
+        let mut chan: ibv_comp_channel = unsafe { zeroed_unchecked() };
         chan.fd = 77;
         let k = FakeKernel::new().on_ioctl(|c| {
             assert_eq!((c.object_id(), c.method_id()), (3, 0));
@@ -453,7 +454,7 @@ mod tests {
         let ctx = t.ctx();
         // SAFETY: plain C structs.
         let (mut vcq, mut attr): (Box<verbs_cq>, ibv_cq_init_attr_ex) =
-            unsafe { (Box::new(zeroed()), zeroed()) };
+            unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
         attr.cqe = 64;
         attr.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP as u64;
         let mut resp = RxeCqExResp::default();

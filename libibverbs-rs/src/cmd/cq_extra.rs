@@ -37,7 +37,8 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
     use core::mem::size_of;
 
     #[repr(C)]
@@ -51,7 +52,7 @@ mod tests {
     fn modify_cq_command() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut cq: ibv_cq = unsafe { zeroed() };
+        let mut cq: ibv_cq = unsafe { zeroed_unchecked() };
         cq.context = t.ctx();
         cq.handle = 0x17;
         let mut attr = ibv_modify_cq_attr { attr_mask: IBV_CQ_ATTR_MODERATE, moderate: ibv_moderate_cq { cq_count: 16, cq_period: 100 } };

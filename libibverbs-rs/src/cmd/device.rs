@@ -12,7 +12,7 @@ use super::write::{
 use crate::abi::driver::verbs_device;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::{cmd_bit, offset_end};
+use crate::cmd::{cmd_bit, offset_end};
 use rdma_util::ensure;
 
 /// Result of a fallback outcome a helper has no branch for (an extended
@@ -101,7 +101,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `ctx` live; `driver` NULL or a valid chain.
-pub unsafe fn query_context(ctx: *mut ibv_context, driver: *mut ibv_command_buffer) -> c_int {
+pub(crate) unsafe fn query_context(ctx: *mut ibv_context, driver: *mut ibv_command_buffer) -> c_int {
     // SAFETY (whole function): caller guarantees.
     unsafe {
         let mut cmd_space = CmdSpace::new();
@@ -143,7 +143,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `ctx` is a live context.
-pub unsafe fn ibv_cmd_alloc_async_fd(ctx: *mut ibv_context) -> c_int {
+pub(crate) unsafe fn ibv_cmd_alloc_async_fd(ctx: *mut ibv_context) -> c_int {
     let mut cmd_space = CmdSpace::new();
     let mut cmdb = match CmdBuf::new_in(&mut cmd_space, 
         UVERBS_OBJECT_ASYNC_EVENT,
@@ -193,7 +193,7 @@ fn copy_query_port_resp(p: &mut ibv_port_attr, r: &ib_uverbs_query_port_resp) {
 ///
 /// # Safety
 /// `ctx` live; `port_attr` writable; `cmd` valid for `cmd_size` bytes.
-pub unsafe fn query_port(
+pub(crate) unsafe fn query_port(
     ctx: *mut ibv_context,
     port_num: u8,
     port_attr: *mut ibv_port_attr,
@@ -264,7 +264,7 @@ rdma_util::export! {
 /// # Safety
 /// `ctx` live; `attr` writable for `attr_size` bytes; `input` NULL or valid;
 /// `resp` NULL or writable for `*resp_size` bytes.
-pub unsafe fn query_device_any(
+pub(crate) unsafe fn query_device_any(
     ctx: *mut ibv_context,
     input: *const ibv_query_device_ex_input,
     attr: *mut ibv_device_attr_ex,
@@ -455,7 +455,7 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
 
     fn cat(parts: &[&[u8]]) -> Vec<u8> {
         parts.concat()
@@ -533,7 +533,7 @@ mod tests {
         assert_eq!(b.len(), 16);
         // SAFETY: test context.
         unsafe { assert_eq!(((*t.ctx()).async_fd, (*t.ctx()).num_comp_vectors), (33, 2)) };
-        assert!(t.state().ioctl_unsupported(crate::cmd_bit!(free_context)));
+        assert!(t.state().ioctl_unsupported(crate::cmd::cmd_bit!(free_context)));
     }
 
     #[repr(C)]

@@ -119,7 +119,8 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
     use core::ptr;
 
     #[test]
@@ -128,7 +129,7 @@ mod tests {
         let mut t = TestCtx::new(1, false);
         let ctx = t.ctx();
         // SAFETY: plain C structs.
-        let mut dm: verbs_dm = unsafe { zeroed() };
+        let mut dm: verbs_dm = unsafe { zeroed_unchecked() };
         let attr = ibv_alloc_dm_attr { length: 0x10000, log_align_req: 6, comp_mask: 0 };
         let k = FakeKernel::new().on_ioctl(|c| {
             c.set_data(0, 0x88);
@@ -169,7 +170,8 @@ mod tests {
     fn reg_dm_mr() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut pd, mut dm, mut vmr): (ibv_pd, verbs_dm, verbs_mr) = unsafe { (zeroed(), zeroed(), zeroed()) };
+        let (mut pd, mut dm, mut vmr): (ibv_pd, verbs_dm, verbs_mr) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked(), zeroed_unchecked()) };
         pd.context = t.ctx();
         pd.handle = 2;
         dm.handle = 5;

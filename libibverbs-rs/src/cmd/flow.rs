@@ -12,13 +12,16 @@ use core::ptr::{self, addr_of_mut};
 use libc::{c_int, c_void};
 
 use super::ioctl::{CmdBuf, CmdSpace};
-use super::write::{execute_cmd_write_ex_raw, execute_cmd_write_ex_req, execute_ioctl_fallback, Fallback};
-use super::{fallback_result, is_destroy_err};
+use super::write::{
+    execute_cmd_write_ex_raw, execute_cmd_write_ex_req, execute_ioctl_fallback, fallback_result,
+    Fallback,
+};
+use super::is_destroy_err;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 /// Size of the `{type, size}` header of every verbs.h flow spec.
@@ -389,7 +392,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `flow` is a live flow of a live context.
-pub unsafe fn destroy_flow(flow: *mut ibv_flow) -> c_int {
+pub(crate) unsafe fn destroy_flow(flow: *mut ibv_flow) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*flow).context;
@@ -430,7 +433,8 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     /// A flow attribute followed by specs, laid out as an application
     /// would (each spec at the offset the previous one's size gives).
@@ -474,7 +478,8 @@ mod tests {
         k: FakeKernel,
     ) -> (c_int, Vec<Sent>, ibv_flow) {
         // SAFETY: plain C structs.
-        let (mut qp, mut flow): (ibv_qp, ibv_flow) = unsafe { (zeroed(), zeroed()) };
+        let (mut qp, mut flow): (ibv_qp, ibv_flow) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         qp.context = t.ctx();
         qp.handle = 0x21;
         let u = if ucmd.is_empty() { ptr::null_mut() } else { ucmd.as_ptr() as *mut c_void };
@@ -507,7 +512,7 @@ mod tests {
         fb.spec(IBV_FLOW_SPEC_ACTION_TAG, 12, &cat(&[&[0, 0], &le32(0x77)]));
         fb.spec(IBV_FLOW_SPEC_ACTION_DROP, 8, &[]);
         // SAFETY: plain C struct.
-        let mut vc: verbs_counters = unsafe { zeroed() };
+        let mut vc: verbs_counters = unsafe { zeroed_unchecked() };
         vc.handle = 0x99;
         fb.spec(IBV_FLOW_SPEC_ACTION_COUNT, 16, &cat(&[&[0, 0], &le64(&mut vc as *mut verbs_counters as u64)]));
         let ucmd = le64(0xdddd);
@@ -611,7 +616,7 @@ mod tests {
     fn action_handle_and_gre_mpls_esp() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut act: verbs_flow_action = unsafe { zeroed() };
+        let mut act: verbs_flow_action = unsafe { zeroed_unchecked() };
         act.handle = 0x4d;
         let mut fb = FlowBuf::new(flow_attr(4));
         fb.spec(IBV_FLOW_SPEC_ACTION_HANDLE, 16, &cat(&[&[0, 0], &le64(&mut act as *mut verbs_flow_action as u64)]));
@@ -658,7 +663,7 @@ mod tests {
         let _g = disassoc_lock();
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut flow: ibv_flow = unsafe { zeroed() };
+        let mut flow: ibv_flow = unsafe { zeroed_unchecked() };
         flow.context = t.ctx();
         flow.handle = 0x3c;
         // SAFETY: live flow.

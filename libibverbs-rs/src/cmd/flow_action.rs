@@ -143,7 +143,8 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
     use core::mem::size_of;
     use core::ptr;
 
@@ -163,7 +164,15 @@ mod tests {
             ibv_flow_action_esp_keymat_aes_gcm,
             ibv_flow_action_esp,
             ibv_flow_action_esp_encap,
-        ) = unsafe { (zeroed(), zeroed(), zeroed(), zeroed(), zeroed()) };
+        ) = unsafe {
+            (
+                zeroed_unchecked(),
+                zeroed_unchecked(),
+                zeroed_unchecked(),
+                zeroed_unchecked(),
+                zeroed_unchecked(),
+            )
+        };
         let mut replay = ibv_flow_action_esp_replay_bmp { size: 64 };
         keymat.salt = 7;
         esp.spi = 0x1234;
@@ -214,7 +223,8 @@ mod tests {
         let mut t = TestCtx::new(1, false);
         let ctx = t.ctx();
         // SAFETY: plain C structs.
-        let (mut attr, mut act): (ibv_flow_action_esp_attr, verbs_flow_action) = unsafe { (zeroed(), zeroed()) };
+        let (mut attr, mut act): (ibv_flow_action_esp_attr, verbs_flow_action) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         attr.esn = 5; // ignored without the ESN mask bit
         // SAFETY: live context and buffers; no driver chain.
         let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
@@ -239,7 +249,8 @@ mod tests {
         let _g = disassoc_lock();
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut attr, mut act): (ibv_flow_action_esp_attr, verbs_flow_action) = unsafe { (zeroed(), zeroed()) };
+        let (mut attr, mut act): (ibv_flow_action_esp_attr, verbs_flow_action) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         act.action.context = t.ctx();
         act.handle = 0x21;
         attr.comp_mask = IBV_FLOW_ACTION_ESP_MASK_ESN;

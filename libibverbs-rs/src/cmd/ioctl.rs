@@ -25,22 +25,22 @@ use crate::abi::verbs::ibv_context;
 use rdma_util::ffi::set_errno;
 
 /// Defined with the other ABI types (the layout test checks it there).
-pub use crate::abi::kern::ibv_command_buffer;
+pub(crate) use crate::abi::kern::ibv_command_buffer;
 
 /// `uhw_in_idx`/`uhw_out_idx` value for "no UHW attribute".
-pub const _UHW_NO_INDEX: u8 = 0xFF;
+pub(crate) const _UHW_NO_INDEX: u8 = 0xFF;
 
 /// Bit-field positions in [`ibv_command_buffer::bitfields`] (the probe's
 /// (byte offset, mask) pairs; the byte is offset 28 = `bitfields`).
-pub const CMDB_BUFFER_ERROR: u8 = 0x1;
-pub const CMDB_FALLBACK_REQUIRE_EX: u8 = 0x2;
-pub const CMDB_FALLBACK_IOCTL_ONLY: u8 = 0x4;
+pub(crate) const CMDB_BUFFER_ERROR: u8 = 0x1;
+pub(crate) const CMDB_FALLBACK_REQUIRE_EX: u8 = 0x2;
+pub(crate) const CMDB_FALLBACK_IOCTL_ONLY: u8 = 0x4;
 
 /// First attribute slot of a buffer (`cmd->hdr.attrs`).
 ///
 /// # Safety
 /// `cmd` points to a command buffer (only the address is computed).
-pub unsafe fn attrs_of(cmd: *mut ibv_command_buffer) -> *mut ib_uverbs_attr {
+pub(crate) unsafe fn attrs_of(cmd: *mut ibv_command_buffer) -> *mut ib_uverbs_attr {
     // SAFETY: place projection on a raw pointer; nothing is read.
     unsafe { addr_of_mut!((*cmd).hdr.attrs).cast() }
 }
@@ -49,7 +49,7 @@ pub unsafe fn attrs_of(cmd: *mut ibv_command_buffer) -> *mut ib_uverbs_attr {
 ///
 /// # Safety
 /// `cmd` points to a valid, initialised command buffer.
-pub unsafe fn filled_attrs(cmd: *mut ibv_command_buffer) -> usize {
+pub(crate) unsafe fn filled_attrs(cmd: *mut ibv_command_buffer) -> usize {
     // SAFETY: next_attr points into (or one past) the buffer's own array.
     unsafe { (*cmd).next_attr.offset_from(attrs_of(cmd)).max(0) as usize }
 }
@@ -59,7 +59,7 @@ pub unsafe fn filled_attrs(cmd: *mut ibv_command_buffer) -> usize {
 ///
 /// # Safety
 /// `link` is NULL or the head of a chain of valid command buffers.
-pub unsafe fn final_num_attrs(num_attrs: usize, mut link: *mut ibv_command_buffer) -> usize {
+pub(crate) unsafe fn final_num_attrs(num_attrs: usize, mut link: *mut ibv_command_buffer) -> usize {
     let mut n = num_attrs;
     while !link.is_null() {
         // SAFETY: link is a valid buffer of the chain.
@@ -100,7 +100,7 @@ rdma_util::export! {
 /// # Safety
 /// `ctx` is a live context; `cmd` is a valid buffer chain whose attribute
 /// pointers are valid for the lengths they declare.
-pub unsafe fn execute(ctx: *mut ibv_context, cmd: *mut ibv_command_buffer) -> c_int {
+pub(crate) unsafe fn execute(ctx: *mut ibv_context, cmd: *mut ibv_command_buffer) -> c_int {
     // SAFETY: cmd is valid (caller).
     let c = unsafe { &mut *cmd };
     if c.bitfields & CMDB_BUFFER_ERROR != 0 {
@@ -207,7 +207,7 @@ unsafe fn finalize_attrs(cmd: *mut ibv_command_buffer) {
 ///
 /// # Safety
 /// `ctx` is a live verbs context with its command state attached.
-pub unsafe fn has_ioctl_write(ctx: *mut ibv_context) -> bool {
+pub(crate) unsafe fn has_ioctl_write(ctx: *mut ibv_context) -> bool {
     let mut cmd_space = CmdSpace::new();
     let rc = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 1) {
         Ok(mut cmdb) => {
@@ -223,14 +223,15 @@ pub unsafe fn has_ioctl_write(ctx: *mut ibv_context) -> bool {
 /// Handle to an attribute filled in a [`CmdBuf`] (its index), to read the
 /// kernel's answer after execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Attr(usize);
+pub(crate) struct Attr(usize);
 
 impl Attr {
     /// Placeholder returned when the buffer was full (the buffer is then
     /// marked with `buffer_error` and will not execute).
     const NONE: Attr = Attr(usize::MAX);
 
-    pub fn index(self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn index(self) -> usize {
         self.0
     }
 }
@@ -238,7 +239,7 @@ impl Attr {
 /// Attribute slots a [`CmdSpace`] holds: enough for every command this
 /// library builds (QP_CREATE, the largest, has 15 of its own) plus the two
 /// UHW attributes a compatibility buffer links.
-pub const INLINE_ATTRS: usize = 20;
+pub(crate) const INLINE_ATTRS: usize = 20;
 
 /// Uninitialised stack room for one command buffer (upstream's on-stack
 /// `DECLARE_COMMAND_BUFFER`): declare it in the helper, then build the
@@ -249,13 +250,13 @@ pub const INLINE_ATTRS: usize = 20;
 /// the header is written whole when the buffer is built and an attribute
 /// slot only when it is filled.
 #[repr(C)]
-pub struct CmdSpace {
+pub(crate) struct CmdSpace {
     _cmd: MaybeUninit<ibv_command_buffer>,
     _attrs: MaybeUninit<[ib_uverbs_attr; INLINE_ATTRS]>,
 }
 
 impl CmdSpace {
-    pub const fn new() -> CmdSpace {
+    pub(crate) const fn new() -> CmdSpace {
         CmdSpace {
             _cmd: MaybeUninit::uninit(),
             _attrs: MaybeUninit::uninit(),
@@ -275,7 +276,7 @@ impl Default for CmdSpace {
 /// (the per-command path: no allocation), otherwise on the heap; either way
 /// its memory does not move while the `CmdBuf` exists, so the addresses the
 /// C structure stores stay valid. The `CmdBuf` handle itself may move.
-pub struct CmdBuf<'a> {
+pub(crate) struct CmdBuf<'a> {
     cmd: NonNull<ibv_command_buffer>,
     /// `Some` when heap-allocated (freed on drop).
     layout: Option<Layout>,
@@ -326,7 +327,8 @@ unsafe fn init_header(
 
 impl CmdBuf<'static> {
     /// A heap buffer for `num_attrs` attributes, linking nothing.
-    pub fn new(object_id: u16, method_id: u16, num_attrs: usize) -> Result<CmdBuf<'static>, c_int> {
+    #[cfg(test)]
+    pub(crate) fn new(object_id: u16, method_id: u16, num_attrs: usize) -> Result<CmdBuf<'static>, c_int> {
         // SAFETY: a NULL link is always valid.
         unsafe { Self::with_link(object_id, method_id, num_attrs, ptr::null_mut()) }
     }
@@ -336,7 +338,8 @@ impl CmdBuf<'static> {
     ///
     /// # Safety
     /// `link` is NULL or a valid chain that outlives this buffer.
-    pub unsafe fn with_link(
+    #[cfg(test)]
+    pub(crate) unsafe fn with_link(
         object_id: u16,
         method_id: u16,
         num_attrs: usize,
@@ -381,7 +384,8 @@ impl CmdBuf<'static> {
     ///
     /// # Safety
     /// As for [`CmdBuf::compat_in`].
-    pub unsafe fn compat<C, R>(
+    #[cfg(test)]
+    pub(crate) unsafe fn compat<C, R>(
         object_id: u16,
         method_id: u16,
         cmd: *mut C,
@@ -398,7 +402,7 @@ impl CmdBuf<'static> {
 
 impl<'a> CmdBuf<'a> {
     /// A buffer for `num_attrs` attributes in `space`, linking nothing.
-    pub fn new_in(
+    pub(crate) fn new_in(
         space: &'a mut CmdSpace,
         object_id: u16,
         method_id: u16,
@@ -413,7 +417,7 @@ impl<'a> CmdBuf<'a> {
     ///
     /// # Safety
     /// `link` is NULL or a valid chain that outlives this buffer.
-    pub unsafe fn with_link_in(
+    pub(crate) unsafe fn with_link_in(
         space: &'a mut CmdSpace,
         object_id: u16,
         method_id: u16,
@@ -447,7 +451,7 @@ impl<'a> CmdBuf<'a> {
     /// # Safety
     /// As for [`CmdBuf::set_uhw`] with `core_req_size = size_of::<C>()` and
     /// `core_resp_size = size_of::<R>()`.
-    pub unsafe fn compat_in<C, R>(
+    pub(crate) unsafe fn compat_in<C, R>(
         space: &'a mut CmdSpace,
         object_id: u16,
         method_id: u16,
@@ -484,10 +488,11 @@ impl<'a> CmdBuf<'a> {
         };
     }
 
-    pub fn as_ptr(&self) -> *mut ibv_command_buffer {
+    pub(crate) fn as_ptr(&self) -> *mut ibv_command_buffer {
         self.cmd.as_ptr()
     }
 
+    #[cfg(test)]
     fn raw(&self) -> &ibv_command_buffer {
         // SAFETY: the allocation is owned and initialised for self's lifetime.
         unsafe { self.cmd.as_ref() }
@@ -499,7 +504,7 @@ impl<'a> CmdBuf<'a> {
     }
 
     /// The attribute slots filled so far (own attributes only).
-    pub fn attrs(&self) -> &[ib_uverbs_attr] {
+    pub(crate) fn attrs(&self) -> &[ib_uverbs_attr] {
         // SAFETY: slots between attrs_of and next_attr are initialised.
         unsafe { core::slice::from_raw_parts(attrs_of(self.as_ptr()), filled_attrs(self.as_ptr())) }
     }
@@ -510,7 +515,7 @@ impl<'a> CmdBuf<'a> {
         unsafe { core::slice::from_raw_parts_mut(attrs_of(p), filled_attrs(p)) }
     }
 
-    pub fn attr(&self, a: Attr) -> Option<&ib_uverbs_attr> {
+    pub(crate) fn attr(&self, a: Attr) -> Option<&ib_uverbs_attr> {
         self.attrs().get(a.0)
     }
 
@@ -518,7 +523,8 @@ impl<'a> CmdBuf<'a> {
         self.attrs_mut().get_mut(a.0)
     }
 
-    pub fn bitfields(&self) -> u8 {
+    #[cfg(test)]
+    pub(crate) fn bitfields(&self) -> u8 {
         self.raw().bitfields
     }
 
@@ -559,18 +565,18 @@ impl<'a> CmdBuf<'a> {
 
     /// Marks `a` optional: the kernel may ignore it if unknown
     /// (upstream's `attr_optional`).
-    pub fn optional(&mut self, a: Attr) -> Attr {
+    pub(crate) fn optional(&mut self, a: Attr) -> Attr {
         self.set(a, |attr| attr.flags &= !UVERBS_ATTR_F_MANDATORY);
         a
     }
 
     /// `fill_attr_in_obj`: an object handle (IDR) going in.
-    pub fn fill_in_obj(&mut self, attr_id: u16, idr: u32) -> Attr {
+    pub(crate) fn fill_in_obj(&mut self, attr_id: u16, idr: u32) -> Attr {
         self.push(attr_id, 0, idr as u64)
     }
 
     /// `fill_attr_out_obj`: slot for the handle of a new object.
-    pub fn fill_out_obj(&mut self, attr_id: u16) -> Attr {
+    pub(crate) fn fill_out_obj(&mut self, attr_id: u16) -> Attr {
         self.fill_in_obj(attr_id, 0)
     }
 
@@ -580,7 +586,7 @@ impl<'a> CmdBuf<'a> {
     /// # Safety
     /// `data` is readable for `len` bytes now (inline case) and until the
     /// command executes (pointer case).
-    pub unsafe fn fill_in(&mut self, attr_id: u16, data: *const c_void, len: usize) -> Attr {
+    pub(crate) unsafe fn fill_in(&mut self, attr_id: u16, data: *const c_void, len: usize) -> Attr {
         let mut v: u64 = 0;
         if len <= size_of::<u64>() {
             if len > 0 {
@@ -605,31 +611,31 @@ impl<'a> CmdBuf<'a> {
     ///
     /// # Safety
     /// As for [`CmdBuf::fill_in`] with `size_of::<T>()` bytes.
-    pub unsafe fn fill_in_ptr<T>(&mut self, attr_id: u16, data: *const T) -> Attr {
+    pub(crate) unsafe fn fill_in_ptr<T>(&mut self, attr_id: u16, data: *const T) -> Attr {
         // SAFETY: forwarded.
         unsafe { self.fill_in(attr_id, data.cast(), size_of::<T>()) }
     }
 
     /// `fill_attr_in_uint64` / `fill_attr_const_in`: an inline 64-bit value.
-    pub fn fill_in_u64(&mut self, attr_id: u16, v: u64) -> Attr {
+    pub(crate) fn fill_in_u64(&mut self, attr_id: u16, v: u64) -> Attr {
         self.push(attr_id, 8, v)
     }
 
     /// `fill_attr_const_in`: an enum-like constant, sent as 64 bits.
-    pub fn fill_const_in(&mut self, attr_id: u16, v: u64) -> Attr {
+    pub(crate) fn fill_const_in(&mut self, attr_id: u16, v: u64) -> Attr {
         self.fill_in_u64(attr_id, v)
     }
 
     /// `fill_attr_in_uint32`: an inline 32-bit value (in the first four
     /// bytes of `data`, as C's memcpy puts it).
-    pub fn fill_in_u32(&mut self, attr_id: u16, v: u32) -> Attr {
+    pub(crate) fn fill_in_u32(&mut self, attr_id: u16, v: u32) -> Attr {
         let mut b = [0u8; 8];
         b[..4].copy_from_slice(&v.to_ne_bytes());
         self.push(attr_id, 4, u64::from_ne_bytes(b))
     }
 
     /// `fill_attr_in_fd`: a file descriptor going in; nothing is added for -1.
-    pub fn fill_in_fd(&mut self, attr_id: u16, fd: c_int) -> Option<Attr> {
+    pub(crate) fn fill_in_fd(&mut self, attr_id: u16, fd: c_int) -> Option<Attr> {
         if fd == -1 {
             return None;
         }
@@ -637,7 +643,7 @@ impl<'a> CmdBuf<'a> {
     }
 
     /// `fill_attr_out_fd`: slot for a new file descriptor.
-    pub fn fill_out_fd(&mut self, attr_id: u16) -> Attr {
+    pub(crate) fn fill_out_fd(&mut self, attr_id: u16) -> Attr {
         self.push(attr_id, 0, 0)
     }
 
@@ -645,7 +651,7 @@ impl<'a> CmdBuf<'a> {
     ///
     /// # Safety
     /// `data` is writable for `len` bytes until the command has executed.
-    pub unsafe fn fill_out(&mut self, attr_id: u16, data: *mut c_void, len: usize) -> Attr {
+    pub(crate) unsafe fn fill_out(&mut self, attr_id: u16, data: *mut c_void, len: usize) -> Attr {
         let a = self.push(attr_id, len as u16, data as usize as u64);
         if len > u16::MAX as usize {
             self.raw_mut().bitfields |= CMDB_BUFFER_ERROR;
@@ -657,7 +663,7 @@ impl<'a> CmdBuf<'a> {
     ///
     /// # Safety
     /// As for [`CmdBuf::fill_out`] with `size_of::<T>()` bytes.
-    pub unsafe fn fill_out_ptr<T>(&mut self, attr_id: u16, data: *mut T) -> Attr {
+    pub(crate) unsafe fn fill_out_ptr<T>(&mut self, attr_id: u16, data: *mut T) -> Attr {
         // SAFETY: forwarded.
         unsafe { self.fill_out(attr_id, data.cast(), size_of::<T>()) }
     }
@@ -666,7 +672,7 @@ impl<'a> CmdBuf<'a> {
     ///
     /// # Safety
     /// As for [`CmdBuf::fill_in`].
-    pub unsafe fn fill_in_enum(
+    pub(crate) unsafe fn fill_in_enum(
         &mut self,
         attr_id: u16,
         elem_id: u8,
@@ -703,7 +709,7 @@ impl<'a> CmdBuf<'a> {
     /// # Safety
     /// `req`/`resp` are NULL or valid for `req_size`/`resp_size` bytes until
     /// the command has executed.
-    pub unsafe fn set_uhw(
+    pub(crate) unsafe fn set_uhw(
         &mut self,
         req: *const c_void,
         core_req_size: usize,
@@ -740,22 +746,22 @@ impl<'a> CmdBuf<'a> {
     }
 
     /// `fallback_require_ex`: without ioctl support, use the extended write().
-    pub fn require_ex(&mut self) {
+    pub(crate) fn require_ex(&mut self) {
         self.raw_mut().bitfields |= CMDB_FALLBACK_REQUIRE_EX;
     }
 
     /// `fallback_require_ioctl`: without ioctl support, fail (EOPNOTSUPP).
-    pub fn require_ioctl(&mut self) {
+    pub(crate) fn require_ioctl(&mut self) {
         self.raw_mut().bitfields |= CMDB_FALLBACK_IOCTL_ONLY;
     }
 
     /// `read_attr_obj`: the handle the kernel stored in `a`.
-    pub fn read_obj(&self, a: Attr) -> u32 {
+    pub(crate) fn read_obj(&self, a: Attr) -> u32 {
         self.attr(a).map_or(0, |x| x.data as u32)
     }
 
     /// `read_attr_fd`: the file descriptor the kernel stored in `a`.
-    pub fn read_fd(&self, a: Attr) -> c_int {
+    pub(crate) fn read_fd(&self, a: Attr) -> c_int {
         self.attr(a).map_or(-1, |x| x.data as c_int)
     }
 
@@ -764,7 +770,7 @@ impl<'a> CmdBuf<'a> {
     /// # Safety
     /// `ctx` is live; every pointer given to the fill functions and the
     /// linked chain are still valid.
-    pub unsafe fn execute(&mut self, ctx: *mut ibv_context) -> c_int {
+    pub(crate) unsafe fn execute(&mut self, ctx: *mut ibv_context) -> c_int {
         // SAFETY: forwarded.
         unsafe { execute(ctx, self.as_ptr()) }
     }
@@ -782,7 +788,7 @@ impl Drop for CmdBuf<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
 
     fn cat(parts: &[&[u8]]) -> Vec<u8> {
         parts.concat()

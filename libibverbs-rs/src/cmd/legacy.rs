@@ -381,7 +381,8 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     fn wc_bytes(wr_id: u64, status: u32, opcode: u32, byte_len: u32, imm: u32, qp: u32, flags: u32) -> Vec<u8> {
         // wr_id, status, opcode, vendor_err, byte_len, imm, qp_num, src_qp,
@@ -396,11 +397,11 @@ mod tests {
     fn poll_cq_command_and_completions() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let mut cq: ibv_cq = unsafe { zeroed() };
+        let mut cq: ibv_cq = unsafe { zeroed_unchecked() };
         cq.context = t.ctx();
         cq.handle = 0x12;
         // SAFETY: plain C structs.
-        let mut wc: [ibv_wc; 4] = unsafe { zeroed() };
+        let mut wc: [ibv_wc; 4] = unsafe { zeroed_unchecked() };
         let k = FakeKernel::new().on_write(|w| {
             w.respond(&cat(&[&le32(2), &le32(0), &wc_bytes(100, 0, 128, 64, 0xabcd, 9, 2), &wc_bytes(101, 5, 0, 0, 0, 9, 0)]));
             0
@@ -426,10 +427,10 @@ mod tests {
     fn poll_cq_errors() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let mut cq: ibv_cq = unsafe { zeroed() };
+        let mut cq: ibv_cq = unsafe { zeroed_unchecked() };
         cq.context = t.ctx();
         // SAFETY: plain C structs.
-        let mut wc: [ibv_wc; 1] = unsafe { zeroed() };
+        let mut wc: [ibv_wc; 1] = unsafe { zeroed_unchecked() };
         let k = FakeKernel::new().on_write(|_| libc::EINVAL);
         // SAFETY: live CQ.
         let (ret, _) = with_kernel(k, || unsafe { ibv_cmd_poll_cq(&mut cq, 1, wc.as_mut_ptr()) });
@@ -459,7 +460,8 @@ mod tests {
     impl SendSetup {
         fn new(t: &mut TestCtx, qp_type: ibv_qp_type) -> Self {
             // SAFETY: plain C structs.
-            let (mut qp, mut ah): (Box<ibv_qp>, Box<ibv_ah>) = unsafe { (Box::new(zeroed()), Box::new(zeroed())) };
+            let (mut qp, mut ah): (Box<ibv_qp>, Box<ibv_ah>) =
+                unsafe { (Box::new(zeroed_unchecked()), Box::new(zeroed_unchecked())) };
             qp.context = t.ctx();
             qp.handle = 0x31;
             qp.qp_type = qp_type;
@@ -476,7 +478,7 @@ mod tests {
         /// with immediate and 1 SGE; linked.
         fn three(&mut self) -> *mut ibv_send_wr {
             // SAFETY: plain C structs.
-            let mut w: Vec<ibv_send_wr> = (0..3).map(|_| unsafe { zeroed() }).collect();
+            let mut w: Vec<ibv_send_wr> = (0..3).map(|_| unsafe { zeroed_unchecked() }).collect();
             w[0].wr_id = 1;
             w[0].opcode = IBV_WR_RDMA_WRITE;
             w[0].send_flags = IBV_SEND_SIGNALED;
@@ -603,14 +605,15 @@ mod tests {
     fn post_recv_and_srq_recv() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut qp, mut srq): (ibv_qp, ibv_srq) = unsafe { (zeroed(), zeroed()) };
+        let (mut qp, mut srq): (ibv_qp, ibv_srq) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         qp.context = t.ctx();
         qp.handle = 0x51;
         srq.context = t.ctx();
         srq.handle = 0x61;
         let mut sge = [ibv_sge { addr: 0x10, length: 1, lkey: 7 }, ibv_sge { addr: 0x20, length: 2, lkey: 8 }];
         // SAFETY: plain C structs.
-        let mut wrs: [ibv_recv_wr; 2] = unsafe { zeroed() };
+        let mut wrs: [ibv_recv_wr; 2] = unsafe { zeroed_unchecked() };
         wrs[0].wr_id = 0xa;
         wrs[0].sg_list = sge.as_mut_ptr();
         wrs[0].num_sge = 2;

@@ -62,14 +62,16 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     #[test]
     fn attach_and_detach() {
         let _g = disassoc_lock();
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut qp, mut gid): (ibv_qp, ibv_gid) = unsafe { (zeroed(), zeroed()) };
+        let (mut qp, mut gid): (ibv_qp, ibv_gid) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         qp.context = t.ctx();
         qp.handle = 0x21;
         gid.raw = [0xff, 0x12, 0x40, 0x1b, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];

@@ -31,53 +31,46 @@ use libc::c_int;
 use crate::abi::driver::verbs_context_ops;
 use crate::abi::verbs::{ibv_context, verbs_context, __VERBS_ABI_IS_EXTENDED};
 
-pub mod ioctl;
-pub mod write;
+pub(crate) mod ioctl;
+pub(crate) mod write;
 
-pub mod ah;
-pub mod cq;
-pub mod device;
-pub mod mcast;
-pub mod mr;
-pub mod mw;
-pub mod pd;
-pub mod qp;
-pub mod srq;
-pub mod counters;
-pub mod dm;
-pub mod flow_action;
-pub mod xrcd;
-pub mod wq;
-pub mod rwq_ind;
-pub mod flow;
-pub mod mr_extra;
-pub mod legacy;
-pub mod cq_extra;
-
-#[cfg(test)]
-pub(crate) mod testkit;
+pub(crate) mod ah;
+pub(crate) mod cq;
+pub(crate) mod device;
+pub(crate) mod mcast;
+pub(crate) mod mr;
+pub(crate) mod mw;
+pub(crate) mod pd;
+pub(crate) mod qp;
+pub(crate) mod srq;
+pub(crate) mod counters;
+pub(crate) mod dm;
+pub(crate) mod flow_action;
+pub(crate) mod xrcd;
+pub(crate) mod wq;
+pub(crate) mod rwq_ind;
+pub(crate) mod flow;
+pub(crate) mod mr_extra;
+pub(crate) mod legacy;
+pub(crate) mod cq_extra;
 
 /// Number of operations in `verbs_context_ops`, which is also the number of
 /// bits in the per-context "ioctl not supported" bitmap.
-pub const VERBS_OPS_NUM: usize = size_of::<verbs_context_ops>() / size_of::<*const ()>();
+pub(crate) const VERBS_OPS_NUM: usize = size_of::<verbs_context_ops>() / size_of::<*const ()>();
 
 const BITMAP_WORDS: usize = VERBS_OPS_NUM.div_ceil(64);
 
 /// The bit that stands for one operation in the unsupported-ioctl bitmap: its
 /// index in `verbs_context_ops` (`cmd_bit!(create_cq)`).
-#[macro_export]
-#[doc(hidden)]
 macro_rules! cmd_bit {
     ($op:ident) => {
         ::core::mem::offset_of!($crate::abi::driver::verbs_context_ops, $op)
             / ::core::mem::size_of::<*const ()>()
     };
 }
-pub use cmd_bit;
+pub(crate) use cmd_bit;
 
 /// C's `offsetofend(T, field)`: the offset just past `field` of `T`.
-#[macro_export]
-#[doc(hidden)]
 macro_rules! offset_end {
     ($t:ty, $($f:tt)+) => {{
         let u = ::core::mem::MaybeUninit::<$t>::uninit();
@@ -91,26 +84,26 @@ macro_rules! offset_end {
         (p as usize - base as usize) + size_of_pointee(p)
     }};
 }
-pub use offset_end;
+pub(crate) use offset_end;
 
 /// Per-context state of the command channel; the first field of the
 /// library's private context struct (see the module docs).
 #[repr(C)]
-pub struct CmdCtxState {
+pub(crate) struct CmdCtxState {
     /// `RDMA_DRIVER_*` of the provider; sent in every ioctl header.
-    pub driver_id: u32,
+    pub(crate) driver_id: u32,
     /// Send write() commands through `UVERBS_METHOD_INVOKE_WRITE`.
-    pub use_ioctl_write: bool,
+    pub(crate) use_ioctl_write: bool,
     /// The context was imported (`ibv_import_device`): creating objects must
     /// not fall back to write(), which cannot pass the async event FD.
-    pub imported: bool,
+    pub(crate) imported: bool,
     /// Operations whose ioctl method the kernel rejected; they go straight to
     /// the write() fallback from then on.
     unsupported_ioctls: [AtomicU64; BITMAP_WORDS],
 }
 
 impl CmdCtxState {
-    pub const fn new(driver_id: u32) -> Self {
+    pub(crate) const fn new(driver_id: u32) -> Self {
         CmdCtxState {
             driver_id,
             use_ioctl_write: false,
@@ -119,16 +112,16 @@ impl CmdCtxState {
         }
     }
 
-    pub fn ioctl_unsupported(&self, bit: usize) -> bool {
+    pub(crate) fn ioctl_unsupported(&self, bit: usize) -> bool {
         self.unsupported_ioctls[bit / 64].load(Ordering::Relaxed) & (1 << (bit % 64)) != 0
     }
 
-    pub fn mark_ioctl_unsupported(&self, bit: usize) {
+    pub(crate) fn mark_ioctl_unsupported(&self, bit: usize) {
         self.unsupported_ioctls[bit / 64].fetch_or(1 << (bit % 64), Ordering::Relaxed);
     }
 
     /// The kernel has no ioctl framework at all: every operation falls back.
-    pub fn mark_all_ioctls_unsupported(&self) {
+    pub(crate) fn mark_all_ioctls_unsupported(&self) {
         for bit in 0..VERBS_OPS_NUM {
             self.mark_ioctl_unsupported(bit);
         }
@@ -146,7 +139,7 @@ impl Default for CmdCtxState {
 ///
 /// # Safety
 /// `ctx` is NULL or points to a live `ibv_context`.
-pub unsafe fn verbs_get_ctx(ctx: *mut ibv_context) -> Option<*mut verbs_context> {
+pub(crate) unsafe fn verbs_get_ctx(ctx: *mut ibv_context) -> Option<*mut verbs_context> {
     // SAFETY: the caller guarantees ctx is NULL or valid.
     let c = unsafe { ctx.as_ref()? };
     if c.abi_compat != __VERBS_ABI_IS_EXTENDED {
@@ -166,7 +159,7 @@ pub unsafe fn verbs_get_ctx(ctx: *mut ibv_context) -> Option<*mut verbs_context>
 /// `ctx` is NULL or points to a live `ibv_context`; when it is a verbs
 /// context, its `priv` is NULL or points to a struct starting with a
 /// [`CmdCtxState`] that lives as long as the context.
-pub unsafe fn cmd_state<'a>(ctx: *mut ibv_context) -> Option<&'a CmdCtxState> {
+pub(crate) unsafe fn cmd_state<'a>(ctx: *mut ibv_context) -> Option<&'a CmdCtxState> {
     // SAFETY: forwarded caller guarantee.
     let vctx = unsafe { verbs_get_ctx(ctx)? };
     // SAFETY: vctx contains the live ctx; priv_ points to a CmdCtxState-led
@@ -179,11 +172,11 @@ static ABI_VER: AtomicI32 = AtomicI32::new(0);
 
 /// Records the kernel's uverbs ABI version (sysfs `abi_version`, or 6 when
 /// devices are found through netlink).
-pub fn set_abi_ver(v: i32) {
+pub(crate) fn set_abi_ver(v: i32) {
     ABI_VER.store(v, Ordering::Relaxed);
 }
 
-pub fn abi_ver() -> i32 {
+pub(crate) fn abi_ver() -> i32 {
     ABI_VER.load(Ordering::Relaxed)
 }
 
@@ -192,13 +185,13 @@ pub fn abi_ver() -> i32 {
 /// applications can free their resources after a hot unplug.
 /// `AtomicBool` has the layout of C's `bool`.
 #[no_mangle]
-pub static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
+pub(crate) static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
 
-pub fn set_allow_disassociate_destroy(allow: bool) {
+pub(crate) fn set_allow_disassociate_destroy(allow: bool) {
     verbs_allow_disassociate_destroy.store(allow, Ordering::Relaxed);
 }
 
-pub fn allow_disassociate_destroy() -> bool {
+pub(crate) fn allow_disassociate_destroy() -> bool {
     verbs_allow_disassociate_destroy.load(Ordering::Relaxed)
 }
 
@@ -206,7 +199,7 @@ pub fn allow_disassociate_destroy() -> bool {
 /// return it. EIO with disassociated destroy allowed becomes success
 /// (`*ret = 0`) and also ends the caller's work (upstream's
 /// `verbs_is_destroy_err`).
-pub fn is_destroy_err(ret: &mut c_int) -> bool {
+pub(crate) fn is_destroy_err(ret: &mut c_int) -> bool {
     if *ret == libc::EIO && allow_disassociate_destroy() {
         *ret = 0;
         return true;
@@ -214,24 +207,23 @@ pub fn is_destroy_err(ret: &mut c_int) -> bool {
     *ret != 0
 }
 
-/// The result a destroy helper carries on with when its switch has no arm
-/// for the fallback outcome (upstream: `default: break;`).
-pub(crate) fn fallback_result(f: write::Fallback) -> c_int {
-    match f {
-        write::Fallback::Success => 0,
-        write::Fallback::Error(e) => e,
-        write::Fallback::TryWrite | write::Fallback::TryWriteEx => {
-            rdma_util::ffi::set_errno(libc::EOPNOTSUPP);
-            libc::EOPNOTSUPP
-        }
-    }
-}
-
-/// The two system calls the channel makes, with a per-thread interception
-/// point for unit tests (see `testkit`).
+/// The two system calls the channel makes, with an interception point for
+/// unit tests (the fake kernel of `crate::testkit::kernel` fills it).
 pub(crate) mod sys {
     use crate::abi::kern::{ib_uverbs_ioctl_hdr, RDMA_VERBS_IOCTL};
     use libc::{c_int, c_void};
+
+    /// Test builds: where a fake kernel takes the commands instead of the
+    /// device. Each hook returns None when no fake kernel serves the calling
+    /// thread, and the real system call is made.
+    #[cfg(test)]
+    pub(crate) struct Intercept {
+        pub(crate) ioctl: fn(c_int, *mut ib_uverbs_ioctl_hdr) -> Option<c_int>,
+        pub(crate) write: fn(c_int, *const c_void, usize) -> Option<isize>,
+    }
+
+    #[cfg(test)]
+    pub(crate) static INTERCEPT: std::sync::OnceLock<Intercept> = std::sync::OnceLock::new();
 
     /// `ioctl(fd, RDMA_VERBS_IOCTL, hdr)`: 0, or the errno value (errno is
     /// left set as well).
@@ -241,7 +233,7 @@ pub(crate) mod sys {
     /// valid for the lengths they declare.
     pub(crate) unsafe fn verbs_ioctl(fd: c_int, hdr: *mut ib_uverbs_ioctl_hdr) -> c_int {
         #[cfg(test)]
-        if let Some(r) = super::testkit::intercept_ioctl(fd, hdr) {
+        if let Some(r) = INTERCEPT.get().and_then(|i| (i.ioctl)(fd, hdr)) {
             return r;
         }
         // SAFETY: the caller guarantees the command is well-formed.
@@ -258,7 +250,7 @@ pub(crate) mod sys {
     /// valid for what they describe.
     pub(crate) unsafe fn write(fd: c_int, buf: *const c_void, len: usize) -> isize {
         #[cfg(test)]
-        if let Some(r) = super::testkit::intercept_write(fd, buf, len) {
+        if let Some(r) = INTERCEPT.get().and_then(|i| (i.write)(fd, buf, len)) {
             return r;
         }
         // SAFETY: forwarded caller guarantee.

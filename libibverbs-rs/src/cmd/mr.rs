@@ -5,13 +5,15 @@ use core::ptr;
 use libc::{c_int, c_void};
 
 use super::ioctl::{CmdBuf, CmdSpace};
-use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, Fallback};
-use super::{fallback_result, is_destroy_err};
+use super::write::{
+    execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, fallback_result, Fallback,
+};
+use super::is_destroy_err;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 /// `ibv_cmd_reg_mr`.
@@ -20,7 +22,7 @@ use rdma_util::ensure;
 /// `pd`, `vmr`, `cmd` (`cmd_size` bytes) and `resp` (`resp_size` bytes) are
 /// live.
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn reg_mr(
+pub(crate) unsafe fn reg_mr(
     pd: *mut ibv_pd,
     addr: *mut c_void,
     length: usize,
@@ -88,7 +90,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `vmr` is a live MR of a live context.
-pub unsafe fn dereg_mr(vmr: *mut verbs_mr) -> c_int {
+pub(crate) unsafe fn dereg_mr(vmr: *mut verbs_mr) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*vmr).ibv_mr.context;
@@ -126,14 +128,16 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
     use core::ptr;
 
     #[test]
     fn reg_mr_command_and_result() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut pd, mut vmr): (ibv_pd, verbs_mr) = unsafe { (zeroed(), zeroed()) };
+        let (mut pd, mut vmr): (ibv_pd, verbs_mr) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         pd.context = t.ctx();
         pd.handle = 2;
         let mut cmd = ibv_reg_mr::default();
@@ -186,7 +190,8 @@ mod tests {
     fn implicit_odp_mr() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut pd, mut vmr): (ibv_pd, verbs_mr) = unsafe { (zeroed(), zeroed()) };
+        let (mut pd, mut vmr): (ibv_pd, verbs_mr) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         pd.context = t.ctx();
         let mut cmd = ibv_reg_mr::default();
         let mut resp = ib_uverbs_reg_mr_resp::default();
@@ -234,7 +239,7 @@ mod tests {
     fn dereg_mr_ioctl_then_write() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut vmr: verbs_mr = unsafe { zeroed() };
+        let mut vmr: verbs_mr = unsafe { zeroed_unchecked() };
         vmr.ibv_mr.context = t.ctx();
         vmr.ibv_mr.handle = 0x55;
         // SAFETY: live MR.

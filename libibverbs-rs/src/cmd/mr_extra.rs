@@ -166,7 +166,8 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     #[repr(C)]
     #[derive(Default)]
@@ -181,7 +182,8 @@ mod tests {
         let ctx = t.ctx();
         let mut other = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut vmr, mut pd): (verbs_mr, ibv_pd) = unsafe { (zeroed(), zeroed()) };
+        let (mut vmr, mut pd): (verbs_mr, ibv_pd) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         vmr.ibv_mr.context = ctx;
         vmr.ibv_mr.handle = 0x10;
         pd.handle = 0x20;
@@ -241,7 +243,8 @@ mod tests {
     fn query_mr_writes_into_the_mr() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut pd, mut vmr): (ibv_pd, verbs_mr) = unsafe { (zeroed(), zeroed()) };
+        let (mut pd, mut vmr): (ibv_pd, verbs_mr) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         pd.context = t.ctx();
         vmr.ibv_mr.addr = 0x99 as *mut c_void;
         let k = FakeKernel::new().on_ioctl(|c| {
@@ -281,7 +284,7 @@ mod tests {
     fn advise_mr_inline_and_pointer_lists() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut pd: ibv_pd = unsafe { zeroed() };
+        let mut pd: ibv_pd = unsafe { zeroed_unchecked() };
         pd.context = t.ctx();
         pd.handle = 4;
         let mut sges = [
@@ -322,7 +325,8 @@ mod tests {
     fn reg_dmabuf_mr() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut pd, mut vmr): (ibv_pd, verbs_mr) = unsafe { (zeroed(), zeroed()) };
+        let (mut pd, mut vmr): (ibv_pd, verbs_mr) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         pd.context = t.ctx();
         pd.handle = 6;
         let k = FakeKernel::new().on_ioctl(|c| {

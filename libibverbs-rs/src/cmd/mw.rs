@@ -5,11 +5,13 @@ use core::ptr;
 use libc::c_int;
 
 use super::ioctl::{CmdBuf, CmdSpace};
-use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, Fallback};
-use super::{fallback_result, is_destroy_err};
+use super::write::{
+    execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, fallback_result, Fallback,
+};
+use super::is_destroy_err;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 rdma_util::export! {
@@ -46,7 +48,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `mw` is a live MW of a live context.
-pub unsafe fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
+pub(crate) unsafe fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*mw).context;
@@ -83,13 +85,15 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     #[test]
     fn alloc_and_dealloc_mw() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C structs.
-        let (mut pd, mut mw): (ibv_pd, ibv_mw) = unsafe { (zeroed(), zeroed()) };
+        let (mut pd, mut mw): (ibv_pd, ibv_mw) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         pd.context = t.ctx();
         pd.handle = 6;
         let mut cmd = ibv_alloc_mw::default();

@@ -5,11 +5,13 @@ use core::mem::size_of;
 use libc::c_int;
 
 use super::ioctl::{CmdBuf, CmdSpace};
-use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, Fallback};
-use super::{fallback_result, is_destroy_err};
+use super::write::{
+    execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, fallback_result, Fallback,
+};
+use super::is_destroy_err;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 rdma_util::export! {
@@ -38,7 +40,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `pd` is a live PD of a live context.
-pub unsafe fn dealloc_pd(pd: *mut ibv_pd) -> c_int {
+pub(crate) unsafe fn dealloc_pd(pd: *mut ibv_pd) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*pd).context;
@@ -76,14 +78,15 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     #[test]
     fn alloc_pd_sets_handle_and_context() {
         let mut t = TestCtx::new(1, false);
         let ctx = t.ctx();
         // SAFETY: plain C struct.
-        let mut pd: ibv_pd = unsafe { zeroed() };
+        let mut pd: ibv_pd = unsafe { zeroed_unchecked() };
         let mut cmd = ibv_alloc_pd::default();
         let mut resp = ib_uverbs_alloc_pd_resp::default();
         let k = FakeKernel::new().on_write(|w| {
@@ -133,7 +136,7 @@ mod tests {
         let _g = disassoc_lock();
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut pd: ibv_pd = unsafe { zeroed() };
+        let mut pd: ibv_pd = unsafe { zeroed_unchecked() };
         pd.context = t.ctx();
         pd.handle = 0x44;
         // SAFETY (calls below): live PD.

@@ -7,14 +7,14 @@ use libc::c_int;
 use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::{
     execute_cmd_write, execute_cmd_write_ex, execute_cmd_write_req, execute_ioctl_fallback,
-    execute_write_bufs, execute_write_bufs_ex, Fallback,
+    execute_write_bufs, execute_write_bufs_ex, fallback_result, Fallback,
 };
-use super::{abi_ver, cmd_state, fallback_result, is_destroy_err};
+use super::{abi_ver, cmd_state, is_destroy_err};
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 /// QP creation flags the kernel interface knows.
@@ -682,7 +682,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `qp` is a live QP of a live context.
-pub unsafe fn destroy_qp(qp: *mut ibv_qp) -> c_int {
+pub(crate) unsafe fn destroy_qp(qp: *mut ibv_qp) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*qp).context;
@@ -736,7 +736,8 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     struct Objs {
         t: TestCtx,
@@ -751,10 +752,10 @@ mod tests {
         // SAFETY: plain C structs.
         let (mut pd, mut scq, mut rcq, qp): (Box<ibv_pd>, Box<ibv_cq>, Box<ibv_cq>, Box<verbs_qp>) = unsafe {
             (
-                Box::new(zeroed()),
-                Box::new(zeroed()),
-                Box::new(zeroed()),
-                Box::new(zeroed()),
+                Box::new(zeroed_unchecked()),
+                Box::new(zeroed_unchecked()),
+                Box::new(zeroed_unchecked()),
+                Box::new(zeroed_unchecked()),
             )
         };
         pd.context = t.ctx();
@@ -779,7 +780,7 @@ mod tests {
 
     fn init_attr(o: &mut Objs) -> ibv_qp_init_attr {
         // SAFETY: plain C struct.
-        let mut a: ibv_qp_init_attr = unsafe { zeroed() };
+        let mut a: ibv_qp_init_attr = unsafe { zeroed_unchecked() };
         a.send_cq = &mut *o.scq;
         a.recv_cq = &mut *o.rcq;
         a.cap = ibv_qp_cap {
@@ -944,7 +945,7 @@ mod tests {
         let mut o = objs();
         let base = init_attr(&mut o);
         // SAFETY: plain C struct.
-        let mut a: ibv_qp_init_attr_ex = unsafe { zeroed() };
+        let mut a: ibv_qp_init_attr_ex = unsafe { zeroed_unchecked() };
         a.send_cq = base.send_cq;
         a.recv_cq = base.recv_cq;
         a.cap = base.cap;
@@ -1013,7 +1014,7 @@ mod tests {
         let mut o = objs();
         let base = init_attr(&mut o);
         // SAFETY: plain C struct.
-        let mut a: ibv_qp_init_attr_ex = unsafe { zeroed() };
+        let mut a: ibv_qp_init_attr_ex = unsafe { zeroed_unchecked() };
         a.send_cq = base.send_cq;
         a.cap = base.cap;
         a.qp_type = IBV_QPT_XRC_SEND;
@@ -1050,7 +1051,7 @@ mod tests {
             (*qp).handle = 9;
         }
         // SAFETY: plain C struct.
-        let mut attr: ibv_qp_attr = unsafe { zeroed() };
+        let mut attr: ibv_qp_attr = unsafe { zeroed_unchecked() };
         attr.qp_state = IBV_QPS_RTR;
         attr.path_mtu = IBV_MTU_1024;
         attr.dest_qp_num = 0x123;
@@ -1121,7 +1122,7 @@ mod tests {
         // SAFETY: writing the test QP.
         unsafe { (*qp).context = o.t.ctx() };
         // SAFETY: plain C struct.
-        let mut attr: ibv_qp_attr = unsafe { zeroed() };
+        let mut attr: ibv_qp_attr = unsafe { zeroed_unchecked() };
         attr.rate_limit = 1000;
         let mut cmd = ibv_modify_qp_ex::default();
         let mut resp = ib_uverbs_ex_modify_qp_resp::default();
@@ -1178,7 +1179,8 @@ mod tests {
             0
         });
         // SAFETY: plain C structs.
-        let (mut attr, mut init): (ibv_qp_attr, ibv_qp_init_attr) = unsafe { (zeroed(), zeroed()) };
+        let (mut attr, mut init): (ibv_qp_attr, ibv_qp_init_attr) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
         let mut cmd = ibv_query_qp::default();
         // SAFETY: live QP and buffers.
         let (ret, sent) = with_kernel(k, || unsafe {

@@ -8,12 +8,15 @@ use core::mem::size_of;
 use libc::c_int;
 
 use super::ioctl::{CmdBuf, CmdSpace};
-use super::write::{execute_cmd_write_ex_raw, execute_cmd_write_ex_req, execute_ioctl_fallback, Fallback};
-use super::{fallback_result, is_destroy_err};
+use super::write::{
+    execute_cmd_write_ex_raw, execute_cmd_write_ex_req, execute_ioctl_fallback, fallback_result,
+    Fallback,
+};
+use super::is_destroy_err;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 /// `ibv_cmd_create_rwq_ind_table`.
@@ -110,7 +113,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `table` is a live table of a live context.
-pub unsafe fn destroy_rwq_ind_table(table: *mut ibv_rwq_ind_table) -> c_int {
+pub(crate) unsafe fn destroy_rwq_ind_table(table: *mut ibv_rwq_ind_table) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*table).context;
@@ -153,14 +156,15 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
     use core::ptr;
 
     fn wqs(n: usize) -> Vec<ibv_wq> {
         (0..n)
             .map(|i| {
                 // SAFETY: plain C struct.
-                let mut w: ibv_wq = unsafe { zeroed() };
+                let mut w: ibv_wq = unsafe { zeroed_unchecked() };
                 w.handle = 0x100 + i as u32;
                 w
             })
@@ -182,7 +186,7 @@ mod tests {
         let mut ptrs: Vec<*mut ibv_wq> = w.iter_mut().map(|b| b as *mut ibv_wq).collect();
         let mut init = ibv_rwq_ind_table_init_attr { log_ind_tbl_size: 1, ind_tbl: ptrs.as_mut_ptr(), comp_mask: 0 };
         // SAFETY: plain C struct.
-        let mut tbl: ibv_rwq_ind_table = unsafe { zeroed() };
+        let mut tbl: ibv_rwq_ind_table = unsafe { zeroed_unchecked() };
         let mut resp = DrvResp::default();
         let k = FakeKernel::new().on_write(|w| {
             w.respond(&cat(&[&le32(0), &le32(16), &le32(0x9), &le32(0x300), &le64(0x55)]));
@@ -229,7 +233,7 @@ mod tests {
         let mut ptrs: Vec<*mut ibv_wq> = w.iter_mut().map(|b| b as *mut ibv_wq).collect();
         let mut init = ibv_rwq_ind_table_init_attr { log_ind_tbl_size: 0, ind_tbl: ptrs.as_mut_ptr(), comp_mask: 0 };
         // SAFETY: plain C struct.
-        let mut tbl: ibv_rwq_ind_table = unsafe { zeroed() };
+        let mut tbl: ibv_rwq_ind_table = unsafe { zeroed_unchecked() };
         let mut resp = ib_uverbs_ex_create_rwq_ind_table_resp::default();
         let mut call = |init: &mut ibv_rwq_ind_table_init_attr, k: FakeKernel| {
             // SAFETY: live context, attributes, table and response.
@@ -256,7 +260,7 @@ mod tests {
     fn destroy_table_shares_destroy_ahs_fallback_bit() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut tbl: ibv_rwq_ind_table = unsafe { zeroed() };
+        let mut tbl: ibv_rwq_ind_table = unsafe { zeroed_unchecked() };
         tbl.context = t.ctx();
         tbl.ind_tbl_handle = 0x12;
         // SAFETY: live table.

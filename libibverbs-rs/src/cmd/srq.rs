@@ -8,14 +8,15 @@ use libc::c_int;
 use super::device::unhandled_fallback;
 use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::{
-    execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, execute_write_bufs, Fallback,
+    execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, execute_write_bufs,
+    fallback_result, Fallback,
 };
-use super::{abi_ver, cmd_state, fallback_result, is_destroy_err};
+use super::{abi_ver, cmd_state, is_destroy_err};
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 fn einval() -> c_int {
@@ -353,7 +354,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `srq` is a live SRQ of a live context.
-pub unsafe fn destroy_srq(srq: *mut ibv_srq) -> c_int {
+pub(crate) unsafe fn destroy_srq(srq: *mut ibv_srq) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*srq).context;
@@ -407,7 +408,8 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     #[repr(C)]
     #[derive(Default)]
@@ -420,7 +422,7 @@ mod tests {
 
     fn pd_of(t: &mut TestCtx) -> Box<ibv_pd> {
         // SAFETY: plain C struct.
-        let mut pd: Box<ibv_pd> = Box::new(unsafe { zeroed() });
+        let mut pd: Box<ibv_pd> = Box::new(unsafe { zeroed_unchecked() });
         pd.context = t.ctx();
         pd.handle = 2;
         pd
@@ -432,7 +434,7 @@ mod tests {
         let mut pd = pd_of(&mut t);
         // SAFETY: plain C structs.
         let (mut srq, mut attr): (Box<ibv_srq>, ibv_srq_init_attr) =
-            unsafe { (Box::new(zeroed()), zeroed()) };
+            unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
         attr.attr = ibv_srq_attr {
             max_wr: 100,
             max_sge: 2,
@@ -496,7 +498,7 @@ mod tests {
             let mut pd = pd_of(&mut t);
             // SAFETY: plain C structs.
             let (mut srq, mut attr): (Box<ibv_srq>, ibv_srq_init_attr) =
-                unsafe { (Box::new(zeroed()), zeroed()) };
+                unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
             attr.attr = ibv_srq_attr {
                 max_wr: 100,
                 max_sge: 2,
@@ -575,10 +577,10 @@ mod tests {
             Box<ibv_cq>,
         ) = unsafe {
             (
-                Box::new(zeroed()),
-                zeroed(),
-                Box::new(zeroed()),
-                Box::new(zeroed()),
+                Box::new(zeroed_unchecked()),
+                zeroed_unchecked(),
+                Box::new(zeroed_unchecked()),
+                Box::new(zeroed_unchecked()),
             )
         };
         xrcd.handle = 0x11;
@@ -630,7 +632,7 @@ mod tests {
         let mut t = TestCtx::new(14, false);
         pd.context = t.ctx();
         // SAFETY: plain C struct.
-        let mut vsrq: Box<verbs_srq> = Box::new(unsafe { zeroed() });
+        let mut vsrq: Box<verbs_srq> = Box::new(unsafe { zeroed_unchecked() });
         let vsrq_addr = &vsrq.srq as *const ibv_srq as u64;
         // (The ioctl above reported max_wr/max_sge 0 into attr.)
         attr.attr = ibv_srq_attr {
@@ -684,7 +686,7 @@ mod tests {
         let mut pd = pd_of(&mut t);
         // SAFETY: plain C structs.
         let (mut vsrq, mut attr): (Box<verbs_srq>, ibv_srq_init_attr_ex) =
-            unsafe { (Box::new(zeroed()), zeroed()) };
+            unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
         let ctx = t.ctx();
         let mut run = |attr: &mut ibv_srq_init_attr_ex| {
             rdma_util::ffi::set_errno(0);
@@ -721,7 +723,7 @@ mod tests {
         let _g = abi_ver_lock(6);
         let mut t = TestCtx::new(14, false);
         // SAFETY: plain C struct.
-        let mut srq: Box<ibv_srq> = Box::new(unsafe { zeroed() });
+        let mut srq: Box<ibv_srq> = Box::new(unsafe { zeroed_unchecked() });
         srq.context = t.ctx();
         srq.handle = 0x30;
         #[repr(C)]

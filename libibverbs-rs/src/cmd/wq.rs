@@ -10,13 +10,13 @@ use libc::c_int;
 use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::{
     execute_cmd_write_ex, execute_cmd_write_ex_req, execute_ioctl_fallback, execute_write_bufs_ex,
-    Fallback,
+    fallback_result, Fallback,
 };
-use super::{cmd_state, fallback_result, is_destroy_err};
+use super::{cmd_state, is_destroy_err};
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 fn fail(e: c_int) -> c_int {
@@ -199,7 +199,7 @@ rdma_util::export! {
 /// # Safety
 /// `wq` is a live WQ of a live context, with initialised mutex and
 /// condition variable.
-pub unsafe fn destroy_wq(wq: *mut ibv_wq) -> c_int {
+pub(crate) unsafe fn destroy_wq(wq: *mut ibv_wq) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*wq).context;
@@ -255,13 +255,14 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
     fn new_wq() -> Box<ibv_wq> {
         // SAFETY: plain C struct, valid when zero.
-        let mut wq: Box<ibv_wq> = Box::new(unsafe { zeroed() });
+        let mut wq: Box<ibv_wq> = Box::new(unsafe { zeroed_unchecked() });
         // SAFETY: initialising the WQ's own mutex and condition variable.
         unsafe {
             libc::pthread_mutex_init(&mut wq.mutex, ptr::null());
@@ -277,7 +278,8 @@ mod tests {
 
     fn objs() -> Objs {
         // SAFETY: plain C structs.
-        let (mut pd, mut cq): (Box<ibv_pd>, Box<ibv_cq>) = unsafe { (Box::new(zeroed()), Box::new(zeroed())) };
+        let (mut pd, mut cq): (Box<ibv_pd>, Box<ibv_cq>) =
+            unsafe { (Box::new(zeroed_unchecked()), Box::new(zeroed_unchecked())) };
         pd.handle = 0x11;
         cq.handle = 0x22;
         Objs { pd, cq }

@@ -30,7 +30,7 @@ use rdma_util::ffi::{errno, set_errno};
 
 /// What a helper does after trying its ioctl (upstream's `enum write_fallback`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fallback {
+pub(crate) enum Fallback {
     /// The kernel lacks the method: use the classic write() command.
     TryWrite,
     /// The kernel lacks the method: use the extended write() command.
@@ -41,13 +41,26 @@ pub enum Fallback {
     Success,
 }
 
+/// The result a destroy helper carries on with when its switch has no arm
+/// for the fallback outcome (upstream: `default: break;`).
+pub(crate) fn fallback_result(f: Fallback) -> c_int {
+    match f {
+        Fallback::Success => 0,
+        Fallback::Error(e) => e,
+        Fallback::TryWrite | Fallback::TryWriteEx => {
+            set_errno(libc::EOPNOTSUPP);
+            libc::EOPNOTSUPP
+        }
+    }
+}
+
 /// Decides how to proceed without the ioctl: the linked (provider) buffers
 /// may only carry UHW data or optional attributes, and their fallback flags
 /// add to the core buffer's (upstream's `_check_legacy`).
 ///
 /// # Safety
 /// `cmdb` heads a valid chain of command buffers.
-pub unsafe fn check_legacy(cmdb: *mut ibv_command_buffer) -> Fallback {
+pub(crate) unsafe fn check_legacy(cmdb: *mut ibv_command_buffer) -> Fallback {
     // SAFETY (whole function): the chain is valid (caller).
     unsafe {
         let mut flags = (*cmdb).bitfields;
@@ -92,7 +105,7 @@ fn not_supported() -> Fallback {
 /// # Safety
 /// `ctx` is a live context; `cmdb` is a valid chain whose attribute pointers
 /// are valid.
-pub unsafe fn execute_ioctl_fallback(
+pub(crate) unsafe fn execute_ioctl_fallback(
     ctx: *mut ibv_context,
     cmd_bit: usize,
     cmdb: *mut ibv_command_buffer,
@@ -180,7 +193,7 @@ unsafe fn ioctl_write(
 /// `ctx` is live; `req` is writable for `req_size` bytes and `resp` (if not
 /// NULL) for `resp_size` bytes.
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn execute_cmd_write_raw(
+pub(crate) unsafe fn execute_cmd_write_raw(
     ctx: *mut ibv_context,
     write_method: u32,
     req: *mut ib_uverbs_cmd_hdr,
@@ -234,7 +247,7 @@ pub unsafe fn execute_cmd_write_raw(
 /// # Safety
 /// As for [`execute_cmd_write_raw`].
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn execute_cmd_write_ex_raw(
+pub(crate) unsafe fn execute_cmd_write_ex_raw(
     ctx: *mut ibv_context,
     write_method: u32,
     req: *mut ex_hdr,
@@ -299,7 +312,7 @@ pub unsafe fn execute_cmd_write_ex_raw(
 ///
 /// # Safety
 /// `ctx` live; `cmd` valid for `cmd_size` bytes, `resp` for `resp_size`.
-pub unsafe fn execute_cmd_write<C: WriteCmdResp>(
+pub(crate) unsafe fn execute_cmd_write<C: WriteCmdResp>(
     ctx: *mut ibv_context,
     cmd: *mut C,
     cmd_size: usize,
@@ -330,7 +343,7 @@ pub unsafe fn execute_cmd_write<C: WriteCmdResp>(
 ///
 /// # Safety
 /// `ctx` live; `cmd` valid for `cmd_size` bytes.
-pub unsafe fn execute_cmd_write_req<C: WriteCmd>(
+pub(crate) unsafe fn execute_cmd_write_req<C: WriteCmd>(
     ctx: *mut ibv_context,
     cmd: *mut C,
     cmd_size: usize,
@@ -356,7 +369,7 @@ pub unsafe fn execute_cmd_write_req<C: WriteCmd>(
 ///
 /// # Safety
 /// As for [`execute_cmd_write`].
-pub unsafe fn execute_cmd_write_no_uhw<C: WriteCmdResp>(
+pub(crate) unsafe fn execute_cmd_write_no_uhw<C: WriteCmdResp>(
     ctx: *mut ibv_context,
     cmd: *mut C,
     cmd_size: usize,
@@ -388,7 +401,7 @@ pub unsafe fn execute_cmd_write_no_uhw<C: WriteCmdResp>(
 ///
 /// # Safety
 /// As for [`execute_cmd_write`].
-pub unsafe fn execute_cmd_write_ex<C: ExWriteCmd>(
+pub(crate) unsafe fn execute_cmd_write_ex<C: ExWriteCmd>(
     ctx: *mut ibv_context,
     cmd: *mut C,
     cmd_size: usize,
@@ -414,7 +427,7 @@ pub unsafe fn execute_cmd_write_ex<C: ExWriteCmd>(
 ///
 /// # Safety
 /// As for [`execute_cmd_write_req`].
-pub unsafe fn execute_cmd_write_ex_req<C: ExWriteCmd>(
+pub(crate) unsafe fn execute_cmd_write_ex_req<C: ExWriteCmd>(
     ctx: *mut ibv_context,
     cmd: *mut C,
     cmd_size: usize,
@@ -484,7 +497,7 @@ unsafe fn uhw_out(link: *mut ibv_command_buffer) -> Option<(ib_uverbs_attr, usiz
 /// # Safety
 /// `ctx` live; `link` NULL or a compatibility buffer whose UHW pointers are
 /// still valid and preceded by the headroom it records.
-pub unsafe fn execute_write_bufs<C>(
+pub(crate) unsafe fn execute_write_bufs<C>(
     ctx: *mut ibv_context,
     link: *mut ibv_command_buffer,
     mut core: C::Core,
@@ -568,7 +581,7 @@ where
 ///
 /// # Safety
 /// As for [`execute_write_bufs`].
-pub unsafe fn execute_write_bufs_ex<C>(
+pub(crate) unsafe fn execute_write_bufs_ex<C>(
     ctx: *mut ibv_context,
     link: *mut ibv_command_buffer,
     core: C::Core,
@@ -657,8 +670,8 @@ fn headroom_error() -> c_int {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
-    use crate::cmd_bit;
+    use crate::testkit::kernel::*;
+    use crate::cmd::cmd_bit;
 
     fn cat(parts: &[&[u8]]) -> Vec<u8> {
         parts.concat()

@@ -7,12 +7,14 @@ use core::ptr::{self, addr_of_mut};
 use libc::c_int;
 
 use super::ioctl::{CmdBuf, CmdSpace};
-use super::write::{execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, Fallback};
-use super::{fallback_result, is_destroy_err};
+use super::write::{
+    execute_cmd_write, execute_cmd_write_req, execute_ioctl_fallback, fallback_result, Fallback,
+};
+use super::is_destroy_err;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
-use crate::cmd_bit;
+use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
 rdma_util::export! {
@@ -60,7 +62,7 @@ rdma_util::export! {
 ///
 /// # Safety
 /// `xrcd` is a live domain of a live context.
-pub unsafe fn close_xrcd(xrcd: *mut verbs_xrcd) -> c_int {
+pub(crate) unsafe fn close_xrcd(xrcd: *mut verbs_xrcd) -> c_int {
     // SAFETY (whole function): caller guarantee.
     unsafe {
         let ctx = (*xrcd).xrcd.context;
@@ -162,7 +164,8 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::testkit::*;
+    use crate::testkit::kernel::*;
+    use rdma_util::mem::zeroed_unchecked;
 
     #[repr(C)]
     #[derive(Default)]
@@ -176,7 +179,7 @@ mod tests {
         let mut t = TestCtx::new(1, false);
         let ctx = t.ctx();
         // SAFETY: plain C struct.
-        let mut x: verbs_xrcd = unsafe { zeroed() };
+        let mut x: verbs_xrcd = unsafe { zeroed_unchecked() };
         let mut attr = ibv_xrcd_init_attr { comp_mask: IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS, fd: 9, oflags: libc::O_CREAT };
         let mut cmd = DrvOpenXrcd { drv: 0x5a, ..Default::default() };
         let mut resp = ib_uverbs_open_xrcd_resp::default();
@@ -201,7 +204,7 @@ mod tests {
 
         // A provider struct that ends before `handle` does not get it.
         // SAFETY: plain C struct.
-        let mut x: verbs_xrcd = unsafe { zeroed() };
+        let mut x: verbs_xrcd = unsafe { zeroed_unchecked() };
         x.comp_mask = 0xff;
         let k = FakeKernel::new().on_write(|w| {
             w.respond(&le32(0x32));
@@ -232,7 +235,7 @@ mod tests {
     fn close_xrcd_ioctl_then_write() {
         let mut t = TestCtx::new(1, false);
         // SAFETY: plain C struct.
-        let mut x: verbs_xrcd = unsafe { zeroed() };
+        let mut x: verbs_xrcd = unsafe { zeroed_unchecked() };
         x.xrcd.context = t.ctx();
         x.handle = 0x13;
         // SAFETY: live domain.
@@ -261,7 +264,8 @@ mod tests {
         let mut t = TestCtx::new(1, false);
         let ctx = t.ctx();
         // SAFETY: plain C structs.
-        let (mut vqp, mut x): (Box<verbs_qp>, verbs_xrcd) = unsafe { (Box::new(zeroed()), zeroed()) };
+        let (mut vqp, mut x): (Box<verbs_qp>, verbs_xrcd) =
+            unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
         x.handle = 0x44;
         let mut qctx = 5u8;
         let mut attr = ibv_qp_open_attr {
@@ -313,7 +317,8 @@ mod tests {
         let mut t = TestCtx::new(1, false);
         let ctx = t.ctx();
         // SAFETY: plain C structs.
-        let (mut vqp, mut x): (Box<verbs_qp>, verbs_xrcd) = unsafe { (Box::new(zeroed()), zeroed()) };
+        let (mut vqp, mut x): (Box<verbs_qp>, verbs_xrcd) =
+            unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
         let mut attr = ibv_qp_open_attr {
             comp_mask: IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM,
             qp_num: 1,

@@ -31,12 +31,12 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The raw lock; use it through [`Mutex`].
-pub struct RawLock {
+pub(crate) struct RawLock {
     state: AtomicU32,
 }
 
 /// A mutex over `T` with [`RawLock`].
-pub type Mutex<T> = lock_api::Mutex<RawLock, T>;
+pub(crate) type Mutex<T> = lock_api::Mutex<RawLock, T>;
 
 const FREE: u32 = 0;
 const LOCKED: u32 = 1;
@@ -54,7 +54,7 @@ mod single {
     }
 
     #[inline(always)]
-    pub fn threaded() -> bool {
+    pub(crate) fn threaded() -> bool {
         // SAFETY: the symbol is glibc's, always defined and one byte long;
         // reading it atomically is how it may be read while glibc writes it.
         unsafe { __libc_single_threaded.load(Ordering::Relaxed) == 0 }
@@ -64,7 +64,7 @@ mod single {
 #[cfg(not(target_env = "gnu"))]
 mod single {
     #[inline(always)]
-    pub fn threaded() -> bool {
+    pub(crate) fn threaded() -> bool {
         true
     }
 }

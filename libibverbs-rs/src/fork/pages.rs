@@ -50,7 +50,7 @@
 
 /// What [`PageCounts::change`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Change {
+pub(crate) enum Change {
     /// Done; no page of the range had the count advised from, so no madvise
     /// is due.
     Done,
@@ -120,7 +120,7 @@ fn transitions(m: u64, ones: u64, exc: u64, from: i32) -> u64 {
 }
 
 /// The counts of every page; see the module docs.
-pub struct PageCounts {
+pub(crate) struct PageCounts {
     /// log2 of the unit page size (sysconf's), 0 until first use.
     shift: u32,
     /// Open addressing with linear probing; empty or a power of two in
@@ -156,13 +156,13 @@ fn from_of(inc: i32) -> i32 {
 }
 
 impl PageCounts {
-    pub const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         PageCounts { shift: 0, table: Vec::new(), len: 0, arrays: Vec::new(), free: Vec::new(), targets: Vec::new() }
     }
 
     /// A table for pages of `ps` bytes (a power of two) instead of sysconf's.
     #[cfg(test)]
-    pub fn with_page_size(ps: usize) -> Self {
+    pub(crate) fn with_page_size(ps: usize) -> Self {
         let mut c = Self::new();
         c.shift = ps.trailing_zeros();
         c
@@ -383,7 +383,7 @@ impl PageCounts {
     /// madvise on all of it or on none of it (see [`Change`]). `keep` is the
     /// count advised from: 0 for a dontfork, 1 for a dofork.
     #[inline]
-    pub fn change(&mut self, start: usize, last: usize, inc: i32, keep: i32) -> Change {
+    pub(crate) fn change(&mut self, start: usize, last: usize, inc: i32, keep: i32) -> Change {
         debug_assert_eq!(keep, from_of(inc));
         let (p0, p1) = self.pages(start, last);
         if p0 >> CHUNK_SHIFT == p1 >> CHUNK_SHIFT {
@@ -434,7 +434,7 @@ impl PageCounts {
 
     /// Calls `f` with the maximal sub-ranges of `[start, last]` whose count
     /// is `value` (0 or 1), in ascending order, without allocating once warm.
-    pub fn with_ranges_of_count<R>(
+    pub(crate) fn with_ranges_of_count<R>(
         &mut self,
         start: usize,
         last: usize,
@@ -458,7 +458,7 @@ impl PageCounts {
     }
 
     /// Adds `inc` (1 or -1) to the count of every page in `[start, last]`.
-    pub fn add(&mut self, start: usize, last: usize, inc: i32) {
+    pub(crate) fn add(&mut self, start: usize, last: usize, inc: i32) {
         let from = from_of(inc);
         let (p0, p1) = self.pages(start, last);
         for_chunks(p0, p1, |key, m| {
@@ -473,7 +473,8 @@ impl PageCounts {
     }
 
     /// The count of the page holding `addr`.
-    pub fn count_at(&self, addr: usize) -> i32 {
+    #[cfg(test)]
+    pub(crate) fn count_at(&self, addr: usize) -> i32 {
         let sh = if self.shift == 0 { unit_shift() } else { self.shift };
         let p = addr >> sh;
         match self.find(p >> CHUNK_SHIFT) {
@@ -496,7 +497,7 @@ impl PageCounts {
 
     /// The maximal runs of equal non-zero count, as `(start, last, count)`
     /// in address order.
-    pub fn runs(&self) -> impl Iterator<Item = (usize, usize, i32)> + '_ {
+    pub(crate) fn runs(&self) -> impl Iterator<Item = (usize, usize, i32)> + '_ {
         let sh = self.shift;
         let mut order: Vec<&Entry> = self.table.iter().filter(|e| e.key != EMPTY).collect();
         order.sort_unstable_by_key(|e| e.key);
@@ -519,17 +520,20 @@ impl PageCounts {
     }
 
     /// Number of maximal runs of equal non-zero count.
-    pub fn run_count(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn run_count(&self) -> usize {
         self.runs().count()
     }
 
     /// Number of chunks held (empty ones are dropped).
-    pub fn chunk_count(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn chunk_count(&self) -> usize {
         self.len
     }
 
     /// Panics unless the invariants of the module docs hold.
-    pub fn assert_canonical(&self) {
+    #[cfg(test)]
+    pub(crate) fn assert_canonical(&self) {
         let n = self.table.len();
         assert!(n == 0 || n.is_power_of_two(), "table size");
         assert!(4 * self.len <= 3 * n, "load factor");
@@ -591,7 +595,7 @@ fn unit_shift() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fork::tests::XorShift;
+    use crate::testkit::rng::XorShift;
 
     const PS: usize = 0x1000;
 

@@ -15,28 +15,11 @@
 
 use super::pagesize::smaps_header;
 use super::*;
+use crate::testkit::rng::XorShift;
+use abi_tests::paths;
 use rdma_util::ffi;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// A small deterministic PRNG (xorshift64*), so failures replay by seed.
-pub(crate) struct XorShift(u64);
-
-impl XorShift {
-    pub(crate) fn new(seed: u64) -> Self {
-        XorShift(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// Uniform-enough value in `0..n` (`n > 0`).
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 fn sys_page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
@@ -949,13 +932,6 @@ fn child_status() {
 
 // ---- Comparison with Debian's library -----------------------------------
 
-/// Cargo's target directory, from this test binary's path
-/// (`<target>/<profile>/deps/<binary>`).
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    exe.ancestors().nth(3).expect("<target>/<profile>/deps/<exe>").to_path_buf()
-}
-
 /// Builds compare.c against Debian's headers and library.
 fn build_compare(dir: &Path) -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/fork/compare.c");
@@ -997,12 +973,9 @@ fn split_diverging(out: &str) -> (Vec<&str>, Vec<&str>) {
 
 #[test]
 fn matches_debian_library() {
-    let ours = target_dir().join("release");
-    assert!(
-        ours.join("libibverbs.so.1").exists(),
-        "{} missing: this test compares the release build; run `cargo build --release` first",
-        ours.join("libibverbs.so.1").display()
-    );
+    // The release build (or $RDMA_OURS_LIB_DIR), found as every comparison
+    // with Debian's library finds it.
+    let ours = paths::ours_lib("libibverbs.so.1").parent().expect("a directory").to_path_buf();
     let dir = std::env::temp_dir().join(format!("ibverbs-fork-compare-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("scratch dir");
     let exe = build_compare(&dir);
@@ -1017,7 +990,10 @@ fn matches_debian_library() {
         let out = String::from_utf8_lossy(&cmd.output().expect("ldd").stdout).into_owned();
         out.lines().find(|l| l.contains("libibverbs.so.1")).unwrap_or("").to_string()
     };
-    assert!(which(None).contains("x86_64-linux-gnu/libibverbs.so.1"), "Debian run: {}", which(None));
+    // ldd names Debian's library through /lib or /usr/lib: match the rest.
+    let multiarch = Path::new(paths::SYSTEM_LIB_DIR).file_name().expect("a multiarch directory");
+    let debian = Path::new(multiarch).join("libibverbs.so.1");
+    assert!(which(None).contains(&*debian.to_string_lossy()), "Debian run: {}", which(None));
     assert!(which(Some(&ours)).contains(&*ours.to_string_lossy()), "our run: {}", which(Some(&ours)));
 
     let scenarios: &[(&str, &[(&str, &str)])] = &[

@@ -1,10 +1,11 @@
 //! Test support: a scripted stand-in for the uverbs device.
 //!
 //! No kernel is needed: [`with_kernel`] installs a [`FakeKernel`] for the
-//! current thread, and the channel's two system calls (`cmd::sys`) hand it
-//! the command instead. It records the exact bytes that would have reached
-//! the kernel and lets the test answer, by writing into the output buffers
-//! the command points to, like the kernel would.
+//! current thread, and the channel's two system calls (`cmd::sys`, through
+//! its interception hooks) hand it the command instead. It records the exact
+//! bytes that would have reached the kernel and lets the test answer, by
+//! writing into the output buffers the command points to, like the kernel
+//! would.
 
 use core::mem::size_of;
 use core::ptr;
@@ -12,7 +13,7 @@ use std::cell::RefCell;
 
 use libc::{c_int, c_void};
 
-use super::CmdCtxState;
+use crate::cmd::CmdCtxState;
 use crate::abi::driver::{verbs_device, verbs_sysfs_dev};
 use crate::abi::kern::*;
 use crate::abi::verbs::{ibv_context, verbs_context, verbs_ex_private, __VERBS_ABI_IS_EXTENDED};
@@ -37,24 +38,24 @@ pub(crate) enum Sent {
 /// The scalar fields of an ioctl header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct IoctlHdr {
-    pub length: u16,
-    pub object_id: u16,
-    pub method_id: u16,
-    pub num_attrs: u16,
-    pub reserved1: u64,
-    pub driver_id: u32,
-    pub reserved2: u32,
+    pub(crate) length: u16,
+    pub(crate) object_id: u16,
+    pub(crate) method_id: u16,
+    pub(crate) num_attrs: u16,
+    pub(crate) reserved1: u64,
+    pub(crate) driver_id: u32,
+    pub(crate) reserved2: u32,
 }
 
 impl Sent {
-    pub fn ioctl(&self) -> (&IoctlHdr, &[ib_uverbs_attr]) {
+    pub(crate) fn ioctl(&self) -> (&IoctlHdr, &[ib_uverbs_attr]) {
         match self {
             Sent::Ioctl { hdr, attrs, .. } => (hdr, attrs),
             other => panic!("expected an ioctl, got {other:?}"),
         }
     }
 
-    pub fn write_bytes(&self) -> &[u8] {
+    pub(crate) fn write_bytes(&self) -> &[u8] {
         match self {
             Sent::Write { bytes, .. } => bytes,
             other => panic!("expected a write, got {other:?}"),
@@ -62,7 +63,7 @@ impl Sent {
     }
 
     /// Input data of the ioctl attribute `id`.
-    pub fn input(&self, id: u16) -> Option<&[u8]> {
+    pub(crate) fn input(&self, id: u16) -> Option<&[u8]> {
         match self {
             Sent::Ioctl { attrs, inputs, .. } => attrs
                 .iter()
@@ -79,17 +80,17 @@ pub(crate) struct IoctlCmd {
 }
 
 impl IoctlCmd {
-    pub fn object_id(&self) -> u16 {
+    pub(crate) fn object_id(&self) -> u16 {
         // SAFETY: hdr is the live command under execution.
         unsafe { (*self.hdr).object_id }
     }
 
-    pub fn method_id(&self) -> u16 {
+    pub(crate) fn method_id(&self) -> u16 {
         // SAFETY: as above.
         unsafe { (*self.hdr).method_id }
     }
 
-    pub fn attrs(&mut self) -> &mut [ib_uverbs_attr] {
+    pub(crate) fn attrs(&mut self) -> &mut [ib_uverbs_attr] {
         // SAFETY: num_attrs attributes follow the header.
         unsafe {
             core::slice::from_raw_parts_mut(
@@ -99,13 +100,13 @@ impl IoctlCmd {
         }
     }
 
-    pub fn attr(&mut self, id: u16) -> Option<&mut ib_uverbs_attr> {
+    pub(crate) fn attr(&mut self, id: u16) -> Option<&mut ib_uverbs_attr> {
         self.attrs().iter_mut().find(|a| a.attr_id == id)
     }
 
     /// Kernel behaviour for an output pointer attribute: copy (at most `len`
     /// bytes of) `data` to where it points and flag it valid.
-    pub fn write_out(&mut self, id: u16, data: &[u8]) {
+    pub(crate) fn write_out(&mut self, id: u16, data: &[u8]) {
         let a = self
             .attr(id)
             .unwrap_or_else(|| panic!("no attribute {id:#x}"));
@@ -115,14 +116,14 @@ impl IoctlCmd {
         a.flags |= UVERBS_ATTR_F_VALID_OUTPUT;
     }
 
-    pub fn write_out_val<T: Copy>(&mut self, id: u16, v: T) {
+    pub(crate) fn write_out_val<T: Copy>(&mut self, id: u16, v: T) {
         // SAFETY: viewing a Copy value as its bytes.
         let b = unsafe { core::slice::from_raw_parts(&v as *const T as *const u8, size_of::<T>()) };
         self.write_out(id, b)
     }
 
     /// Kernel behaviour for a new object handle or file descriptor.
-    pub fn set_data(&mut self, id: u16, v: u64) {
+    pub(crate) fn set_data(&mut self, id: u16, v: u64) {
         self.attr(id)
             .unwrap_or_else(|| panic!("no attribute {id:#x}"))
             .data = v;
@@ -131,30 +132,30 @@ impl IoctlCmd {
 
 /// The command handed to the fake kernel's write handler.
 pub(crate) struct WriteCmdView<'a> {
-    pub bytes: &'a [u8],
+    pub(crate) bytes: &'a [u8],
 }
 
 impl WriteCmdView<'_> {
-    pub fn hdr(&self) -> ib_uverbs_cmd_hdr {
+    pub(crate) fn hdr(&self) -> ib_uverbs_cmd_hdr {
         // SAFETY: reading a header-sized prefix (checked by the slice index).
         unsafe { ptr::read_unaligned(self.bytes[..8].as_ptr().cast()) }
     }
 
     /// The response address: the core struct's first field for classic
     /// commands, `ex_hdr.response` for extended ones (both at byte 8).
-    pub fn response(&self) -> u64 {
+    pub(crate) fn response(&self) -> u64 {
         u64::from_ne_bytes(self.bytes[8..16].try_into().unwrap())
     }
 
     /// Kernel behaviour: write `data` to the response buffer.
-    pub fn respond(&self, data: &[u8]) {
+    pub(crate) fn respond(&self, data: &[u8]) {
         let p = self.response() as usize as *mut u8;
         assert!(!p.is_null(), "command has no response buffer");
         // SAFETY: the command's author promised a response buffer there.
         unsafe { ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
     }
 
-    pub fn respond_val<T: Copy>(&self, v: T) {
+    pub(crate) fn respond_val<T: Copy>(&self, v: T) {
         // SAFETY: viewing a Copy value as its bytes.
         let b = unsafe { core::slice::from_raw_parts(&v as *const T as *const u8, size_of::<T>()) };
         self.respond(b)
@@ -166,7 +167,7 @@ type WriteHandler = Box<dyn FnMut(&WriteCmdView<'_>) -> c_int>;
 
 /// A scripted kernel: handlers return 0 or an errno value.
 pub(crate) struct FakeKernel {
-    pub sent: Vec<Sent>,
+    pub(crate) sent: Vec<Sent>,
     on_ioctl: IoctlHandler,
     on_write: WriteHandler,
 }
@@ -174,7 +175,7 @@ pub(crate) struct FakeKernel {
 impl FakeKernel {
     /// Every ioctl fails with `ioctl_err` (0 = succeeds doing nothing), every
     /// write succeeds doing nothing.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         FakeKernel {
             sent: Vec::new(),
             on_ioctl: Box::new(|_| 0),
@@ -182,12 +183,12 @@ impl FakeKernel {
         }
     }
 
-    pub fn on_ioctl(mut self, f: impl FnMut(&mut IoctlCmd) -> c_int + 'static) -> Self {
+    pub(crate) fn on_ioctl(mut self, f: impl FnMut(&mut IoctlCmd) -> c_int + 'static) -> Self {
         self.on_ioctl = Box::new(f);
         self
     }
 
-    pub fn on_write(mut self, f: impl FnMut(&WriteCmdView<'_>) -> c_int + 'static) -> Self {
+    pub(crate) fn on_write(mut self, f: impl FnMut(&WriteCmdView<'_>) -> c_int + 'static) -> Self {
         self.on_write = Box::new(f);
         self
     }
@@ -200,6 +201,10 @@ thread_local! {
 /// Runs `f` with `k` answering this thread's commands; returns `f`'s result
 /// and everything sent.
 pub(crate) fn with_kernel<R>(k: FakeKernel, f: impl FnOnce() -> R) -> (R, Vec<Sent>) {
+    crate::cmd::sys::INTERCEPT.get_or_init(|| crate::cmd::sys::Intercept {
+        ioctl: intercept_ioctl,
+        write: intercept_write,
+    });
     KERNEL.with(|c| *c.borrow_mut() = Some(k));
     let r = f();
     let k = KERNEL.with(|c| c.borrow_mut().take()).expect("fake kernel");
@@ -211,7 +216,7 @@ fn bytes_of(p: *const u8, len: usize) -> Vec<u8> {
     unsafe { core::slice::from_raw_parts(p, len) }.to_vec()
 }
 
-pub(crate) fn intercept_ioctl(fd: c_int, hdr: *mut ib_uverbs_ioctl_hdr) -> Option<c_int> {
+fn intercept_ioctl(fd: c_int, hdr: *mut ib_uverbs_ioctl_hdr) -> Option<c_int> {
     KERNEL.with(|c| {
         let mut g = c.borrow_mut();
         let k = g.as_mut()?;
@@ -256,7 +261,7 @@ pub(crate) fn intercept_ioctl(fd: c_int, hdr: *mut ib_uverbs_ioctl_hdr) -> Optio
     })
 }
 
-pub(crate) fn intercept_write(fd: c_int, buf: *const c_void, len: usize) -> Option<isize> {
+fn intercept_write(fd: c_int, buf: *const c_void, len: usize) -> Option<isize> {
     KERNEL.with(|c| {
         let mut g = c.borrow_mut();
         let k = g.as_mut()?;
@@ -279,15 +284,15 @@ pub(crate) fn intercept_write(fd: c_int, buf: *const c_void, len: usize) -> Opti
 pub(crate) struct TestCtx {
     vctx: Box<verbs_context>,
     state: Box<CmdCtxState>,
-    pub dev: Box<verbs_device>,
-    pub sysfs: Box<verbs_sysfs_dev>,
+    pub(crate) dev: Box<verbs_device>,
+    pub(crate) sysfs: Box<verbs_sysfs_dev>,
 }
 
 pub(crate) const TEST_CMD_FD: c_int = 1000;
 pub(crate) const TEST_ASYNC_FD: c_int = 1001;
 
 impl TestCtx {
-    pub fn new(driver_id: u32, use_ioctl_write: bool) -> Self {
+    pub(crate) fn new(driver_id: u32, use_ioctl_write: bool) -> Self {
         // SAFETY: these C structs are valid when all-zero (NULL pointers,
         // None callbacks, zero integers and pthread objects).
         let (mut vctx, mut dev, mut sysfs) = unsafe {
@@ -313,15 +318,15 @@ impl TestCtx {
         }
     }
 
-    pub fn ctx(&mut self) -> *mut ibv_context {
+    pub(crate) fn ctx(&mut self) -> *mut ibv_context {
         &mut self.vctx.context
     }
 
-    pub fn vctx(&mut self) -> *mut verbs_context {
+    pub(crate) fn vctx(&mut self) -> *mut verbs_context {
         &mut *self.vctx
     }
 
-    pub fn state(&mut self) -> &mut CmdCtxState {
+    pub(crate) fn state(&mut self) -> &mut CmdCtxState {
         &mut self.state
     }
 }
@@ -340,15 +345,6 @@ pub(crate) fn le32(v: u32) -> [u8; 4] {
 }
 pub(crate) fn le64(v: u64) -> [u8; 8] {
     v.to_le_bytes()
-}
-
-/// An all-zero C struct (pointers NULL, callbacks None).
-///
-/// # Safety
-/// `T` must be valid when all-zero.
-pub(crate) unsafe fn zeroed<T>() -> T {
-    // SAFETY: caller guarantee.
-    unsafe { core::mem::zeroed() }
 }
 
 /// Concatenates byte strings.
@@ -375,6 +371,6 @@ pub(crate) fn disassoc_lock() -> std::sync::MutexGuard<'static, ()> {
 pub(crate) fn abi_ver_lock(v: i32) -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    super::set_abi_ver(v);
+    crate::cmd::set_abi_ver(v);
     g
 }

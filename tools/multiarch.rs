@@ -1,0 +1,61 @@
+// The Debian library directory of the target being built, for the build
+// scripts that link against Debian's shared libraries (librdmacm-rs links
+// libibverbs.so, librspreload-rs links librdmacm.so). Each includes this file
+// with include!, so the choice is made in one place.
+
+/// Debian's multiarch tuple for the target (`x86_64-linux-gnu`), from the
+/// target cargo describes to build scripts; None when the target is not a
+/// GNU/Linux one we know.
+fn target_multiarch() -> Option<String> {
+    let var = |k: &str| std::env::var(k).unwrap_or_default();
+    if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" {
+        return None;
+    }
+    let little = var("CARGO_CFG_TARGET_ENDIAN") == "little";
+    let target = var("TARGET");
+    let tuple = match var("CARGO_CFG_TARGET_ARCH").as_str() {
+        "x86_64" if var("CARGO_CFG_TARGET_POINTER_WIDTH") == "32" => "x86_64-linux-gnux32",
+        "x86_64" => "x86_64-linux-gnu",
+        "x86" => "i386-linux-gnu",
+        "aarch64" => "aarch64-linux-gnu",
+        "arm" if target.ends_with("eabihf") => "arm-linux-gnueabihf",
+        "arm" => "arm-linux-gnueabi",
+        "powerpc64" if little => "powerpc64le-linux-gnu",
+        "powerpc64" => "powerpc64-linux-gnu",
+        "powerpc" => "powerpc-linux-gnu",
+        "riscv64" => "riscv64-linux-gnu",
+        "s390x" => "s390x-linux-gnu",
+        "loongarch64" => "loongarch64-linux-gnu",
+        "mips64" if little => "mips64el-linux-gnuabi64",
+        "mips64" => "mips64-linux-gnuabi64",
+        "mips" if little => "mipsel-linux-gnu",
+        "mips" => "mips-linux-gnu",
+        "sparc64" => "sparc64-linux-gnu",
+        _ => return host_cc_multiarch(&target),
+    };
+    Some(tuple.to_string())
+}
+
+/// For a target not in the table: what the C compiler says
+/// (`cc -print-multiarch`), but only when building for the machine itself,
+/// whose compiler describes it.
+fn host_cc_multiarch(target: &str) -> Option<String> {
+    if std::env::var("HOST").ok().as_deref() != Some(target) {
+        return None;
+    }
+    println!("cargo:rerun-if-env-changed=CC");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let out = std::process::Command::new(cc).arg("-print-multiarch").output().ok()?;
+    let tuple = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !tuple.is_empty()).then_some(tuple)
+}
+
+/// `/usr/lib/<tuple>` when it exists, else `/usr/lib` (non-multiarch
+/// systems keep their libraries there).
+fn system_lib_dir() -> std::path::PathBuf {
+    let usr_lib = std::path::Path::new("/usr/lib");
+    target_multiarch()
+        .map(|t| usr_lib.join(t))
+        .filter(|d| d.is_dir())
+        .unwrap_or_else(|| usr_lib.to_path_buf())
+}
