@@ -5,8 +5,6 @@
 //! Leaves `librdmacm.so.1` beside the built `librdmacm.so`.
 use std::path::PathBuf;
 
-include!("../tools/multiarch.rs");
-
 fn main() {
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let map = dir.join("librdmacm.map");
@@ -19,8 +17,7 @@ fn main() {
     // multiarch directory. Our libibverbs exports the same versioned symbols,
     // so the references recorded here (e.g. ibv_get_device_list@IBVERBS_1.1)
     // bind to ours at run time.
-    println!("cargo:rerun-if-changed=../tools/multiarch.rs");
-    println!("cargo:rustc-link-search=native={}", system_lib_dir().display());
+    println!("cargo:rustc-link-search=native={}", rdma_build_support::system_lib_dir().display());
     println!("cargo:rustc-link-lib=dylib=ibverbs");
 
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());

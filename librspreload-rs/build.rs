@@ -7,8 +7,6 @@
 //! librspreload.so.1 and rsocket/librspreload.so.1.
 use std::path::{Path, PathBuf};
 
-include!("../tools/multiarch.rs");
-
 fn link(target: &str, link: &Path) {
     if std::fs::read_link(link).is_err() {
         let _ = std::fs::remove_file(link);
@@ -25,8 +23,7 @@ fn main() {
     // Debian's librdmacm.so (librdmacm-dev, in the target's multiarch
     // directory) carries the rsocket family at RDMACM_1.0; ours exports the
     // same versioned names.
-    println!("cargo:rerun-if-changed=../tools/multiarch.rs");
-    println!("cargo:rustc-link-search=native={}", system_lib_dir().display());
+    println!("cargo:rustc-link-search=native={}", rdma_build_support::system_lib_dir().display());
     println!("cargo:rustc-link-lib=dylib=rdmacm");
 
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());

@@ -1,12 +1,12 @@
-// The Debian library directory of the target being built, for the build
-// scripts that link against Debian's shared libraries (librdmacm-rs links
-// libibverbs.so, librspreload-rs links librdmacm.so). Each includes this file
-// with include!, so the choice is made in one place.
+//! Helpers for the build scripts (a build-dependency, never linked into a
+//! library): the Debian library directory of the target being built, for the
+//! crates that link against Debian's shared libraries (librdmacm-rs links
+//! libibverbs.so, librspreload-rs links librdmacm.so).
 
 /// Debian's multiarch tuple for the target (`x86_64-linux-gnu`), from the
 /// target cargo describes to build scripts; None when the target is not a
 /// GNU/Linux one we know.
-fn target_multiarch() -> Option<String> {
+pub fn target_multiarch() -> Option<String> {
     let var = |k: &str| std::env::var(k).unwrap_or_default();
     if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" {
         return None;
@@ -52,7 +52,7 @@ fn host_cc_multiarch(target: &str) -> Option<String> {
 
 /// `/usr/lib/<tuple>` when it exists, else `/usr/lib` (non-multiarch
 /// systems keep their libraries there).
-fn system_lib_dir() -> std::path::PathBuf {
+pub fn system_lib_dir() -> std::path::PathBuf {
     let usr_lib = std::path::Path::new("/usr/lib");
     target_multiarch()
         .map(|t| usr_lib.join(t))
