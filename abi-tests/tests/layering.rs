@@ -485,11 +485,36 @@ fn show(c: &[Vec<String>], graph: &BTreeMap<String, BTreeSet<String>>) -> String
         .join("\n")
 }
 
+/// The layer of each module in an acyclic graph: 0 for a module that
+/// imports no other, else one more than the highest module it imports.
+fn layers(graph: &BTreeMap<String, BTreeSet<String>>) -> BTreeMap<usize, Vec<String>> {
+    fn layer_of(m: &str, graph: &BTreeMap<String, BTreeSet<String>>, memo: &mut BTreeMap<String, usize>) -> usize {
+        if let Some(&l) = memo.get(m) {
+            return l;
+        }
+        let l = graph.get(m).map_or(0, |to| to.iter().map(|t| layer_of(t, graph, memo) + 1).max().unwrap_or(0));
+        memo.insert(m.to_string(), l);
+        l
+    }
+    let mut memo = BTreeMap::new();
+    let mut out: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for m in graph.keys().filter(|m| !m.is_empty()) {
+        out.entry(layer_of(m, graph, &mut memo)).or_default().push(m.clone());
+    }
+    out
+}
+
 fn assert_no_circles(src_dir: &str) {
     let graph = import_graph(src_dir);
     assert!(graph.len() > 3, "{src_dir}: found only {} modules", graph.len());
     let c = circles(&graph);
     assert!(c.is_empty(), "{src_dir}: modules that import each other in a circle:\n{}", show(&c, &graph));
+    // The layers, for docs/architecture.md (cargo test --test layering -- --nocapture).
+    let mut text = format!("{src_dir}, lowest layer first:\n");
+    for (l, ms) in layers(&graph) {
+        text.push_str(&format!("  {l}: {}\n", ms.join(" ")));
+    }
+    eprint!("{text}");
 }
 
 #[test]
