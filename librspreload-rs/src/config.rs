@@ -16,7 +16,7 @@
 use libc::c_int;
 
 /// Where upstream (configured with sysconfdir /etc, as Debian is) looks.
-pub const CONFIG_PATH: &std::ffi::CStr = c"/etc/rdma/rsocket/preload_config";
+pub(crate) const CONFIG_PATH: &std::ffi::CStr = c"/etc/rdma/rsocket/preload_config";
 
 /// Upstream reads with a 120-byte line buffer: at most 119 bytes a piece.
 const PIECE_MAX: usize = 119;
@@ -26,11 +26,11 @@ const WIDTHS: [usize; 4] = [63, 15, 15, 15];
 /// One usable line. 0 in `domain`, `ty` or `protocol` and None in `program`
 /// are the wildcard `*`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rule {
-    pub program: Option<Vec<u8>>,
-    pub domain: c_int,
-    pub ty: c_int,
-    pub protocol: c_int,
+pub(crate) struct Rule {
+    pub(crate) program: Option<Vec<u8>>,
+    pub(crate) domain: c_int,
+    pub(crate) ty: c_int,
+    pub(crate) protocol: c_int,
 }
 
 /// C-locale isspace.
@@ -118,10 +118,10 @@ const PROTOCOLS: &[(&str, c_int)] = &[
 ];
 
 /// The InfiniBand address family (linux/socket.h).
-pub const AF_IB: c_int = 27;
+pub(crate) const AF_IB: c_int = 27;
 
 /// Parses the whole file's bytes into its usable rules, in file order.
-pub fn parse(data: &[u8]) -> Vec<Rule> {
+pub(crate) fn parse(data: &[u8]) -> Vec<Rule> {
     let mut rules = Vec::new();
     for piece in pieces(data) {
         if piece.first() == Some(&b'#') {
@@ -145,7 +145,7 @@ pub fn parse(data: &[u8]) -> Vec<Rule> {
 /// A rule's program word matches any program whose name starts with it
 /// (ignoring ASCII case). Protocol 0 stands for TCP with SOCK_STREAM and for
 /// UDP with SOCK_DGRAM; `ty` is compared as given, flags and all.
-pub fn intercept(rules: &[Rule], program: &[u8], domain: c_int, ty: c_int, protocol: c_int) -> bool {
+pub(crate) fn intercept(rules: &[Rule], program: &[u8], domain: c_int, ty: c_int, protocol: c_int) -> bool {
     if rules.is_empty() {
         return true;
     }
@@ -169,7 +169,7 @@ pub fn intercept(rules: &[Rule], program: &[u8], domain: c_int, ty: c_int, proto
 /// `atoi` as the C library does it: leading white space, an optional sign,
 /// decimal digits up to the first other byte; a value beyond `long` sticks at
 /// its limit and is then truncated to `int`.
-pub fn atoi(s: &[u8]) -> c_int {
+pub(crate) fn atoi(s: &[u8]) -> c_int {
     let mut i = 0;
     while i < s.len() && is_space(s[i]) {
         i += 1;

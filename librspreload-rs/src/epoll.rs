@@ -86,14 +86,14 @@ struct Set {
 }
 
 /// The watch tables of the process's instances.
-pub struct Registry {
+pub(crate) struct Registry {
     sets: Mutex<Vec<Set>>,
     /// Some instance has (or had) a table: the fast paths test this first.
     any: AtomicBool,
     gen: AtomicU64,
 }
 
-pub static REGISTRY: Registry = Registry::new();
+pub(crate) static REGISTRY: Registry = Registry::new();
 
 /// EPOLLET watches exist: from then on, calls into a socket are counted.
 static EDGE_USED: AtomicBool = AtomicBool::new(false);
@@ -104,7 +104,7 @@ static EPOCH: [AtomicU32; MAX_INDEX as usize + 1] = [const { AtomicU32::new(0) }
 /// on every descriptor lookup of the preload; a load and a branch while no
 /// program uses EPOLLET on an rsocket.
 #[inline]
-pub fn note_call(index: c_int) {
+pub(crate) fn note_call(index: c_int) {
     if EDGE_USED.load(Ordering::Relaxed) {
         if let Some(e) = usize::try_from(index).ok().and_then(|i| EPOCH.get(i)) {
             e.fetch_add(1, Ordering::Relaxed);
@@ -118,7 +118,7 @@ fn epoch(index: c_int) -> u32 {
 
 /// What epoll_ctl does with a number.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Route {
+pub(crate) enum Route {
     /// The kernel's epoll_ctl, with this descriptor.
     Kernel(c_int),
     /// Done here, in the instance's rsocket table.
@@ -127,21 +127,21 @@ pub enum Route {
 
 /// One rsocket to poll in a wait, as found in the table.
 #[derive(Clone, Copy, Debug)]
-pub struct Probe {
+pub(crate) struct Probe {
     index: c_int,
     gen: u64,
     /// rpoll's entry: the rsocket's own number and the bits asked for.
-    pub pfd: pollfd,
+    pub(crate) pfd: pollfd,
 }
 
 impl Registry {
-    pub const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Registry { sets: Mutex::new(Vec::new()), any: AtomicBool::new(false), gen: AtomicU64::new(1) }
     }
 
     /// True while some instance may have rsocket watches.
     #[inline]
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.any.load(Ordering::Acquire)
     }
 
@@ -156,7 +156,7 @@ impl Registry {
     /// whether epfd is an open epoll instance: Err(EBADF) or Err(EINVAL) if
     /// not; it is asked only for rsockets (the kernel checks the others).
     /// `event`: the program's (events, data), None for a NULL pointer.
-    pub fn ctl(
+    pub(crate) fn ctl(
         &self,
         table: &FdTable,
         epfd: c_int,
@@ -225,13 +225,13 @@ impl Registry {
     }
 
     /// Whether instance `epfd` has rsocket watches (armed or not).
-    pub fn has_watches(&self, epfd: c_int) -> bool {
+    pub(crate) fn has_watches(&self, epfd: c_int) -> bool {
         self.any() && self.lock().iter().any(|s| s.epfd == epfd && !s.watches.is_empty())
     }
 
     /// The number `index` was closed (or replaced by dup2): its watches go,
     /// and its table if it was an instance.
-    pub fn forget(&self, index: c_int) {
+    pub(crate) fn forget(&self, index: c_int) {
         if !self.any() {
             return;
         }
@@ -246,7 +246,7 @@ impl Registry {
     /// start from. Watches whose number no longer stands for an rsocket
     /// (closed behind the preload's back, or reused) are dropped. None if
     /// the instance has no watches left.
-    pub fn probes(&self, table: &FdTable, epfd: c_int) -> Option<Vec<Probe>> {
+    pub(crate) fn probes(&self, table: &FdTable, epfd: c_int) -> Option<Vec<Probe>> {
         let mut sets = self.lock();
         let s = sets.iter_mut().find(|s| s.epfd == epfd)?;
         s.watches.retain(|w| table.get(w.index).is_some_and(|e| e.ty == FdType::Rsocket));
@@ -287,7 +287,7 @@ impl Registry {
 
     /// Turns rpoll's results for `probes` into reports in `out`; returns how
     /// many. Applies EPOLLONESHOT and EPOLLET and moves the rotation on.
-    pub fn collect(&self, epfd: c_int, probes: &[Probe], out: &mut [(u32, u64)]) -> usize {
+    pub(crate) fn collect(&self, epfd: c_int, probes: &[Probe], out: &mut [(u32, u64)]) -> usize {
         let mut sets = self.lock();
         let Some(s) = sets.iter_mut().find(|s| s.epfd == epfd) else { return 0 };
         let mut n = 0;
@@ -330,7 +330,7 @@ impl Default for Registry {
 }
 
 /// Milliseconds left of `timeout` (ms, < 0 for none) since `start`.
-pub fn remaining(timeout: c_int, start: std::time::Instant) -> c_int {
+pub(crate) fn remaining(timeout: c_int, start: std::time::Instant) -> c_int {
     if timeout < 0 {
         return -1;
     }
@@ -340,7 +340,7 @@ pub fn remaining(timeout: c_int, start: std::time::Instant) -> c_int {
 
 /// epoll_pwait2's timespec as epoll_wait's milliseconds (rounded up; -1
 /// for NULL). Err(EINVAL) for a negative or malformed value, as the kernel.
-pub fn timespec_ms(ts: Option<&libc::timespec>) -> Result<c_int, c_int> {
+pub(crate) fn timespec_ms(ts: Option<&libc::timespec>) -> Result<c_int, c_int> {
     let Some(t) = ts else { return Ok(-1) };
     if t.tv_sec < 0 || !(0..1_000_000_000).contains(&t.tv_nsec) {
         return Err(libc::EINVAL);

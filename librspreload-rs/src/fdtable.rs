@@ -21,12 +21,12 @@
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 
 /// Highest index the table holds (upstream's limit).
-pub const MAX_INDEX: i32 = 65535;
+pub(crate) const MAX_INDEX: i32 = 65535;
 const SLOTS: usize = MAX_INDEX as usize + 1;
 
 /// What an index stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FdType {
+pub(crate) enum FdType {
     /// A kernel socket (fd is a real descriptor).
     Normal,
     /// An rsocket (fd is librdmacm's rsocket number).
@@ -36,7 +36,7 @@ pub enum FdType {
 /// Fork-support progress of a normal socket (RDMAV_FORK_SAFE): such sockets
 /// start as kernel TCP sockets and move to rsockets at their first data call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ForkState {
+pub(crate) enum ForkState {
     /// Nothing pending.
     Ready,
     /// Created in fork-support mode, neither listening nor connected yet.
@@ -51,10 +51,10 @@ pub enum ForkState {
 
 /// One entry as a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Entry {
-    pub fd: i32,
-    pub ty: FdType,
-    pub state: ForkState,
+pub(crate) struct Entry {
+    pub(crate) fd: i32,
+    pub(crate) ty: FdType,
+    pub(crate) state: ForkState,
 }
 
 const PRESENT: u64 = 1 << 63;
@@ -90,7 +90,7 @@ fn decode(w: u64) -> Option<Entry> {
 }
 
 /// One index's entry.
-pub struct Slot {
+pub(crate) struct Slot {
     word: AtomicU64,
     /// The primary index this alias was dup2()ed from, or -1.
     dupfd: AtomicI32,
@@ -99,7 +99,7 @@ pub struct Slot {
 }
 
 impl Slot {
-    pub const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Slot { word: AtomicU64::new(0), dupfd: AtomicI32::new(-1), refcnt: AtomicI32::new(0) }
     }
 }
@@ -111,11 +111,11 @@ impl Default for Slot {
 }
 
 /// The process's table lives in a static (zero pages until touched).
-pub static SLOTS_STATIC: [Slot; SLOTS] = [const { Slot::new() }; SLOTS];
+pub(crate) static SLOTS_STATIC: [Slot; SLOTS] = [const { Slot::new() }; SLOTS];
 
 /// What closing an index has to do, decided by [`FdTable::close_plan`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ClosePlan {
+pub(crate) enum ClosePlan {
     /// Not ours: close the number itself.
     NotMapped,
     /// Other numbers still refer to the descriptor: release `index` (if any;
@@ -126,21 +126,22 @@ pub enum ClosePlan {
     Last { release: [Option<i32>; 2], fd: i32, ty: FdType },
 }
 
-pub struct FdTable {
+pub(crate) struct FdTable {
     slots: &'static [Slot],
 }
 
 /// An index beyond the table, or (for [`FdTable::alias`]) a source with no
 /// entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NoEntry;
+pub(crate) struct NoEntry;
 
 /// The table of this process.
-pub static TABLE: FdTable = FdTable { slots: &SLOTS_STATIC };
+pub(crate) static TABLE: FdTable = FdTable { slots: &SLOTS_STATIC };
 
 impl FdTable {
     /// A private table (for tests).
-    pub fn new_leaked() -> FdTable {
+    #[cfg(test)]
+    pub(crate) fn new_leaked() -> FdTable {
         let v: Vec<Slot> = (0..SLOTS).map(|_| Slot::new()).collect();
         FdTable { slots: v.leak() }
     }
@@ -155,19 +156,19 @@ impl FdTable {
 
     /// The entry of `index`, if it has one.
     #[inline]
-    pub fn get(&self, index: i32) -> Option<Entry> {
+    pub(crate) fn get(&self, index: i32) -> Option<Entry> {
         decode(self.slot(index)?.word.load(Ordering::Acquire))
     }
 
     /// The descriptor to use for `index`: its entry's, or the number itself.
     #[inline]
-    pub fn getd(&self, index: i32) -> i32 {
+    pub(crate) fn getd(&self, index: i32) -> i32 {
         self.get(index).map_or(index, |e| e.fd)
     }
 
     /// Records a new primary entry (one reference). Err when `index` is
     /// beyond the table.
-    pub fn insert(&self, index: i32, e: Entry) -> Result<(), NoEntry> {
+    pub(crate) fn insert(&self, index: i32, e: Entry) -> Result<(), NoEntry> {
         self.insert_with(index, e, -1, 1)
     }
 
@@ -180,19 +181,19 @@ impl FdTable {
     }
 
     /// Changes what an existing entry stands for (keeps its links).
-    pub fn store(&self, index: i32, fd: i32, ty: FdType, state: ForkState) {
+    pub(crate) fn store(&self, index: i32, fd: i32, ty: FdType, state: ForkState) {
         if let Some(s) = self.slot(index) {
             s.word.store(encode(Entry { fd, ty, state }), Ordering::Release);
         }
     }
 
     /// Removes `index`'s entry; returns what it was.
-    pub fn remove(&self, index: i32) -> Option<Entry> {
+    pub(crate) fn remove(&self, index: i32) -> Option<Entry> {
         decode(self.slot(index)?.word.swap(0, Ordering::AcqRel))
     }
 
     /// References to the descriptor behind `index` (0 when it has no entry).
-    pub fn refcnt(&self, index: i32) -> i32 {
+    pub(crate) fn refcnt(&self, index: i32) -> i32 {
         match self.slot(index) {
             Some(s) if self.get(index).is_some() => s.refcnt.load(Ordering::Acquire),
             _ => 0,
@@ -200,14 +201,14 @@ impl FdTable {
     }
 
     /// The primary entry `index` is an alias of, or -1.
-    pub fn dupfd(&self, index: i32) -> i32 {
+    pub(crate) fn dupfd(&self, index: i32) -> i32 {
         self.slot(index).map_or(-1, |s| s.dupfd.load(Ordering::Acquire))
     }
 
     /// Makes `new` an alias of `old` (after dup2(old, new) succeeded): same
     /// descriptor and kind, no fork state, one more reference on the primary.
     /// Err when `new` is beyond the table or `old` has no entry.
-    pub fn alias(&self, old: i32, new: i32) -> Result<(), NoEntry> {
+    pub(crate) fn alias(&self, old: i32, new: i32) -> Result<(), NoEntry> {
         let e = self.get(old).ok_or(NoEntry)?;
         let primary = match self.dupfd(old) {
             -1 => old,
@@ -234,7 +235,7 @@ impl FdTable {
     }
 
     /// Takes `index` out as close() does and says what to release.
-    pub fn close_plan(&self, index: i32) -> ClosePlan {
+    pub(crate) fn close_plan(&self, index: i32) -> ClosePlan {
         if self.get(index).is_none() {
             return ClosePlan::NotMapped;
         }

@@ -44,14 +44,18 @@
 //! would replace the C library's read, write, close... for the test harness
 //! itself.
 
-/// Name used in our own diagnostics (see `rdma_util::ffi::guard`).
-pub const LIB_NAME: &str = "librspreload";
+// Unit-test builds leave out `preload` (see above), the only caller of much
+// of the rest: there, that code is unused by design.
+#![cfg_attr(test, allow(dead_code, unused_imports))]
 
-pub mod config;
-pub mod epoll;
-pub mod fdtable;
+/// Name used in our own diagnostics (see `rdma_util::ffi::guard`).
+pub(crate) const LIB_NAME: &str = "librspreload";
+
+mod config;
+mod epoll;
+mod fdtable;
 #[cfg(not(test))]
 mod preload;
-pub mod real;
-pub mod rs;
-pub mod state;
+mod real;
+mod rs;
+mod state;

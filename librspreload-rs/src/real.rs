@@ -52,7 +52,7 @@ macro_rules! reals {
     ($( $name:ident : $t:ty; )*) => {
         $(
             #[inline]
-            pub fn $name() -> $t {
+            pub(crate) fn $name() -> $t {
                 static SLOT: AtomicUsize = AtomicUsize::new(0);
                 let p = resolve(&SLOT, concat!(stringify!($name), "\0").as_bytes());
                 // SAFETY: p is the non-null address dlsym returned for the C

@@ -14,11 +14,11 @@ use std::sync::OnceLock;
 
 /// RS_SQ_SIZE, RS_RQ_SIZE, RS_INLINE: rsocket options set on each new
 /// rsocket (0: leave librdmacm's default).
-pub static SQ_SIZE: AtomicI32 = AtomicI32::new(0);
-pub static RQ_SIZE: AtomicI32 = AtomicI32::new(0);
-pub static SQ_INLINE: AtomicI32 = AtomicI32::new(0);
+pub(crate) static SQ_SIZE: AtomicI32 = AtomicI32::new(0);
+pub(crate) static RQ_SIZE: AtomicI32 = AtomicI32::new(0);
+pub(crate) static SQ_INLINE: AtomicI32 = AtomicI32::new(0);
 /// RDMAV_FORK_SAFE: nonzero selects the fork-support mode for TCP sockets.
-pub static FORK_SUPPORT: AtomicI32 = AtomicI32::new(0);
+pub(crate) static FORK_SUPPORT: AtomicI32 = AtomicI32::new(0);
 
 static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
 
@@ -28,7 +28,7 @@ thread_local! {
 
 /// Reads the settings once. Cheap after the first call.
 #[inline]
-pub fn init() {
+pub(crate) fn init() {
     if RULES.get().is_none() {
         init_slow();
     }
@@ -105,7 +105,7 @@ extern "C" {
 }
 
 /// Whether this socket() call is one to try on rsockets.
-pub fn intercept(domain: i32, ty: i32, protocol: i32) -> bool {
+pub(crate) fn intercept(domain: i32, ty: i32, protocol: i32) -> bool {
     let rules = match RULES.get() {
         Some(r) => r.as_slice(),
         None => &[],
@@ -124,6 +124,6 @@ pub fn intercept(domain: i32, ty: i32, protocol: i32) -> bool {
     config::intercept(rules, prog, domain, ty, protocol)
 }
 
-pub fn fork_support() -> bool {
+pub(crate) fn fork_support() -> bool {
     FORK_SUPPORT.load(Ordering::Relaxed) != 0
 }
