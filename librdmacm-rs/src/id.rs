@@ -101,10 +101,9 @@ pub(crate) struct CmaEvent {
     pub(crate) mc: *mut Mcast,
 }
 
-/// A handle on a live id. `pub`, not `pub(crate)`, only because the
-/// rsocket module (public, see lib.rs) names it in `Rsocket::cm`.
+/// A handle on a live id.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Id(pub(crate) *mut IdPriv);
+pub(crate) struct Id(pub(crate) *mut IdPriv);
 
 impl Id {
     /// The id behind an application's `rdma_cm_id *` (non-null, from us).
