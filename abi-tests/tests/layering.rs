@@ -13,9 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
+use abi_tests::paths::repo_root;
 
 /// The tracked .rs files under `dir` (relative to the repository root).
 fn rust_files(dir: &str) -> Vec<PathBuf> {
