@@ -101,6 +101,43 @@ export! {
     { lookup(&WC_STATUSES, status as i64) }
 }
 
+/// Indexed by ibv_wr_opcode. 12 and 13 have no opcode and no name: upstream's
+/// table leaves them NULL and returns that NULL.
+const WR_OPCODES: [Option<&CStr>; 16] = [
+    Some(c"rdma-write"),
+    Some(c"rdma-write-with-imm"),
+    Some(c"send"),
+    Some(c"send-with-imm"),
+    Some(c"rdma-read"),
+    Some(c"atomic-cmp-and-swp"),
+    Some(c"atomic-fetch-and-add"),
+    Some(c"local-inv"),
+    Some(c"bind-mw"),
+    Some(c"send-with-inv"),
+    Some(c"tso"),
+    Some(c"driver1"),
+    None,
+    None,
+    Some(c"flush"),
+    Some(c"atomic-write"),
+];
+
+/// The name of a send opcode, for the providers' debug output.
+fn wr_opcode_name(opcode: ibv_wr_opcode) -> *const c_char {
+    match WR_OPCODES.get(opcode as usize) {
+        Some(Some(name)) => name.as_ptr(),
+        Some(None) => std::ptr::null(),
+        None => UNKNOWN.as_ptr(),
+    }
+}
+
+export! {
+    /// IBVERBS_PRIVATE_34, since rdma-core 49 (the rxe and mlx5 providers
+    /// of Debian 13 import it).
+    fn ibv_wr_opcode_str(opcode: ibv_wr_opcode) -> *const c_char, on_panic = UNKNOWN.as_ptr();
+    { wr_opcode_name(opcode) }
+}
+
 /// (rate, multiple of 2.5 Gb/s) for the rates that have an integer multiple.
 const RATE_MULT: [(ibv_rate, c_int); 15] = [
     (IBV_RATE_2_5_GBPS, 1),
@@ -203,6 +240,23 @@ mod tests {
             assert_eq!(s(ibv_wc_status_str(IBV_WC_WR_FLUSH_ERR)), "Work Request Flushed Error");
             assert_eq!(s(ibv_wc_status_str(IBV_WC_TM_RNDV_INCOMPLETE)), "TM software rendezvous");
             assert_eq!(s(ibv_wc_status_str(24)), "unknown");
+        }
+    }
+
+    #[test]
+    fn wr_opcode_names() {
+        // SAFETY: plain value arguments; non-NULL results are static C strings.
+        unsafe {
+            let s = |p: *const c_char| CStr::from_ptr(p).to_str().unwrap();
+            assert_eq!(s(ibv_wr_opcode_str(IBV_WR_RDMA_WRITE)), "rdma-write");
+            assert_eq!(s(ibv_wr_opcode_str(IBV_WR_SEND_WITH_INV)), "send-with-inv");
+            assert_eq!(s(ibv_wr_opcode_str(IBV_WR_DRIVER1)), "driver1");
+            assert_eq!(s(ibv_wr_opcode_str(IBV_WR_ATOMIC_WRITE)), "atomic-write");
+            assert_eq!(s(ibv_wr_opcode_str(14)), "flush");
+            assert!(ibv_wr_opcode_str(12).is_null());
+            assert!(ibv_wr_opcode_str(13).is_null());
+            assert_eq!(s(ibv_wr_opcode_str(16)), "unknown");
+            assert_eq!(s(ibv_wr_opcode_str(u32::MAX as ibv_wr_opcode)), "unknown");
         }
     }
 

@@ -138,6 +138,39 @@ rdma_util::export! {
     }
 }
 
+/// The shared body of `ibv_cmd_create_cq_ex(2)`: the extended attributes
+/// become CQ_CREATE flags (timestamps, overrun); unknown `comp_mask` bits are
+/// EOPNOTSUPP.
+///
+/// # Safety
+/// `context`, `cq_attr` and `cq` are live; `cmdb` is a command buffer of
+/// CQ_CREATE with the provider's data.
+unsafe fn create_cq_ex_with(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex,
+                            cq: *mut verbs_cq, cmdb: *mut ibv_command_buffer, cmd_flags: u32) -> c_int {
+    // SAFETY: live attributes (caller contract).
+    let a = unsafe { &*cq_attr };
+    if a.comp_mask & !(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD) != 0 {
+        return libc::EOPNOTSUPP;
+    }
+    let mut flags = 0;
+    if a.wc_flags & (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP
+        | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK) as u64 != 0
+    {
+        flags |= IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
+    }
+    if a.comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS != 0
+        && a.flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN != 0
+    {
+        flags |= IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN;
+    }
+    // SAFETY: live context and CQ; cmdb describes the provider's buffers.
+    unsafe {
+        let ibcq = addr_of_mut!((*cq).base.cq);
+        icmd_create_cq(context, a.cqe as c_int, a.channel, a.comp_vector as c_int, flags,
+                       ibcq, cmdb, cmd_flags)
+    }
+}
+
 rdma_util::export! {
     /// Creates a CQ from extended attributes (timestamps and overrun
     /// flags become CQ_CREATE flags; flags other than a tolerated timestamp
@@ -157,28 +190,34 @@ rdma_util::export! {
             Ok(b) => b,
             Err(e) => return e,
         };
-        // SAFETY: live attributes.
-        let a = unsafe { &*cq_attr };
-        if a.comp_mask & !(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD) != 0 {
-            return libc::EOPNOTSUPP;
-        }
-        let mut flags = 0;
-        if a.wc_flags & (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP
-            | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK) as u64 != 0
-        {
-            flags |= IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
-        }
-        if a.comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS != 0
-            && a.flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN != 0
-        {
-            flags |= IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN;
-        }
-        // SAFETY: live context and CQ; cmdb describes the provider's buffers.
-        unsafe {
-            let ibcq = addr_of_mut!((*cq).base.cq);
-            icmd_create_cq(context, a.cqe as c_int, a.channel, a.comp_vector as c_int, flags,
-                           ibcq, cmdb.as_ptr(), cmd_flags)
-        }
+        // SAFETY: live context, attributes and CQ.
+        unsafe { create_cq_ex_with(context, cq_attr, cq, cmdb.as_ptr(), cmd_flags) }
+    }
+}
+
+rdma_util::export! {
+    /// IBVERBS_PRIVATE_34 since rdma-core 53: ibv_cmd_create_cq_ex with the
+    /// provider's own ioctl attributes in `driver` (NULL for none), linked
+    /// after the core attributes and its `cmd`/`resp` data.
+    fn ibv_cmd_create_cq_ex2(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex,
+                             cq: *mut verbs_cq, cmd: *mut ibv_create_cq_ex, cmd_size: usize,
+                             resp: *mut ib_uverbs_ex_create_cq_resp, resp_size: usize,
+                             cmd_flags: u32, driver: *mut ibv_command_buffer) -> c_int,
+        on_panic = libc::EIO;
+    {
+        ensure!(!context.is_null() && !cq_attr.is_null() && !cq.is_null(),
+                libc::EINVAL, libc::EINVAL);
+        let mut cmd_space = CmdSpace::new();
+        // SAFETY: the provider passes its command and response buffers (or
+        // NULL) and its own command buffer chain (or NULL), live for the call.
+        let cmdb = match unsafe { CmdBuf::compat_link_in(&mut cmd_space, UVERBS_OBJECT_CQ,
+                                                       UVERBS_METHOD_CQ_CREATE, driver,
+                                                       cmd, cmd_size, resp, resp_size) } {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        // SAFETY: live context, attributes and CQ.
+        unsafe { create_cq_ex_with(context, cq_attr, cq, cmdb.as_ptr(), cmd_flags) }
     }
 }
 
@@ -569,6 +608,64 @@ mod tests {
                 size_of::<RxeCqExResp>(),
                 0,
             )
+        });
+        assert_eq!((ret, sent.len()), (libc::EOPNOTSUPP, 0));
+    }
+
+    #[test]
+    fn create_cq_ex2_links_the_provider_attributes() {
+        let mut t = TestCtx::new(14, false);
+        let ctx = t.ctx();
+        // SAFETY: plain C structs.
+        let (mut vcq, mut attr): (Box<verbs_cq>, ibv_cq_init_attr_ex) =
+            unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
+        attr.cqe = 32;
+        attr.comp_vector = 2;
+        let mut resp = RxeCqExResp::default();
+        let mut drv = CmdBuf::new(UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 1).unwrap();
+        drv.fill_in_u32(0x1000, 0x55);
+        let k = FakeKernel::new().on_ioctl(|c| {
+            c.set_data(0, 11);
+            0
+        });
+        // SAFETY: live context, CQ, buffers and chain.
+        let (ret, sent) = with_kernel(k, || unsafe {
+            ibv_cmd_create_cq_ex2(ctx, &attr, &mut *vcq, ptr::null_mut(), 0, &mut resp.ibv_resp,
+                                  size_of::<RxeCqExResp>(), 0, drv.as_ptr())
+        });
+        assert_eq!(ret, 0);
+        let (hdr, a) = sent[0].ioctl();
+        // UVERBS_OBJECT_CQ (3), CQ_CREATE (0), the driver id in the header.
+        assert_eq!((hdr.object_id, hdr.method_id, hdr.driver_id), (3, 0, 14));
+        let a = attr_tuples(a);
+        assert_eq!(a.iter().filter(|t| t.0 == 0x1000).collect::<Vec<_>>(), vec![&(0x1000, 4, 1, 0x55)]);
+        assert!(a.iter().any(|t| *t == (UVERBS_ATTR_CREATE_CQ_CQE as u16, 4, 1, 32)), "cqe: {a:?}");
+        // SAFETY: reading the CQ just filled.
+        assert_eq!(unsafe { vcq.base.cq.handle }, 11);
+
+        // Without a chain it is ibv_cmd_create_cq_ex: the same attributes.
+        let k = FakeKernel::new().on_ioctl(|_| 0);
+        // SAFETY: as above.
+        let (ret2, sent2) = with_kernel(k, || unsafe {
+            ibv_cmd_create_cq_ex2(ctx, &attr, &mut *vcq, ptr::null_mut(), 0, &mut resp.ibv_resp,
+                                  size_of::<RxeCqExResp>(), 0, ptr::null_mut())
+        });
+        let k = FakeKernel::new().on_ioctl(|_| 0);
+        // SAFETY: as above.
+        let (ret1, sent1) = with_kernel(k, || unsafe {
+            ibv_cmd_create_cq_ex(ctx, &attr, &mut *vcq, ptr::null_mut(), 0, &mut resp.ibv_resp,
+                                 size_of::<RxeCqExResp>(), 0)
+        });
+        assert_eq!((ret1, ret2), (0, 0));
+        let strip = |v: Vec<(u16, u16, u16, u64)>| v.into_iter().map(|t| (t.0, t.1)).collect::<Vec<_>>();
+        assert_eq!(strip(attr_tuples(sent1[0].ioctl().1)), strip(attr_tuples(sent2[0].ioctl().1)));
+
+        // Unknown comp_mask bits: EOPNOTSUPP before any syscall.
+        attr.comp_mask = 1 << 5;
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe {
+            ibv_cmd_create_cq_ex2(ctx, &attr, &mut *vcq, ptr::null_mut(), 0, &mut resp.ibv_resp,
+                                  size_of::<RxeCqExResp>(), 0, drv.as_ptr())
         });
         assert_eq!((ret, sent.len()), (libc::EOPNOTSUPP, 0));
     }

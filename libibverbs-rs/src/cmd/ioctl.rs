@@ -466,6 +466,30 @@ impl<'a> CmdBuf<'a> {
         Ok(b)
     }
 
+    /// [`CmdBuf::compat_in`] that also links the provider's own command
+    /// buffer `link` (upstream's `DECLARE_CMD_BUFFER_LINK_COMPAT`).
+    ///
+    /// # Safety
+    /// As for [`CmdBuf::compat_in`], and `link` is NULL or a valid chain that
+    /// outlives this buffer.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn compat_link_in<C, R>(
+        space: &'a mut CmdSpace,
+        object_id: u16,
+        method_id: u16,
+        link: *mut ibv_command_buffer,
+        cmd: *mut C,
+        cmd_size: usize,
+        resp: *mut R,
+        resp_size: usize,
+    ) -> Result<CmdBuf<'a>, c_int> {
+        // SAFETY: caller guarantee on link.
+        let mut b = unsafe { CmdBuf::with_link_in(space, object_id, method_id, 2, link) }?;
+        // SAFETY: forwarded caller guarantee.
+        unsafe { b.set_compat_uhw(cmd, cmd_size, resp, resp_size) };
+        Ok(b)
+    }
+
     /// # Safety
     /// As for [`CmdBuf::compat_in`].
     unsafe fn set_compat_uhw<C, R>(
