@@ -35,6 +35,7 @@ mod mcast;
 mod mr;
 mod neigh;
 mod pd;
+mod provider_release;
 mod qp;
 mod query;
 mod srq;

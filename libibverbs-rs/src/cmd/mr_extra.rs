@@ -9,11 +9,12 @@ use core::mem::size_of;
 use core::ptr::{self, addr_of_mut};
 use libc::{c_int, c_void};
 
-use super::ioctl::{CmdBuf, CmdSpace};
+use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::write::execute_cmd_write;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
+use crate::provider_release::passes_dmabuf_driver;
 use rdma_util::ensure;
 use rdma_util::ffi::errno;
 
@@ -124,14 +125,26 @@ rdma_util::export! {
     /// `iova` (ioctl only). Fills handle, keys, context, PD, the offset as
     /// address, the length and type IBV_MR_TYPE_DMABUF_MR. Returns 0 or an
     /// errno value.
+    ///
+    /// Providers of rdma-core 54 and later pass an eighth argument, their
+    /// own attributes in `driver` (or NULL); earlier ones pass seven, and
+    /// `driver` is then whatever the caller left there. Which kind calls is
+    /// told by the release of the PD's provider (`provider_release`), and
+    /// `driver` is read only for the newer kind.
     fn ibv_cmd_reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int,
-                             access: c_int, vmr: *mut verbs_mr) -> c_int, on_panic = libc::EIO;
+                             access: c_int, vmr: *mut verbs_mr, driver: *mut ibv_command_buffer)
+        -> c_int, on_panic = libc::EIO;
     {
         ensure!(!pd.is_null() && !vmr.is_null(), libc::EINVAL, libc::EINVAL);
-        // SAFETY: the provider passes a live PD and MR.
+        // SAFETY: the provider passes a live PD and MR; the PD's context is
+        // one of ours.
+        let link = if unsafe { passes_dmabuf_driver((*pd).context) } { driver } else { ptr::null_mut() };
+        // SAFETY: the provider passes a live PD and MR, and a newer provider
+        // a live chain (or NULL) in `driver`.
         unsafe {
             let mut cmd_space = CmdSpace::new();
-            let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 9) {
+            let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_MR,
+                                                      UVERBS_METHOD_REG_DMABUF_MR, 9, link) {
                 Ok(b) => b,
                 Err(e) => return e,
             };
@@ -338,7 +351,7 @@ mod tests {
         let access = (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) as c_int;
         // SAFETY: live PD and MR.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_reg_dmabuf_mr(&mut pd, 0x3000, 0x10000, 0x7f00_0000, 12, access, &mut vmr)
+            ibv_cmd_reg_dmabuf_mr(&mut pd, 0x3000, 0x10000, 0x7f00_0000, 12, access, &mut vmr, ptr::null_mut())
         });
         assert_eq!(ret, 0);
         let (hdr, a) = sent[0].ioctl();
@@ -356,7 +369,50 @@ mod tests {
         assert_eq!((mr.context, mr.pd, vmr.mr_type), (pd.context, &mut pd as *mut ibv_pd, IBV_MR_TYPE_DMABUF_MR));
         let k = FakeKernel::new().on_ioctl(|_| libc::EBADF);
         // SAFETY: as above.
-        let (ret, _) = with_kernel(k, || unsafe { ibv_cmd_reg_dmabuf_mr(&mut pd, 0, 1, 0, -1, 0, &mut vmr) });
+        let (ret, _) = with_kernel(k, || unsafe { ibv_cmd_reg_dmabuf_mr(&mut pd, 0, 1, 0, -1, 0, &mut vmr, ptr::null_mut()) });
         assert_eq!(ret, libc::EBADF);
+    }
+
+    /// The eighth argument is read only from providers of rdma-core 54 and
+    /// later: an older provider's caller leaves anything there.
+    #[test]
+    fn reg_dmabuf_mr_driver_argument_by_release() {
+        // SAFETY: plain C structs; an all-zero ops table is never called.
+        let (mut pd, mut vmr, ops): (ibv_pd, verbs_mr, Box<verbs_device_ops>) =
+            unsafe { (zeroed_unchecked(), zeroed_unchecked(), Box::new(zeroed_unchecked())) };
+        let mut drv = CmdBuf::new(UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR, 1).unwrap();
+        drv.fill_in_u32(0x1000, 0x66);
+        // Not a command buffer: reading it as one would find no valid chain.
+        let mut junk = [0xa5u8; 64];
+        let junk_ptr = junk.as_mut_ptr().cast::<ibv_command_buffer>();
+        let mut run = |release: Option<(u32, u32)>, driver: *mut ibv_command_buffer| {
+            let mut t = TestCtx::new(1, false);
+            t.dev.ops = &*ops;
+            crate::provider_release::set_release_for_test(&*ops, release);
+            pd.context = t.ctx();
+            pd.handle = 6;
+            let k = FakeKernel::new().on_ioctl(|_| 0);
+            // SAFETY: live PD and MR; `driver` is read only when the
+            // release says it is a chain.
+            let (ret, sent) = with_kernel(k, || unsafe {
+                ibv_cmd_reg_dmabuf_mr(&mut pd, 0, 0x1000, 0, 3, 0, &mut vmr, driver)
+            });
+            assert_eq!(ret, 0);
+            let (hdr, a) = sent[0].ioctl();
+            (hdr.num_attrs, attr_tuples(a).into_iter().map(|t| t.0).collect::<Vec<_>>())
+        };
+        // 56.1: the provider's attribute follows the nine of the method.
+        let (n, ids) = run(Some((56, 1)), drv.as_ptr());
+        assert_eq!((n, ids.last().copied()), (10, Some(0x1000)));
+        // 54.0 and NULL: nothing linked.
+        assert_eq!(run(Some((54, 0)), ptr::null_mut()).0, 9);
+        // 44.0, 53.x or unknown: never read, whatever is there.
+        for r in [Some((44, 0)), Some((53, 6)), None] {
+            let (n, ids) = run(r, junk_ptr);
+            assert_eq!(n, 9, "{r:?}");
+            assert!(!ids.contains(&0x1000));
+        }
+        assert_eq!(junk, [0xa5u8; 64]);
+        let _ = drv.as_ptr();
     }
 }
