@@ -18,10 +18,10 @@ vm_pkgs=(qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-uti
          rdmacm-utils perftest ibverbs-providers valgrind python3-pyverbs ucx-utils
          openmpi-bin python3-mpi4py libfabric-bin make)
 # libibverbs-dev/librdmacm-dev: the reference headers and libraries we compare
-# against; binutils: readelf for the symbol tests; gcc: Rust's linker driver
+# against; debootstrap: the Debian 13 and sid userlands (vm/build-userland); binutils: readelf for the symbol tests; gcc: Rust's linker driver
 # and the C shim.
 build_pkgs=(libibverbs-dev librdmacm-dev binutils gcc libc6-dev diffutils xz-utils
-            ca-certificates curl git)
+            ca-certificates curl git debootstrap)
 
 case "${1:-}" in
   --vm) pkgs=("${vm_pkgs[@]}") ;;

@@ -18,7 +18,8 @@
 # `abi-tests/run-scenarios --record target/abi-tests/vm vm`.
 #
 # Phases, each timed: install the Debian packages (abi-tests/install-deps.sh),
-# build the VM image (abi-tests/vm/build-image), build the release libraries
+# build the VM image (abi-tests/vm/build-image), make the Debian 13 and sid
+# root filesystems (abi-tests/vm/build-userland), build the release libraries
 # (the ABI tests compare target/release and do not build it themselves), the
 # host tests, the VM tier. The output ends with each phase's wall time and a
 # line adding up cargo's test counts. RDMA_VM_JOBS=N boots N VMs at once for
@@ -61,6 +62,7 @@ ctest() {
 total0=$SECONDS
 phase "install packages" "$here/install-deps.sh" || exit 1
 phase "VM image" "$here/vm/build-image" > /dev/null || exit 1
+phase "userlands" "$here/vm/build-userland" trixie sid > /dev/null || exit 1
 phase "release build" cargo build --release || exit 1
 # Built without RDMA_VM_TESTS, the VM scenarios' tests are ignored here...
 phase "host tests" ctest host --workspace --no-fail-fast "$@" || true

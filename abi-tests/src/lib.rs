@@ -73,6 +73,34 @@ pub mod paths {
         path
     }
 
+    /// The root filesystem of another Debian userland (`trixie`, `sid`),
+    /// made by abi-tests/vm/build-userland: `$RDMA_USERLAND_CACHE/SUITE`,
+    /// by default ~/.cache/rdma-core-rs/userland/SUITE. Panics with the
+    /// command that makes it when it is not there.
+    pub fn userland_root(suite: &str) -> PathBuf {
+        let cache = std::env::var_os("RDMA_USERLAND_CACHE")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|c| PathBuf::from(c).join("rdma-core-rs/userland")))
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/rdma-core-rs/userland")))
+            .expect("HOME is set");
+        let root = cache.join(suite);
+        assert!(
+            root.join("usr").is_dir(),
+            "{} does not exist: make it with abi-tests/vm/build-userland {suite}",
+            root.display()
+        );
+        root
+    }
+
+    /// `soname` of the userland `suite` (`trixie`, `sid`): that
+    /// distribution's own library.
+    pub fn userland_lib(suite: &str, soname: &str) -> PathBuf {
+        let path = userland_root(suite).join(SYSTEM_LIB_DIR.trim_start_matches('/')).join(soname);
+        assert!(path.exists(), "{} does not exist", path.display());
+        path
+    }
+
     /// The files the installed Debian `packages` own (`dpkg-query -L`). Tests
     /// that compare what a package installs take it from here, not by reading
     /// a whole system directory, where other packages may have put files of

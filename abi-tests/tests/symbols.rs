@@ -1,44 +1,104 @@
-//! Our libraries' dynamic symbol tables against Debian's (rdma-core 44).
+//! Our libraries' dynamic symbol tables against those of every distribution
+//! we serve: Debian 12 (rdma-core 44, the host's own), Debian 13 (56.1) and
+//! sid (65.0), the last two from the root filesystems of
+//! abi-tests/vm/build-userland.
 //!
-//! FAILS on: a different SONAME; different version nodes or node parents; any
-//! symbol we export that upstream does not (name@version); any symbol both
-//! export with a different @@/@ (default/compat) binding, type (FUNC/OBJECT),
-//! binding, visibility or (for data) size.
-//! also FAILS on any upstream symbol we do not export, except the names a
-//! test explicitly allows to be missing (the rsocket family of librdmacm
-//! until the rsockets issue lands); an allowed name that is no longer
-//! missing fails too, so the list cannot go stale. The missing list is
-//! written to target/abi-tests/symbols/<soname>.missing.txt.
-//! Undefined imports and the version-node pseudo symbols (IBVERBS_1.x, ABS)
-//! are ignored. Needs the release build: cargo build --release -p libibverbs-rs.
+//! One library serves all three, so against each distribution:
+//! - FAILS on a different SONAME;
+//! - FAILS on any symbol of that distribution we do not export, unless its
+//!   version node is listed as pending for it below; a pending node of which
+//!   we export anything fails too, so the list cannot go stale;
+//! - FAILS on any symbol both export differently: @@/@ (default/compat),
+//!   type, binding, visibility or (for data) size;
+//! - takes a symbol we export that it lacks as expected only when another
+//!   of the distributions exports it identically (a name an older or newer
+//!   release added or dropped); any other extra symbol FAILS.
+//!
+//! Our version nodes are the union of the distributions' (each with the same
+//! parent everywhere), less the pending ones. The counts are printed, and the
+//! lists written to target/abi-tests/symbols/<soname>.<distribution>.txt.
+//! Undefined imports and the version-node pseudo symbols are ignored. Needs
+//! the release build (cargo build --release).
 use abi_tests::paths;
-use abi_tests::symbols::{self, ByVersion};
+use abi_tests::symbols::{self, ByVersion, DynSym, VersionDef};
+use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::PathBuf;
 
 /// Prints past libtest's output capture, so the note shows in every run.
 fn note(text: &str) {
     let _ = std::io::stderr().write_all(text.as_bytes());
 }
 
+#[derive(Clone, Copy)]
+struct Distro {
+    /// Short name, used in file names.
+    id: &'static str,
+    title: &'static str,
+    /// The build-userland suite; None for the host's own Debian 12.
+    suite: Option<&'static str>,
+}
+
+const DISTROS: [Distro; 3] = [
+    Distro { id: "debian12", title: "Debian 12 (rdma-core 44)", suite: None },
+    Distro { id: "debian13", title: "Debian 13 (rdma-core 56.1)", suite: Some("trixie") },
+    Distro { id: "sid", title: "sid (rdma-core 65.0)", suite: Some("sid") },
+];
+
+/// Version nodes of a distribution that we do not export yet.
+fn pending_nodes(soname: &str, d: &Distro) -> &'static [&'static str] {
+    match (soname, d.id) {
+        ("libibverbs.so.1", "sid") => &[
+            "IBVERBS_1.15",
+            "IBVERBS_1.16",
+            "IBVERBS_1.17",
+            "IBVERBS_1.18",
+            "IBVERBS_PRIVATE_65",
+        ],
+        ("librdmacm.so.1", "sid") => &["RDMACM_1.4", "RDMACM_1.5"],
+        _ => &[],
+    }
+}
+
+fn lib_of(d: &Distro, soname: &str) -> PathBuf {
+    match d.suite {
+        None => paths::system_lib(soname),
+        Some(s) => paths::userland_lib(s, soname),
+    }
+}
+
 fn check_soname(soname: &str) {
-    let up = paths::system_lib(soname);
-    let ours = paths::ours_lib(soname);
-    assert_eq!(
-        symbols::soname(&ours),
-        symbols::soname(&up),
-        "SONAME of {}",
-        ours.display()
-    );
+    let ours = symbols::soname(&paths::ours_lib(soname));
+    for d in &DISTROS {
+        assert_eq!(ours, symbols::soname(&lib_of(d, soname)), "SONAME against {}", d.title);
+    }
 }
 
 fn check_version_nodes(soname: &str) {
-    let up = symbols::version_defs(&paths::system_lib(soname));
     let ours = symbols::version_defs(&paths::ours_lib(soname));
-    assert!(
-        !up.is_empty(),
-        "Debian's {soname} has no version definitions?"
-    );
-    let show = |defs: &[symbols::VersionDef]| {
+    let mut want: Vec<VersionDef> = Vec::new();
+    let mut errors = String::new();
+    for d in &DISTROS {
+        let defs = symbols::version_defs(&lib_of(d, soname));
+        assert!(!defs.is_empty(), "{}'s {soname} has no version definitions?", d.title);
+        for def in defs {
+            if pending_nodes(soname, d).contains(&def.name.as_str()) {
+                continue;
+            }
+            match want.iter().find(|w| w.name == def.name) {
+                Some(w) if w.parent != def.parent => errors.push_str(&format!(
+                    "{}: parent {:?} in {}, {:?} in an earlier distribution\n",
+                    def.name, def.parent, d.title, w.parent
+                )),
+                Some(_) => {}
+                None => want.push(def),
+            }
+        }
+    }
+    want.sort_by_key(|d| symbols::natural_key(&d.name));
+    let mut ours_sorted = ours.clone();
+    ours_sorted.sort_by_key(|d| symbols::natural_key(&d.name));
+    let show = |defs: &[VersionDef]| {
         defs.iter()
             .map(|d| match &d.parent {
                 Some(p) => format!("  {} (parent {p})\n", d.name),
@@ -46,69 +106,94 @@ fn check_version_nodes(soname: &str) {
             })
             .collect::<String>()
     };
+    assert!(errors.is_empty(), "the distributions disagree on {soname}'s version nodes:\n{errors}");
     assert!(
-        ours == up,
-        "version nodes of our {soname} differ from Debian's.\nDebian's:\n{}ours:\n{}",
-        show(&up),
-        show(&ours)
+        ours_sorted == want,
+        "version nodes of our {soname} are not the distributions' (less the pending ones).\nwanted:\n{}ours:\n{}",
+        show(&want),
+        show(&ours_sorted)
     );
+    note(&format!("\n{soname}: {} version nodes, as the distributions define them\n", ours.len()));
 }
 
-fn check_symbols(soname: &str, allowed_missing: &[&str]) {
-    let up_path = paths::system_lib(soname);
+fn check_symbols(soname: &str, d: &Distro) {
+    let theirs_path = lib_of(d, soname);
     let ours_path = paths::ours_lib(soname);
-    let up = symbols::dyn_syms(&up_path);
+    let theirs = symbols::dyn_syms(&theirs_path);
     let ours = symbols::dyn_syms(&ours_path);
-    assert!(!up.is_empty(), "no symbols read from {}", up_path.display());
-    let c = symbols::compare(&up, &ours);
+    assert!(!theirs.is_empty(), "no symbols read from {}", theirs_path.display());
+    let c = symbols::compare(&theirs, &ours);
 
-    let missing = format!("{}", ByVersion(&c.missing));
-    let file = paths::scratch("symbols").join(format!("{soname}.missing.txt"));
-    let _ = std::fs::write(&file, &missing);
-    if c.missing.is_empty() {
-        note(&format!(
-            "\n{soname}: all {} upstream symbols exported\n",
-            up.len()
-        ));
-    } else {
-        note(&format!(
-            "\n{soname}: {} of {} upstream symbols exported; {} still missing (a failure unless the test allows them; \
-             list in {}):\n{missing}",
-            c.matching + c.mismatched.len(),
-            up.len(),
-            c.missing.len(),
-            file.display()
-        ));
+    // Every other distribution's symbols, by name@version: where an extra one
+    // is expected from.
+    let mut elsewhere: BTreeMap<String, (DynSym, &'static str)> = BTreeMap::new();
+    for o in DISTROS.iter().filter(|o| o.id != d.id) {
+        for s in symbols::dyn_syms(&lib_of(o, soname)) {
+            elsewhere.entry(format!("{}@{:?}", s.name, s.version)).or_insert((s, o.title));
+        }
     }
+    let key = |s: &DynSym| format!("{}@{:?}", s.name, s.version);
+    let (expected_extra, unexpected_extra): (Vec<_>, Vec<_>) = c.extra.iter().cloned().partition(|s| {
+        elsewhere.get(&key(s)).is_some_and(|(o, _)| symbols::compare(std::slice::from_ref(o), std::slice::from_ref(s)).matching == 1)
+    });
+
+    let pending = pending_nodes(soname, d);
+    let is_pending = |s: &DynSym| s.version.as_deref().is_some_and(|v| pending.contains(&v));
+    let (pending_missing, missing): (Vec<_>, Vec<_>) = c.missing.iter().cloned().partition(is_pending);
+    let stale: Vec<_> = ours.iter().filter(|s| is_pending(s)).collect();
+
+    let report = format!(
+        "{soname} against {}: {} of its {} symbols exported identically; missing {} ({} in pending nodes {pending:?}); \
+         mismatched {}; extra {} ({} expected: in another distribution)\n",
+        d.title,
+        c.matching,
+        theirs.len(),
+        c.missing.len(),
+        pending_missing.len(),
+        c.mismatched.len(),
+        c.extra.len(),
+        expected_extra.len(),
+    );
+    let file = paths::scratch("symbols").join(format!("{soname}.{}.txt", d.id));
+    let _ = std::fs::write(
+        &file,
+        format!(
+            "{report}\nmissing:\n{}\nextra, expected:\n{}\nextra, unexpected:\n{}\nmismatched:\n{}\n",
+            ByVersion(&c.missing),
+            ByVersion(&expected_extra),
+            ByVersion(&unexpected_extra),
+            c.mismatched.join("\n")
+        ),
+    );
+    note(&format!("\n{report}"));
 
     let mut errors = String::new();
-    let unexpected: Vec<_> = c.missing.iter().filter(|m| !allowed_missing.contains(&m.name.as_str())).collect();
-    if !unexpected.is_empty() {
+    if !missing.is_empty() {
+        errors.push_str(&format!("{} symbol(s) not exported by ours:\n{}", missing.len(), ByVersion(&missing)));
+    }
+    if !stale.is_empty() {
         errors.push_str(&format!(
-            "{} upstream symbol(s) not exported by ours: {}\n",
-            unexpected.len(),
-            unexpected.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(" ")
+            "pending nodes that we export from (remove them from pending_nodes): {:?}\n",
+            stale.iter().map(|s| s.versioned_name()).collect::<Vec<_>>()
         ));
     }
-    let stale: Vec<_> = allowed_missing.iter().filter(|n| !c.missing.iter().any(|m| m.name == **n)).collect();
-    if !stale.is_empty() {
-        errors.push_str(&format!("allowed to be missing but exported (or unknown upstream): {stale:?}\n"));
-    }
-    if !c.extra.is_empty() {
+    if !unexpected_extra.is_empty() {
         errors.push_str(&format!(
-            "{} symbol(s) exported by ours but not by upstream:\n{}",
-            c.extra.len(),
-            ByVersion(&c.extra)
+            "{} symbol(s) exported by ours and by none of the distributions:\n{}",
+            unexpected_extra.len(),
+            ByVersion(&unexpected_extra)
         ));
     }
     for m in &c.mismatched {
         errors.push_str(&format!("mismatch: {m}\n"));
     }
     assert!(
-        c.is_compatible() && unexpected.is_empty() && stale.is_empty(),
-        "our {} is not ABI-compatible with {}:\n{errors}",
+        errors.is_empty(),
+        "our {} is not a drop-in for {}'s {}:\n{errors}(lists in {})",
         ours_path.display(),
-        up_path.display()
+        d.title,
+        theirs_path.display(),
+        file.display()
     );
 }
 
@@ -123,13 +208,19 @@ fn libibverbs_version_nodes() {
 }
 
 #[test]
-fn libibverbs_symbols() {
-    check_symbols("libibverbs.so.1", &[]);
+fn libibverbs_symbols_debian12() {
+    check_symbols("libibverbs.so.1", &DISTROS[0]);
 }
 
-/// Names of the rsocket family (RDMACM_1.0) not exported yet: none, the
-/// whole family is (src/rsocket/).
-const RSOCKETS_PENDING: &[&str] = &[];
+#[test]
+fn libibverbs_symbols_debian13() {
+    check_symbols("libibverbs.so.1", &DISTROS[1]);
+}
+
+#[test]
+fn libibverbs_symbols_sid() {
+    check_symbols("libibverbs.so.1", &DISTROS[2]);
+}
 
 #[test]
 fn librdmacm_soname() {
@@ -142,6 +233,16 @@ fn librdmacm_version_nodes() {
 }
 
 #[test]
-fn librdmacm_symbols() {
-    check_symbols("librdmacm.so.1", RSOCKETS_PENDING);
+fn librdmacm_symbols_debian12() {
+    check_symbols("librdmacm.so.1", &DISTROS[0]);
+}
+
+#[test]
+fn librdmacm_symbols_debian13() {
+    check_symbols("librdmacm.so.1", &DISTROS[1]);
+}
+
+#[test]
+fn librdmacm_symbols_sid() {
+    check_symbols("librdmacm.so.1", &DISTROS[2]);
 }
