@@ -1,5 +1,8 @@
-//! Every Debian provider loads into our libibverbs and registers, as they do
-//! into Debian's.
+//! Every provider of each distribution we serve loads into our libibverbs
+//! and registers, as it does into that distribution's own library: Debian
+//! 12's on the host, Debian 13's in a chroot of the root filesystem that
+//! abi-tests/vm/build-userland makes (the probe and our libraries are copied
+//! into its /tmp, the fake sysfs tree and /dev nodes made inside it).
 //!
 //! 1. `every_provider_loads_into_ours`: abi-tests/providers/provider_load.c
 //!    (built here against Debian's headers, linked with -libverbs) dlopen()s
@@ -20,8 +23,8 @@
 //!    (IBV_SHOW_WARNINGS=1).
 //!
 //! Needs root for the fake /dev/infiniband nodes (char major 60, reserved
-//! for local use: nothing answers an open()); without root test 2 says so
-//! and returns.
+//! for local use: nothing answers an open()) and for chroot; without root
+//! test 2 and the Debian 13 tests say so and return.
 
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -30,15 +33,10 @@ use std::process::{Command, Output};
 
 use abi_tests::paths;
 
+/// Where the providers are, inside each userland.
 const PROVIDER_DIR: &str = "/usr/lib/x86_64-linux-gnu/libibverbs";
-/// Provider libraries with their own SONAME (the direct-verbs libraries);
-/// their -rdmav34.so names are symlinks to them.
-const PROVIDER_LIBS: &[&str] = &[
-    "libmlx5.so.1",
-    "libmlx4.so.1",
-    "libefa.so.1",
-    "libmana.so.1",
-];
+/// The distributions' libibverbs, inside each userland.
+const LIBIBVERBS: &str = "/usr/lib/x86_64-linux-gnu/libibverbs.so.1";
 const FAKE_MAJOR: u32 = 60;
 
 /// How a fake device of each provider's kind is recognised: (provider, device
@@ -143,11 +141,116 @@ const DRIVER_ID_ONLY: &[(&str, &str)] = &[
     ("siw", "VERBS_DRIVER_ID(RDMA_DRIVER_SIW) only"),
 ];
 
-/// The providers Debian's ibverbs-providers installs (its file list, not a
-/// listing of PROVIDER_DIR, where other packages may add providers of their
-/// own), then the direct-verbs libraries.
-fn providers() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = paths::package_files(&["ibverbs-providers"])
+/// Where a test runs its probe: the host (Debian 12), or a chroot of
+/// another distribution's root filesystem.
+struct Userland {
+    title: &'static str,
+    /// None: the host itself.
+    root: Option<PathBuf>,
+    /// Our libraries' directory as the probe sees it.
+    ours_dir: PathBuf,
+    /// Scratch space as the probe sees it, and on the host.
+    scratch_inside: PathBuf,
+    scratch_host: PathBuf,
+}
+
+impl Userland {
+    fn host() -> Userland {
+        let scratch = paths::scratch("providers");
+        Userland {
+            title: "Debian 12",
+            root: None,
+            ours_dir: paths::ours_lib_dir(),
+            scratch_inside: scratch.clone(),
+            scratch_host: scratch,
+        }
+    }
+
+    /// The userland of `suite`, with our libraries copied into its /tmp
+    /// (under `tag`: tests run in parallel).
+    fn chroot(title: &'static str, suite: &str, tag: &str) -> Userland {
+        let root = paths::userland_root(suite);
+        let inside = PathBuf::from(format!("/tmp/rdma-providers-{tag}-{}", std::process::id()));
+        let host = root.join(inside.strip_prefix("/").unwrap());
+        let _ = fs::remove_dir_all(&host);
+        fs::create_dir_all(host.join("ours")).unwrap();
+        for so in ["libibverbs.so.1", "librdmacm.so.1"] {
+            fs::copy(paths::ours_lib(so), host.join("ours").join(so)).unwrap();
+        }
+        Userland { title, root: Some(root), ours_dir: inside.join("ours"), scratch_inside: inside, scratch_host: host }
+    }
+
+    /// The host's path of a path inside.
+    fn host_path(&self, inside: &Path) -> PathBuf {
+        match &self.root {
+            None => inside.to_path_buf(),
+            Some(r) => r.join(inside.strip_prefix("/").unwrap_or(inside)),
+        }
+    }
+
+    /// The real path, inside, of a path inside.
+    fn real_path(&self, inside: &Path) -> PathBuf {
+        match &self.root {
+            None => fs::canonicalize(inside).unwrap(),
+            Some(r) => {
+                // Resolve link by link within the root.
+                let mut p = inside.to_path_buf();
+                for _ in 0..16 {
+                    match fs::read_link(r.join(p.strip_prefix("/").unwrap())) {
+                        Ok(t) => p = p.parent().unwrap().join(t),
+                        Err(_) => break,
+                    }
+                }
+                p.components().fold(PathBuf::new(), |mut acc, c| {
+                    match c {
+                        std::path::Component::ParentDir => {
+                            acc.pop();
+                        }
+                        c => acc.push(c),
+                    }
+                    acc
+                })
+            }
+        }
+    }
+
+    /// The files a package of this userland owns (its dpkg database).
+    fn package_files(&self, package: &str) -> Vec<PathBuf> {
+        let Some(root) = &self.root else {
+            return paths::package_files(&[package]);
+        };
+        let out = Command::new("dpkg-query")
+            .arg(format!("--admindir={}", root.join("var/lib/dpkg").display()))
+            .args(["-L", package])
+            .output()
+            .expect("run dpkg-query");
+        assert!(out.status.success(), "dpkg-query -L {package} in {}", root.display());
+        String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.starts_with('/')).map(PathBuf::from).collect()
+    }
+
+}
+
+impl Drop for Userland {
+    fn drop(&mut self) {
+        if self.root.is_some() {
+            let _ = fs::remove_dir_all(&self.scratch_host);
+        }
+    }
+}
+
+/// Whether this process may chroot and make device nodes.
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc_geteuid() == 0 }
+}
+
+/// The providers the userland's ibverbs-providers installs (its file list,
+/// not a listing of PROVIDER_DIR, where other packages may add providers of
+/// their own), then the direct-verbs libraries that some of them are
+/// symlinks to (by SONAME), as paths inside the userland.
+fn providers(u: &Userland) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = u
+        .package_files("ibverbs-providers")
         .into_iter()
         .filter(|p| {
             let n = p.file_name().unwrap_or_default().to_string_lossy();
@@ -156,10 +259,23 @@ fn providers() -> Vec<PathBuf> {
         .collect();
     v.sort();
     v.dedup();
-    assert!(!v.is_empty(), "ibverbs-providers lists no provider in {PROVIDER_DIR}");
-    for l in PROVIDER_LIBS {
-        v.push(paths::system_lib(l));
+    assert!(!v.is_empty(), "{}'s ibverbs-providers lists no provider in {PROVIDER_DIR}", u.title);
+    let mut libs = Vec::new();
+    for p in &v {
+        // libmlx5-rdmav34.so -> ../libmlx5.so.1.25.56.1: the library is
+        // also loaded by its SONAME, libmlx5.so.1.
+        if let Ok(t) = fs::read_link(u.host_path(p)) {
+            let n = t.file_name().unwrap().to_string_lossy().into_owned();
+            if let Some(i) = n.find(".so.") {
+                let soname = format!("{}.so.{}", &n[..i], n[i + 4..].split('.').next().unwrap());
+                libs.push(Path::new(LIBIBVERBS).with_file_name(soname));
+            }
+        }
     }
+    for l in &libs {
+        assert!(u.host_path(l).exists(), "{} in {}", l.display(), u.title);
+    }
+    v.extend(libs);
     v
 }
 
@@ -170,10 +286,10 @@ fn short_name(p: &Path) -> String {
         .to_string()
 }
 
-/// Builds the probe as `name` (one per test: tests run in parallel).
-fn build_probe(name: &str) -> PathBuf {
-    let dir = paths::scratch("providers");
-    let exe = dir.join(name);
+/// Builds the probe as `name` (one per test: tests run in parallel) into
+/// the userland's scratch space; returns its path inside.
+fn build_probe(u: &Userland, name: &str) -> PathBuf {
+    let exe = u.scratch_host.join(name);
     let src = paths::repo_root().join("abi-tests/providers/provider_load.c");
     let out = Command::new("gcc")
         .args(["-std=gnu11", "-Wall", "-Werror", "-o"])
@@ -188,18 +304,25 @@ fn build_probe(name: &str) -> PathBuf {
         src.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    exe
+    u.scratch_inside.join(name)
 }
 
 /// Runs the probe with `steps`; `ours` puts our library first.
-fn run(exe: &Path, steps: &[String], ours: bool, env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(exe);
+fn run(u: &Userland, exe: &Path, steps: &[String], ours: bool, env: &[(&str, &str)]) -> Output {
+    let mut cmd = match &u.root {
+        None => Command::new(exe),
+        Some(r) => {
+            let mut c = Command::new("chroot");
+            c.arg(r).arg(exe);
+            c
+        }
+    };
     cmd.args(steps)
         .env_clear()
-        .env("PATH", "/usr/bin:/bin")
+        .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
         .env("LC_ALL", "C");
     if ours {
-        cmd.env("LD_LIBRARY_PATH", paths::ours_lib_dir());
+        cmd.env("LD_LIBRARY_PATH", &u.ours_dir);
     }
     for (k, v) in env {
         cmd.env(k, v);
@@ -216,16 +339,16 @@ fn text(o: &Output) -> String {
     )
 }
 
-#[test]
-fn every_provider_loads_into_ours_and_registers() {
-    let ours_lib = fs::canonicalize(paths::ours_lib("libibverbs.so.1")).unwrap();
-    let debian_lib = fs::canonicalize(paths::system_lib("libibverbs.so.1")).unwrap();
-    let exe = build_probe("provider_load_1");
+fn providers_load_into_ours_and_register(u: &Userland) {
+    let ours_lib = u.real_path(&u.ours_dir.join("libibverbs.so.1"));
+    let debian_lib = u.real_path(Path::new(LIBIBVERBS));
+    let exe = build_probe(u, "provider_load_1");
     let mut failures = Vec::new();
-    let all = providers();
+    let all = providers(u);
     assert!(
         all.len() >= 21,
-        "expected Debian's 17 providers and 4 provider libraries: {all:?}"
+        "expected {}'s 17 providers and at least 4 provider libraries: {all:?}",
+        u.title
     );
     for p in &all {
         let steps = vec!["whose".to_string(), format!("load:{}", p.display())];
@@ -233,7 +356,7 @@ fn every_provider_loads_into_ours_and_registers() {
         // for each registration the provider's constructor makes.
         let mut registered: Vec<Vec<String>> = Vec::new();
         for (ours, lib) in [(true, &ours_lib), (false, &debian_lib)] {
-            let o = run(&exe, &steps, ours, &[]);
+            let o = run(u, &exe, &steps, ours, &[]);
             let out = String::from_utf8_lossy(&o.stdout);
             let want_lib = format!("libibverbs: {}\n", lib.display());
             let want_load = format!("load {}: ok\n", p.display());
@@ -246,30 +369,48 @@ fn every_provider_loads_into_ours_and_registers() {
                 failures.push(format!(
                     "{} with {} library:\n{}",
                     p.display(),
-                    if ours { "our" } else { "Debian's" },
+                    if ours { "our" } else { "the distribution's" },
                     text(&o)
                 ));
             }
         }
         if registered[0].len() != 1 || registered[0] != registered[1] {
             failures.push(format!(
-                "{}: registrations with our library {:?}, with Debian's {:?} (want one, the same)",
+                "{}: registrations with our library {:?}, with the distribution's {:?} (want one, the same)",
                 p.display(),
                 registered[0],
                 registered[1]
             ));
         }
     }
+    eprintln!("{}: {} providers and provider libraries loaded RTLD_NOW into ours and registered", u.title, all.len());
     assert!(
         failures.is_empty(),
-        "provider loading failed:\n{}",
+        "{}: provider loading failed:\n{}",
+        u.title,
         failures.join("\n")
     );
+}
+
+#[test]
+fn every_provider_loads_into_ours_and_registers() {
+    providers_load_into_ours_and_register(&Userland::host());
+}
+
+#[test]
+fn every_debian13_provider_loads_into_ours_and_registers() {
+    if !is_root() {
+        eprintln!("every_debian13_provider_loads_into_ours_and_registers: not root, cannot chroot; skipped");
+        return;
+    }
+    providers_load_into_ours_and_register(&Userland::chroot("Debian 13", "trixie", "load"));
 }
 
 /// One fake sysfs tree and its /dev/infiniband nodes, removed on drop.
 struct Tree {
     root: PathBuf,
+    /// The host's path of the userland's /dev/infiniband.
+    dev_dir: PathBuf,
     nodes: Vec<PathBuf>,
 }
 
@@ -322,7 +463,7 @@ impl Tree {
             &format!("{FAKE_MAJOR}:{k}"),
         );
         self.attr(&format!("class/infiniband_verbs/{uv}/abi_version"), abi);
-        let node = Path::new("/dev/infiniband").join(&uv);
+        let node = self.dev_dir.join(&uv);
         let _ = fs::remove_file(&node);
         let st = Command::new("mknod")
             .arg(&node)
@@ -334,10 +475,9 @@ impl Tree {
     }
 }
 
-#[test]
-fn every_provider_registers_with_ours() {
+fn providers_register_with_ours(u: &Userland) {
     // Every installed provider is classified, so a new one cannot be missed.
-    let names: Vec<String> = providers()
+    let names: Vec<String> = providers(u)
         .iter()
         .filter(|p| p.starts_with(PROVIDER_DIR))
         .map(|p| short_name(p))
@@ -345,31 +485,30 @@ fn every_provider_registers_with_ours() {
     for n in &names {
         assert!(
             MATCHABLE.iter().any(|m| m.0 == n) || DRIVER_ID_ONLY.iter().any(|m| m.0 == n),
-            "provider {n} is in neither MATCHABLE nor DRIVER_ID_ONLY: add how its devices are matched"
+            "{}'s provider {n} is in neither MATCHABLE nor DRIVER_ID_ONLY: add how its devices are matched",
+            u.title
         );
     }
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc_geteuid() } != 0 {
-        eprintln!("every_provider_registers_with_ours: not root, cannot create /dev/infiniband nodes; skipped");
-        return;
-    }
-    fs::create_dir_all("/dev/infiniband").unwrap();
-    let root = paths::scratch("providers").join("sysfs");
+    let dev_dir = u.host_path(Path::new("/dev/infiniband"));
+    fs::create_dir_all(&dev_dir).unwrap();
+    let root_inside = u.scratch_inside.join("sysfs");
+    let root = u.host_path(&root_inside);
     let _ = fs::remove_dir_all(&root);
     let mut tree = Tree {
         root: root.clone(),
+        dev_dir,
         nodes: Vec::new(),
     };
     tree.attr("class/infiniband_verbs/abi_version", "6");
     for (k, (_, name, modalias, abi)) in MATCHABLE.iter().enumerate() {
         tree.device(k as u32, name, modalias, abi);
     }
-    let exe = build_probe("provider_load_2");
-    let sysfs = root.to_str().unwrap().to_string();
+    let exe = build_probe(u, "provider_load_2");
+    let sysfs = root_inside.to_str().unwrap().to_string();
     let env = [("SYSFS_PATH", sysfs.as_str()), ("IBV_SHOW_WARNINGS", "1")];
     let steps = vec!["whose".to_string(), "list".to_string()];
-    let ours = run(&exe, &steps, true, &env);
-    let debian = run(&exe, &steps, false, &env);
+    let ours = run(u, &exe, &steps, true, &env);
+    let debian = run(u, &exe, &steps, false, &env);
     drop(tree);
     let ours_text = text(&ours);
     let missing: Vec<&str> = MATCHABLE
@@ -379,10 +518,11 @@ fn every_provider_registers_with_ours() {
         .collect();
     assert!(
         missing.is_empty(),
-        "with our library no device was matched for providers {missing:?}:\n{ours_text}"
+        "{}: with our library no device was matched for providers {missing:?}:\n{ours_text}",
+        u.title
     );
-    // Same devices, same order, same warnings as Debian's library (only the
-    // "whose" line differs).
+    // Same devices, same order, same warnings as the distribution's library
+    // (only the "whose" line differs).
     let strip = |s: &str| {
         s.lines()
             .filter(|l| !l.starts_with("libibverbs: /"))
@@ -392,8 +532,28 @@ fn every_provider_registers_with_ours() {
     assert_eq!(
         strip(&ours_text),
         strip(&text(&debian)),
-        "our device list differs from Debian's library on the same tree"
+        "{}: our device list differs from the distribution's library on the same tree",
+        u.title
     );
+    eprintln!("{}: {} fake devices matched by their providers, as with the distribution's library", u.title, MATCHABLE.len());
+}
+
+#[test]
+fn every_provider_registers_with_ours() {
+    if !is_root() {
+        eprintln!("every_provider_registers_with_ours: not root, cannot create /dev/infiniband nodes; skipped");
+        return;
+    }
+    providers_register_with_ours(&Userland::host());
+}
+
+#[test]
+fn every_debian13_provider_registers_with_ours() {
+    if !is_root() {
+        eprintln!("every_debian13_provider_registers_with_ours: not root, cannot chroot; skipped");
+        return;
+    }
+    providers_register_with_ours(&Userland::chroot("Debian 13", "trixie", "register"));
 }
 
 extern "C" {
