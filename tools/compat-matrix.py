@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Writes docs/compatibility.md: every symbol Debian's libibverbs.so.1 and
-librdmacm.so.1 export, whether ours exports it at the same version, and how it
-is tested.
+"""Writes docs/compatibility.md: every symbol that the libibverbs.so.1 and
+librdmacm.so.1 of the distributions we serve export (Debian 12, Debian 13,
+sid), which of them exports it, whether ours exports it the same way, and how
+it is tested.
 
 Usage: tools/compat-matrix.py [OURS_DIR] > docs/compatibility.md
-(OURS_DIR defaults to target/release; Debian's libraries are read from
-/usr/lib/x86_64-linux-gnu.)
+(OURS_DIR defaults to target/release; Debian 12's libraries are read from
+/usr/lib/x86_64-linux-gnu, Debian 13's and sid's from the root filesystems of
+abi-tests/vm/build-userland, ~/.cache/rdma-core-rs/userland/{trixie,sid}.)
 The "tested how" column comes from docs/compat-tests.tsv (symbol<TAB>how);
 symbols without an entry there are reported as untested.
 """
@@ -15,11 +17,19 @@ import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ours_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "target/release")
-debian_dir = "/usr/lib/x86_64-linux-gnu"
-# Symbols that work still to come delivers: reported as "pending, WHO", not missing.
-# soname -> (who delivers them, predicate on the symbol name). Empty while no
-# such work is under way.
-PENDING = {}
+libdir = "usr/lib/x86_64-linux-gnu"
+userlands = os.environ.get("RDMA_USERLAND_CACHE") or os.path.expanduser("~/.cache/rdma-core-rs/userland")
+# (column title, directory of its libraries)
+DISTROS = [
+    ("Debian 12 (44)", "/" + libdir),
+    ("Debian 13 (56.1)", os.path.join(userlands, "trixie", libdir)),
+    ("sid (65.0)", os.path.join(userlands, "sid", libdir)),
+]
+# Version nodes not exported yet: reported as "pending", not missing.
+PENDING = {
+    "libibverbs.so.1": ("IBVERBS_1.15", "IBVERBS_1.16", "IBVERBS_1.17", "IBVERBS_1.18", "IBVERBS_PRIVATE_65"),
+    "librdmacm.so.1": ("RDMACM_1.4", "RDMACM_1.5"),
+}
 
 
 def symbols(path):
@@ -49,38 +59,51 @@ def tested():
     return notes
 
 
+def natural(v):
+    return [int(t) if t.isdigit() else t for t in __import__("re").split(r"(\d+)", v)]
+
+
 def section(soname, notes):
-    deb = symbols(os.path.join(debian_dir, soname))
+    dists = [(title, symbols(os.path.join(d, soname))) for title, d in DISTROS]
     our = symbols(os.path.join(ours_dir, soname))
-    pending = PENDING.get(soname)
+    keys = set()
+    for _, d in dists:
+        keys |= set(d)
     rows = []
-    counts = {"implemented": 0, "pending": 0, "other": 0}
-    for (name, ver), (kind, default) in sorted(deb.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+    counts = {title: [0, 0, 0] for title, _ in dists}  # same, pending, other
+    for name, ver in sorted(keys, key=lambda k: (natural(k[1]), k[0])):
+        theirs = [d.get((name, ver)) for _, d in dists]
+        first = next(t for t in theirs if t)
+        kind, default = first
         o = our.get((name, ver))
         if o is None:
-            status = f"pending, {pending[0]}" if pending and pending[1](name) else "missing"
-        elif o != (kind, default):
+            status = "pending" if ver in PENDING.get(soname, ()) else "missing"
+        elif any(t and t != o for t in theirs):
             status = "MISMATCH"
         else:
             status = "implemented"
-        key = "implemented" if status == "implemented" else ("pending" if status.startswith("pending") else "other")
-        counts[key] += 1
+        for (title, _), t in zip(dists, theirs):
+            if t:
+                counts[title][0 if status == "implemented" else 1 if status == "pending" else 2] += 1
         at = ("@@" if default else "@") + ver
+        cols = " | ".join("yes" if t else "-" for t in theirs)
         how = notes.get(f"{name}@{ver}", notes.get(name, "")) if status == "implemented" else ""
-        rows.append(f"| `{name}` | {at} | {kind} | {status} | {how or ('not yet tested' if status == 'implemented' else '')} |")
-    extra = sorted(set(our) - set(deb))
+        rows.append(f"| `{name}` | {at} | {kind} | {cols} | {status} | {how or ('not yet tested' if status == 'implemented' else '')} |")
+    extra = sorted(set(our) - keys)
     print(f"## {soname}\n")
-    line = f"{counts['implemented']} of {len(rows)} versioned symbols implemented"
-    if counts["pending"]:
-        line += f"; {counts['pending']} pending, delivered by {pending[0]}"
-    if counts["other"]:
-        line += f"; {counts['other']} missing or mismatched"
-    print(f"{line}; {len(extra)} extra.\n")
-    print("| symbol | version | type | status | tested how |")
-    print("|---|---|---|---|---|")
+    for title, (same, pend, other) in counts.items():
+        line = f"- {title}: {same} of {same + pend + other} versioned symbols exported as it does"
+        if pend:
+            line += f"; {pend} pending (version nodes {', '.join(PENDING[soname])})"
+        if other:
+            line += f"; {other} missing or mismatched"
+        print(line + ".")
+    print(f"- Exported by ours and by none of them: {len(extra)}.\n")
+    print("| symbol | version | type | " + " | ".join(t for t, _ in dists) + " | ours | tested how |")
+    print("|---|---|---|" + "---|" * len(dists) + "---|---|")
     print("\n".join(rows))
     if extra:
-        print("\nExtra symbols (not in Debian's library):\n")
+        print("\nExtra symbols (in none of the distributions' libraries):\n")
         for name, ver in extra:
             print(f"- `{name}` {ver}")
     print()
@@ -88,8 +111,11 @@ def section(soname, notes):
 
 notes = tested()
 print("# Compatibility matrix\n")
-print("Generated by `tools/compat-matrix.py` from `objdump -T` of Debian's libraries and ours,")
-print("with the test notes of `docs/compat-tests.tsv`. Regenerate after a release build.")
+print("Generated by `tools/compat-matrix.py` from `objdump -T` of ours and of the libraries of")
+print("every distribution we serve: Debian 12 (rdma-core 44), Debian 13 (56.1) and sid (65.0),")
+print("one column each (\"yes\": that distribution's library exports the symbol at that version).")
+print("One build of ours serves all three; a symbol only some of them have is expected there.")
+print("The test notes are those of `docs/compat-tests.tsv`. Regenerate after a release build.")
 print("\"VM: imported by TOOL\" means an upstream tool that links the symbol runs in the")
 print("Soft-RoCE VM scenarios with our libraries in all pairings; the scenario names are in")
 print("`abi-tests/scenarios/vm.sh`. \"All four pairings\" is the full tier")

@@ -32,6 +32,11 @@
 #                       first (several VMs at once share DIR)
 #   VM_PROGS=DIR        the C programs of abi-tests/vm-progs, built before
 #                       (see vm-progs/cprog); passed on to every command
+#   SCEN_USERLAND_DIR   where abi-tests/vm/build-userland keeps the other
+#                       distributions' root filesystems (for --userland)
+#   SCEN_UL_FP="SUITE=HASH ..."  what each userland's recorded references
+#                       depend on (its packages), added to the keys of its
+#                       scenarios
 #
 # The two variants differ ONLY in LD_LIBRARY_PATH: "upstream" runs without it
 # (the dynamic linker finds Debian's /usr/lib/x86_64-linux-gnu/libibverbs.so.1),
@@ -94,6 +99,13 @@
 #       (--has and --lacks repeat.)
 #
 #   Options for all of them:
+#       --userland SUITE  run every command in a chroot of another Debian
+#                      userland (trixie, sid): the reference is that
+#                      distribution's own libraries, and "ours" is ours with
+#                      its programs and providers. The chroot gets /dev,
+#                      /proc and /sys, and the repository, our libraries and
+#                      the results directory at their own paths; commands
+#                      start in the same directory as outside.
 #       --filter SED   sed script applied to stdout and stderr before comparing
 #                      (for values that legitimately change: QPNs, timings)
 #       --timeout S    per command (default 60)
@@ -136,6 +148,60 @@ set_env() {
     ours) envv=("${CLEAN_ENV[@]}" "LD_LIBRARY_PATH=$OURS_DIR") ;;
     *) echo "runner: unknown variant $1" >&2; exit 2 ;;
   esac
+  if [[ -n ${o_userland:-} ]]; then
+    # chroot starts in /: back to this directory, then the command.
+    envv=(chroot "$(userland_root "$o_userland")" "${envv[@]}"
+          bash -c 'cd "$1" && shift && exec "$@"' chroot-cd "$PWD")
+  fi
+}
+
+# ---- other distributions' userlands ----------------------------------------------
+
+declare -A ul_ready=()
+
+# userland_root SUITE: the root filesystem of SUITE.
+userland_root() { echo "${SCEN_USERLAND_DIR:-$HOME/.cache/rdma-core-rs/userland}/$1"; }
+
+# ul_real SUITE PATH: PATH inside SUITE's root with its symlinks resolved
+# there, as a path inside.
+ul_real() {
+  local root r; root=$(userland_root "$1")
+  r=$(readlink -f "$root$2") || { echo "$2"; return; }
+  echo "${r#"$root"}"
+}
+
+# userland_up SUITE: mount what the chroot needs (once per runner), and check
+# that its two variants resolve libibverbs.so.1 to its own and to ours.
+userland_up() {
+  local suite=$1 root d v envv got want
+  [[ -z ${ul_ready[$suite]:-} ]] || return 0
+  root=$(userland_root "$suite")
+  [[ -x $root/usr/bin/ibv_devinfo ]] \
+    || { echo "runner: no $suite userland at $root (abi-tests/vm/build-userland $suite)" >&2; exit 2; }
+  mountpoint -q "$root/proc" || mount -t proc proc "$root/proc" || exit 2
+  mountpoint -q "$root/sys" || mount --rbind /sys "$root/sys" || exit 2
+  mountpoint -q "$root/dev" || mount --rbind /dev "$root/dev" || exit 2
+  mountpoint -q "$root/run" || mount -t tmpfs run "$root/run" || exit 2
+  for d in "$PWD" "$OURS_DIR" "$SCEN_OUT" ${VM_PROGS:+"$VM_PROGS"}; do
+    mkdir -p "$root$d"
+    mountpoint -q "$root$d" || mount --bind "$d" "$root$d" || exit 2
+  done
+  ul_ready[$suite]=1
+  for v in upstream ours; do
+    o_userland=$suite set_env "$v"
+    got=$("${envv[@]}" ldd /usr/bin/ibv_devinfo | sed -n 's/^[[:space:]]*libibverbs\.so\.1 => \([^ ]*\) .*/\1/p')
+    if [[ $v = ours ]]; then want=$OURS_DIR/libibverbs.so.1; else want=$SYS_LIBDIR/libibverbs.so.1; fi
+    if [[ -z $got || $(ul_real "$suite" "$got") != "$(ul_real "$suite" "$want")" ]]; then
+      echo "runner: preflight ($suite): the $v variant resolves libibverbs.so.1 to '${got:-nothing}', not $want" >&2
+      exit 2
+    fi
+    echo "runner: $suite $v: libibverbs.so.1 => $(ul_real "$suite" "$got")" >&2
+  done
+}
+
+# real_path PATH: PATH with symlinks resolved, in the scenario's userland.
+real_path() {
+  if [[ -n ${o_userland:-} ]]; then ul_real "$o_userland" "$1"; else readlink -f "$1"; fi
 }
 
 # run_cmd VARIANT TIMEOUT PREFIX CMD: run CMD in the foreground; PREFIX.out,
@@ -168,7 +234,7 @@ preflight() {
 # Parse the options shared by every scenario kind into the o_* variables;
 # sets `rest` to the remaining positional arguments.
 parse_opts() {
-  o_filter=; o_timeout=60; o_pending=; o_long=; o_ready=; o_race=; o_mixed=
+  o_filter=; o_timeout=60; o_pending=; o_long=; o_ready=; o_race=; o_mixed=; o_userland=
   o_combos="ours:ours ours:upstream upstream:ours"
   o_ours=(); o_provider=(); o_rc=(); o_has=(); o_lacks=()
   rest=()
@@ -182,6 +248,7 @@ parse_opts() {
       --combos) o_combos=$2; shift 2 ;;
       --race) o_race=$2; shift 2 ;;
       --mixed) o_mixed=$2; shift 2 ;;
+      --userland) o_userland=$2; shift 2 ;;
       --ours) o_ours+=("$2"); shift 2 ;;
       --provider) o_provider+=("$2"); shift 2 ;;
       --rc) o_rc+=("$2"); shift 2 ;;
@@ -225,7 +292,16 @@ tier_combos() {
 scen_key() {
   key=
   [[ -n ${SCEN_REF_FP:-} ]] || return 0
-  key=$(printf '%s\0' "$SCEN_REF_FP" "$@" | sha256sum)
+  local ul= e
+  if [[ -n $o_userland ]]; then
+    for e in ${SCEN_UL_FP:-}; do [[ ${e%%=*} != "$o_userland" ]] || ul=${e#*=}; done
+    [[ -n $ul ]] || return 0
+  fi
+  if [[ -n $ul ]]; then
+    key=$(printf '%s\0' "$SCEN_REF_FP" "$ul" "$@" | sha256sum)
+  else
+    key=$(printf '%s\0' "$SCEN_REF_FP" "$@" | sha256sum)
+  fi
   key=${key%% *}
 }
 
@@ -292,6 +368,7 @@ begin() {
     skip "$name" LONG "$o_long"; n_long=$((n_long + 1)); return 1
   fi
   [[ -z $key ]] || echo "$key" > "$dir/key"
+  [[ -z $o_userland ]] || userland_up "$o_userland"
   echo "=== $name" >&2
   t_begin=$EPOCHREALTIME
   return 0
@@ -560,7 +637,7 @@ pair() {
 # symlinks resolved, one a line.
 init_libs() {
   sed -n 's/^ *[0-9]*:[[:space:]]*calling init: //p' "$1" | while read -r f; do
-    readlink -f "$f"
+    real_path "$f"
   done
 }
 
@@ -572,9 +649,9 @@ bindings_from() {
   declare -A real=()
   sed -n 's/^ *[0-9]*:[[:space:]]*binding file \(.*\) \[[0-9]*\] to \(.*\) \[[0-9]*\]: normal symbol `\(.*\)'"'"' \[\(.*\)\]$/\1|\2|\3|\4/p' \
     | while IFS='|' read -r from to sym ver; do
-        [[ -n ${real[$from]:-} ]] || real[$from]=$(readlink -f "$from")
+        [[ -n ${real[$from]:-} ]] || real[$from]=$(real_path "$from")
         [[ ${real[$from]} == "$want" ]] || continue
-        [[ -n ${real[$to]:-} ]] || real[$to]=$(readlink -f "$to")
+        [[ -n ${real[$to]:-} ]] || real[$to]=$(real_path "$to")
         echo "${real[$from]}|${real[$to]}|$sym|$ver"
       done
 }
@@ -585,7 +662,7 @@ loaded() {
   [[ ${#rest[@]} -eq 1 ]] || { echo "runner: loaded $name: give exactly one command" >&2; exit 2; }
   begin "$name" loaded "$@" || return 0
   local cmd=${rest[0]} v ok=1 lib want prov provreal
-  local oursreal; oursreal=$(readlink -f "$OURS_DIR/libibverbs.so.1")
+  local oursreal; oursreal=$(real_path "$OURS_DIR/libibverbs.so.1")
   echo "$cmd" > "$dir/cmd"
   report "command: $cmd (LD_DEBUG=libs,bindings)"
   for v in upstream ours; do
@@ -604,23 +681,23 @@ loaded() {
     fi
   done
   for lib in "${o_ours[@]}"; do
-    want=$(readlink -f "$OURS_DIR/$lib")
+    want=$(real_path "$OURS_DIR/$lib")
     if grep -qxF "$want" "$dir/ours.libs"; then
       report "ok: ours run loaded our $lib ($want)"
     else
       ok=0; report "FAIL: ours run did not load $want"
     fi
-    if grep -qxF "$(readlink -f "$SYS_LIBDIR/$lib")" "$dir/ours.libs"; then
-      ok=0; report "FAIL: ours run loaded Debian's $lib too"
+    if grep -qxF "$(real_path "$SYS_LIBDIR/$lib")" "$dir/ours.libs"; then
+      ok=0; report "FAIL: ours run loaded the distribution's $lib too"
     fi
-    if grep -qxF "$(readlink -f "$SYS_LIBDIR/$lib")" "$dir/upstream.libs"; then
-      report "ok: upstream run loaded Debian's $lib"
+    if grep -qxF "$(real_path "$SYS_LIBDIR/$lib")" "$dir/upstream.libs"; then
+      report "ok: upstream run loaded the distribution's $lib"
     else
-      ok=0; report "FAIL: upstream run did not load Debian's $lib"
+      ok=0; report "FAIL: upstream run did not load the distribution's $lib"
     fi
   done
   for prov in "${o_provider[@]}"; do
-    provreal=$(readlink -f "$prov")
+    provreal=$(real_path "$prov")
     for v in upstream ours; do
       if grep -qxF "$provreal" "$dir/$v.libs"; then
         report "ok: $v run loaded the provider $prov"

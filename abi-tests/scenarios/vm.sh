@@ -899,3 +899,77 @@ pair ib_send_lat_siw --race "$PERFTEST_RACE_IW" --ready 'cm_listening 18515' --f
 # rs_inline0.c). This is why `rstream -S all` cannot run its bandwidth tests
 # over iWARP with either library.
 compare rs_inline0_siw --timeout 120 "$SIW abi-tests/vm-progs/rs_probe rs_inline0 10.0.9.15 7482"
+
+# ---- other distributions: Debian 13 (rdma-core 56.1) and sid (65.0) ----------
+# The same programs, from another Debian's own packages, in a chroot of its
+# root filesystem (abi-tests/vm/build-userland) on this VM's kernel and
+# devices: the reference is that distribution's libibverbs, librdmacm and
+# providers; "ours" is our libraries with its programs and its providers
+# (Debian 13's still bind IBVERBS_PRIVATE_34, with the names rdma-core 49 and
+# 53 added to it, and call ibv_cmd_reg_dmabuf_mr with rdma-core 54's extra
+# argument). Every pairing as above; the filters are the Debian 12 ones.
+UL13='--userland trixie'
+compare deb13_ibv_devices $UL13 'ibv_devices'
+compare deb13_ibv_devinfo_v $UL13 'ibv_devinfo -v'
+loaded deb13_loads_ours_and_rxe_provider $UL13 --ours libibverbs.so.1 \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'ibv_devinfo -d rxe0'
+pair deb13_ibv_rc_pingpong $UL13 --mixed "Debian 13's rxe provider on ours against its own library" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_rc_pingpong -d rxe0 -g 1' 'ibv_rc_pingpong -d rxe0 -g 1 10.0.2.15'
+pair deb13_ibv_ud_pingpong $UL13 --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_ud_pingpong -d rxe0 -g 1' 'ibv_ud_pingpong -d rxe0 -g 1 10.0.2.15'
+pair deb13_ibv_srq_pingpong_q4 $UL13 --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_srq_pingpong -d rxe0 -g 1 -q 4' 'ibv_srq_pingpong -d rxe0 -g 1 -q 4 10.0.2.15'
+pair deb13_ib_write_bw $UL13 --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_write_bw -F -d rxe0 -x 1 -n 1000' 'ib_write_bw -F -d rxe0 -x 1 -n 1000 10.0.2.15'
+pair deb13_ib_send_lat $UL13 --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_send_lat -d rxe0 -x 1' 'ib_send_lat -d rxe0 -x 1 10.0.2.15'
+pair deb13_rping $UL13 --mixed "Debian 13's librdmacm against ours, CM handshake and RDMA" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+  'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
+pair deb13_ucmatose $UL13 --ready 'cm_listening 7471' \
+  'ucmatose' 'ucmatose -s 10.0.2.15'
+pair deb13_rstream $UL13 --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
+pair deb13_cmtime_c100 $UL13 --timeout 300 --ready 'cm_listening 7471' --filter "$CMTIME_FILTER" \
+  'abi-tests/vm-progs/cm-serve deb13_cmtime cmtime' \
+  'abi-tests/vm-progs/cm-clients deb13_cmtime 1 cmtime -s 10.0.2.15 -c 100'
+# Debian 13's python3-pyverbs on our libraries.
+compare deb13_pyverbs_rxe0 $UL13 'abi-tests/vm-progs/pyverbs_query.py'
+loaded deb13_pyverbs_loads_ours $UL13 --ours libibverbs.so.1 --ours librdmacm.so.1 \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'abi-tests/vm-progs/pyverbs_query.py'
+# siw (iWARP) with Debian 13's libsiw provider.
+compare deb13_ibv_devinfo_v_siw0 $UL13 "$SIW ibv_devinfo -v -d siw0"
+loaded deb13_siw_loads_ours $UL13 --ours libibverbs.so.1 \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so "$SIW ibv_devinfo -d siw0"
+pair deb13_rping_siw $UL13 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+  "$SIW rping -s -a 10.0.9.15 -C 10 -v" "$SIW rping -c -a 10.0.9.15 -C 10 -v"
+pair deb13_rstream_siw_verify $UL13 --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  "$SIW rstream -b 10.0.9.15 -T v -S 60000 -C 500" "$SIW rstream -s 10.0.9.15 -T v -S 60000 -C 500"
+
+# sid's programs need IBVERBS_1.16-1.18 and its providers IBVERBS_PRIVATE_65:
+# the same set, listed until our libraries export them.
+ULSID='--userland sid'
+SID_PENDING='sid binds IBVERBS_1.16-1.18 and IBVERBS_PRIVATE_65, which ours does not export yet'
+compare sid_ibv_devices $ULSID --pending "$SID_PENDING" 'ibv_devices'
+compare sid_ibv_devinfo_v $ULSID --pending "$SID_PENDING" 'ibv_devinfo -v'
+loaded sid_loads_ours_and_rxe_provider $ULSID --pending "$SID_PENDING" --ours libibverbs.so.1 \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav65.so 'ibv_devinfo -d rxe0'
+pair sid_ibv_rc_pingpong $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_rc_pingpong -d rxe0 -g 1' 'ibv_rc_pingpong -d rxe0 -g 1 10.0.2.15'
+pair sid_ibv_ud_pingpong $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_ud_pingpong -d rxe0 -g 1' 'ibv_ud_pingpong -d rxe0 -g 1 10.0.2.15'
+pair sid_ibv_srq_pingpong_q4 $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_srq_pingpong -d rxe0 -g 1 -q 4' 'ibv_srq_pingpong -d rxe0 -g 1 -q 4 10.0.2.15'
+pair sid_ib_write_bw $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_write_bw -F -d rxe0 -x 1 -n 1000' 'ib_write_bw -F -d rxe0 -x 1 -n 1000 10.0.2.15'
+pair sid_ib_send_lat $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_send_lat -d rxe0 -x 1' 'ib_send_lat -d rxe0 -x 1 10.0.2.15'
+pair sid_rping $ULSID --pending "$SID_PENDING" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+  'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
+pair sid_ucmatose $ULSID --pending "$SID_PENDING" --ready 'cm_listening 7471' \
+  'ucmatose' 'ucmatose -s 10.0.2.15'
+pair sid_rstream $ULSID --pending "$SID_PENDING" --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
+pair sid_cmtime_c100 $ULSID --pending "$SID_PENDING" --timeout 300 --ready 'cm_listening 7471' --filter "$CMTIME_FILTER" \
+  'abi-tests/vm-progs/cm-serve sid_cmtime cmtime' \
+  'abi-tests/vm-progs/cm-clients sid_cmtime 1 cmtime -s 10.0.2.15 -c 100'
+compare sid_pyverbs_rxe0 $ULSID --pending "$SID_PENDING" 'abi-tests/vm-progs/pyverbs_query.py'

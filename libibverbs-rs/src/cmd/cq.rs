@@ -639,7 +639,7 @@ mod tests {
         assert_eq!((hdr.object_id, hdr.method_id, hdr.driver_id), (3, 0, 14));
         let a = attr_tuples(a);
         assert_eq!(a.iter().filter(|t| t.0 == 0x1000).collect::<Vec<_>>(), vec![&(0x1000, 4, 1, 0x55)]);
-        assert!(a.iter().any(|t| *t == (UVERBS_ATTR_CREATE_CQ_CQE as u16, 4, 1, 32)), "cqe: {a:?}");
+        assert!(a.contains(&(UVERBS_ATTR_CREATE_CQ_CQE, 4, 1, 32)), "cqe: {a:?}");
         // SAFETY: reading the CQ just filled.
         assert_eq!(unsafe { vcq.base.cq.handle }, 11);
 
