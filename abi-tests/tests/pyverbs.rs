@@ -1,5 +1,8 @@
 //! Debian's pyverbs (python3-pyverbs) imports on our libraries (the host
-//! half; the VM half, with a device, is the pyverbs_rxe0 scenario).
+//! half; the VM half, with a device, is the pyverbs_rxe0 scenario): Debian
+//! 12's on the host, and Debian 13's and sid's in a chroot of their root
+//! filesystems (abi-tests/vm/build-userland), with our libraries copied into
+//! its /tmp.
 //!
 //! The modules are Cython extensions linked against libibverbs.so.1,
 //! librdmacm.so.1 and (mlx5dv) libmlx5.so.1. They run under Debian's
@@ -9,7 +12,7 @@
 //! libibverbs and librdmacm must be ours, and the one libmlx5 (a provider
 //! library linked against libibverbs) must then be bound to ours too.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use abi_tests::paths;
@@ -31,6 +34,12 @@ fn import(modules: &[&str], ours: bool) -> (bool, String) {
         Path::new(PYTHON).exists(),
         "{PYTHON} missing: install python3"
     );
+    import_in(None, modules, ours.then(paths::ours_lib_dir))
+}
+
+/// [`import`] in the root filesystem `root` (chroot) if given, with our
+/// libraries from `ours` (a path as the process sees it) if given.
+fn import_in(root: Option<&Path>, modules: &[&str], ours: Option<PathBuf>) -> (bool, String) {
     let script = format!(
         "import {}\n\
          seen = set()\n\
@@ -42,13 +51,25 @@ fn import(modules: &[&str], ours: bool) -> (bool, String) {
          \x20   print('mapped', p)\n",
         modules.join(", ")
     );
-    let mut cmd = Command::new(PYTHON);
+    let mut cmd = match root {
+        None => Command::new(PYTHON),
+        Some(r) => {
+            // The script reads /proc/self/maps: a /proc in a mount
+            // namespace of its own, gone with the process.
+            let mut c = Command::new("unshare");
+            c.args(["-m", "--propagation", "private", "sh", "-c",
+                    r#"mount -t proc proc "$0/proc" && exec chroot "$0" "$@""#])
+                .arg(r)
+                .arg(PYTHON);
+            c
+        }
+    };
     cmd.arg("-c")
         .arg(&script)
         .env("LD_BIND_NOW", "1")
         .env_remove("PYTHONPATH");
-    if ours {
-        cmd.env("LD_LIBRARY_PATH", paths::ours_lib_dir());
+    if let Some(dir) = ours {
+        cmd.env("LD_LIBRARY_PATH", dir);
     } else {
         cmd.env_remove("LD_LIBRARY_PATH");
     }
@@ -117,4 +138,60 @@ fn pyverbs_imports_on_ours() {
         mapped.iter().any(|p| p.contains("libmlx5.so")),
         "mlx5dv did not map libmlx5:\n{text}"
     );
+}
+
+/// Debian 13's or sid's pyverbs on their own libraries, then on ours: every
+/// module imports with LD_BIND_NOW=1, and the process maps our libibverbs
+/// and librdmacm and no other.
+fn userland_imports_on_ours(suite: &str) {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { geteuid() } != 0 {
+        eprintln!("pyverbs in {suite}: not root, cannot chroot; skipped");
+        return;
+    }
+    let root = paths::userland_root(suite);
+    let inside = PathBuf::from(format!("/tmp/rdma-pyverbs-{}", std::process::id()));
+    let host = root.join(inside.strip_prefix("/").unwrap());
+    std::fs::create_dir_all(&host).unwrap();
+    for so in ["libibverbs.so.1", "librdmacm.so.1"] {
+        std::fs::copy(paths::ours_lib(so), host.join(so)).unwrap();
+    }
+    let theirs = import_in(Some(&root), MODULES, None);
+    let each: Vec<(String, (bool, String))> =
+        MODULES.iter().map(|m| (m.to_string(), import_in(Some(&root), &[m], Some(inside.clone())))).collect();
+    let all = import_in(Some(&root), MODULES, Some(inside.clone()));
+    let _ = std::fs::remove_dir_all(&host);
+    assert!(theirs.0, "{suite}'s pyverbs does not import on its own libraries:\n{}", theirs.1);
+    for (m, (ok, text)) in &each {
+        assert!(ok, "{suite}: import {m} with LD_BIND_NOW=1 on our libraries failed:\n{text}");
+    }
+    let (ok, text) = all;
+    assert!(ok, "{suite}: importing {MODULES:?} together failed:\n{text}");
+    let mapped: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("mapped ")).collect();
+    for so in ["libibverbs.so.1", "librdmacm.so.1"] {
+        let ours = inside.join(so);
+        assert!(mapped.contains(&ours.to_str().unwrap()), "{suite}: our {so} is not mapped:\n{text}");
+    }
+    let foreign: Vec<&&str> = mapped
+        .iter()
+        .filter(|p| (p.contains("libibverbs.so") || p.contains("librdmacm.so")) && !p.starts_with(inside.to_str().unwrap()))
+        .collect();
+    assert!(foreign.is_empty(), "{suite}: its own libraries were mapped as well: {foreign:?}\n{text}");
+    assert!(mapped.iter().any(|p| p.contains("libmlx5.so")), "{suite}: mlx5dv did not map libmlx5:\n{text}");
+    eprintln!("{suite}: pyverbs imports {MODULES:?} on our libraries with LD_BIND_NOW=1");
+}
+
+#[test]
+fn debian13_pyverbs_imports_on_ours() {
+    userland_imports_on_ours("trixie");
+}
+
+#[test]
+#[ignore = "pending: sid's pyverbs binds IBVERBS_1.16-1.18 and its libmlx5 IBVERBS_PRIVATE_65"]
+fn sid_pyverbs_imports_on_ours() {
+    userland_imports_on_ours("sid");
+}
+
+extern "C" {
+    fn geteuid() -> u32;
 }
