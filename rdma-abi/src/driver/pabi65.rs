@@ -14,7 +14,8 @@
 //!   `verbs_device_ops` and `verbs_device`;
 //! - new types: `ibv_buf` (the handle of `ibv_alloc_buf`), `verbs_dmah` (the
 //!   library's wrapper of `ibv_dmah`) and `verbs_create_cq_prov_attr` (the
-//!   CQ memory a provider hands to `ibv_cmd_create_cq_ex2`);
+//!   CQ memory a provider hands to `ibv_cmd_create_cq_ex` and
+//!   `ibv_cmd_create_cq_ex2`);
 //! - new `create_cq_cmd_flags` bits.
 //!
 //! Conventions are those of [`crate::verbs`]. One more name for a member C
@@ -93,8 +94,8 @@ pub struct verbs_create_cq_prov_attr_buffer {
     pub mem: verbs_create_cq_prov_attr_buffer_mem,
 }
 
-/// What a provider passes to `ibv_cmd_create_cq_ex2` about a CQ whose memory
-/// it allocated itself.
+/// What a provider passes to `ibv_cmd_create_cq_ex` / `ibv_cmd_create_cq_ex2`
+/// about a CQ whose memory it allocated itself.
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct verbs_create_cq_prov_attr {
