@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Layout probes for the C mirrors of rdma-abi, and the layout files they feed.
 
-  gen.py probe              writes layout_probe.c and driver_probe.c: C
+  gen.py probe [NAME...]    writes the probes of MIRRORS (all, or those
+                            named: layout_probe.c, driver_probe.c, ...): C
                             programs that print, from the real C headers, the
                             size and alignment of every struct/union the Rust
                             mirror files (MIRRORS) define, the offset of every
@@ -18,9 +19,13 @@
 
 The field and constant lists of MIRRORS come from the Rust sources, so a Rust
 name that does not exist in C fails to compile in the probe, and a C field
-missing in Rust shows up as a size or offset mismatch. run.sh and
-run-rdmacm.sh do the whole round trip. Every layout file is written whole;
-none of them is edited by hand.
+missing in Rust shows up as a size or offset mismatch. A mirror that
+re-exports another (`pub use crate::verbs::*;` in verbs_v65.rs) is measured
+as everything it provides: the re-exported types and constants that it does
+not redefine, then its own; so a type it re-uses must still have the same
+layout in its release's headers. run.sh, run-65.sh and run-rdmacm.sh do the
+whole round trip. Every layout file is written whole; none of them is edited
+by hand.
 
 The probes print one fact a line:
   S TYPE SIZE ALIGN         size and alignment of TYPE
@@ -47,15 +52,21 @@ LAYOUT = ABI + "/layout"
 # The mirrors gen.py writes a probe for: name -> (Rust mirror file, probe,
 # headers the probe includes). The layout file of each is LAYOUT/<mirror
 # file>: rdma-abi/src/driver/pabi34_v44.rs gets
-# rdma-abi/src/layout/driver/pabi34_v44.rs. A further private-ABI layout
-# (rdma-core 56's or 65's driver.h) is one more entry here, with a probe of
-# its own compiled against that release's source.
+# rdma-abi/src/layout/driver/pabi34_v44.rs. A further release's layout is one
+# more entry here, with a probe of its own compiled against that release's
+# source, as rdma-core 65's verbs.h and driver.h are (run-65.sh).
 MIRRORS = {
     "verbs": (ABI + "/verbs.rs", "layout_probe.c",
               ["infiniband/verbs.h", "infiniband/sa.h", "infiniband/tm_types.h", "rdma/ib_user_sa.h"]),
     "driver": (ABI + "/driver/pabi34_v44.rs", "driver_probe.c", ["infiniband/driver.h"]),
+    "verbs_v65": (ABI + "/verbs_v65.rs", "layout_probe_v65.c",
+                  ["infiniband/verbs.h", "infiniband/sa.h", "infiniband/tm_types.h", "rdma/ib_user_sa.h"]),
+    "driver_pabi65": (ABI + "/driver/pabi65.rs", "driver_probe_pabi65.c", ["infiniband/driver.h"]),
 }
 FILES = {name: os.path.join(ROOT, m[0]) for name, m in MIRRORS.items()}
+# The script that compiles each probe against its release's headers (the
+# layout file names it); run.sh unless listed.
+SCRIPTS = {"verbs_v65": "run-65.sh", "driver_pabi65": "run-65.sh"}
 
 # The mirrors whose hand-written probe prints the facts in order: name ->
 # (Rust mirror file, probe, the script that runs it).
@@ -77,6 +88,7 @@ ANON_MEMBERS = {
     ("ibv_flow_spec", "u"): "hdr",
     ("verbs_qp", "base"): "qp",
     ("verbs_cq", "base"): "cq",
+    ("verbs_create_cq_prov_attr_buffer", "mem"): "ptr",
 }
 
 # Rust types for C's unnamed unions: C cannot name them, so they are measured
@@ -115,7 +127,12 @@ C_TYPE = {
     # Defined privately in upstream's verbs.c: ibv_port_attr without its last
     # field. Measured as that prefix of ibv_port_attr (see SIZE_EXPR).
     "_compat_ibv_port_attr": "struct ibv_port_attr",
+    "verbs_create_cq_prov_attr_buffer": member_type("struct verbs_create_cq_prov_attr", "buffer"),
+    "verbs_create_cq_prov_attr_buffer_mem_dmabuf":
+        member_type("struct verbs_create_cq_prov_attr", "buffer.dmabuf"),
 }
+# An unnamed union inside an anonymous struct: measured from that struct.
+ANON_UNIONS["verbs_create_cq_prov_attr_buffer_mem"] = C_TYPE["verbs_create_cq_prov_attr_buffer"]
 SIZE_EXPR = {
     "_compat_ibv_port_attr": "offsetof(struct ibv_port_attr, port_cap_flags2)",
 }
@@ -176,6 +193,37 @@ def parse(path, with_types=False):
     if with_types:
         return types, consts, enums, aliases
     return [t[:3] for t in types], consts, enums
+
+
+def reexports(path):
+    """The Rust files whose items the mirror at path re-exports whole
+    (`pub use crate::a::b::*;` or `pub use super::b::*;`), in file order."""
+    out = []
+    src = open(path).read()
+    for m in re.finditer(r"^pub use (crate|super)::([\w:]+)::\*;", src, re.M):
+        base = os.path.join(ROOT, ABI) if m.group(1) == "crate" else os.path.dirname(path)
+        out.append(os.path.join(base, *m.group(2).split("::")) + ".rs")
+    return out
+
+
+def provided(path):
+    """What the mirror at path provides, as parse(path, with_types=True)
+    gives it, plus the reused items: first those of each re-exported file
+    that path does not redefine (in that file's order), then path's own.
+    Also returns where each file's types start: [(index, file)]."""
+    types, consts, enums, aliases = parse(path, with_types=True)
+    own = set(t[1] for t in types) | set(consts) | set(enums)
+    rtypes, rconsts, renums, starts = [], [], [], []
+    for base in reexports(path):
+        btypes, bconsts, benums, baliases = provided(base)[:4]
+        starts.append((len(rtypes), base))
+        rtypes += [t for t in btypes if t[1] not in own]
+        rconsts += [c for c in bconsts if c not in own]
+        renums += [e for e in benums if e not in own]
+        aliases = dict(baliases, **aliases)
+    if starts:
+        starts.append((len(rtypes), path))
+    return rtypes + types, rconsts + consts, renums + enums, aliases, starts
 
 
 def c_field(rtype, rfield):
@@ -250,7 +298,7 @@ PROLOGUE = """\
 /* Generated by gen.py from %(name)s: prints the C
  * layout of every type the Rust file mirrors and the value of every constant,
  * and compiles only if each C field has the Rust field's type. Regenerate
- * with gen.py; build and run with run.sh. */
+ * with gen.py; build and run with %(script)s. */
 %(includes)s
 #include <stddef.h>
 #include <stdint.h>
@@ -289,14 +337,14 @@ int main(void)
 
 def gen_probe(name):
     includes = MIRRORS[name][2]
-    types, consts, enums, aliases = parse(FILES[name], with_types=True)
+    types, consts, enums, aliases = provided(FILES[name])[:4]
     kinds = {}
     for path in FILES.values():
         for kind, rtype, _, _ in parse(path, with_types=True)[0]:
             kinds[rtype] = kind
         aliases.update(parse(path, with_types=True)[3])
     ctype_of = CType(kinds, aliases)
-    out = [PROLOGUE % {"name": MIRRORS[name][0], "includes": "\n".join("#include <%s>" % i for i in includes)}]
+    out = [PROLOGUE % {"name": MIRRORS[name][0], "script": SCRIPTS.get(name, "run.sh"), "includes": "\n".join("#include <%s>" % i for i in includes)}]
     for kind, rtype, fields, ftypes in types:
         if rtype in SKIP_TYPES:
             continue
@@ -418,9 +466,14 @@ def gen_asserts(name, output):
         sizes[rtype] = (size, align)
         fields[rtype] = [(m[0], m[3]) for m in ms]
 
-    types, cnames, enames = parse(FILES[name])
+    types, cnames, enames, _, starts = provided(FILES[name])
+    starts = dict(starts)
     items = []
-    for _, rtype, rfields in types:
+    for i, (_, rtype, rfields, _) in enumerate(types):
+        if i in starts:
+            rel = os.path.relpath(starts[i], ROOT)
+            items.append(("comment", "Types defined by %s." % rel if rel == MIRRORS[name][0] else
+                          "Types re-exported unchanged from %s, measured against this release's headers." % rel))
         if rtype in SKIP_TYPES:
             continue
         size, align = sizes[rtype]
@@ -433,7 +486,7 @@ def gen_asserts(name, output):
         items.append(("enum", e) + enums[e])
     mirror, probe, _ = MIRRORS[name]
     write_layout(mirror, render(
-        mirror, probe, "run.sh", items,
+        mirror, probe, SCRIPTS.get(name, "run.sh"), items,
         [(c, consts[c]) for c in cnames if c not in POINTER_CONSTS],
         [(c, pointers[c]) for c in cnames if c in POINTER_CONSTS]))
 
@@ -470,7 +523,7 @@ def gen_records(name, output):
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["probe"]:
-        for name in MIRRORS:
+        for name in sys.argv[2:] or MIRRORS:
             gen_probe(name)
     elif sys.argv[1:2] == ["assert"] and len(sys.argv) == 4 and sys.argv[2] in MIRRORS:
         gen_asserts(sys.argv[2], sys.argv[3])

@@ -7,6 +7,8 @@
 //!
 //! - [`verbs`], `<infiniband/verbs.h>` (and the `ibv_*` types of
 //!   `<infiniband/sa.h>` and `<rdma/ib_user_sa.h>`);
+//! - [`verbs_v65`], `<infiniband/verbs.h>` of rdma-core 65: [`verbs`] with
+//!   the types that are new or grew since rdma-core 44;
 //! - [`driver`], the providers' private ABI (`driver.h`), one module per
 //!   release;
 //! - [`kern`], the kernel's uverbs uAPI and rdma-core's command wrappers;
@@ -33,6 +35,7 @@ pub mod netlink;
 pub mod rsocket;
 pub mod ucma;
 pub mod verbs;
+pub mod verbs_v65;
 
 /// Types for which all-zero bytes are a valid value: C's `= {}`.
 /// `rdma_util::mem::zeroed` makes them without `unsafe`.

@@ -7,5 +7,11 @@
 //! ABI number and the rdma-core release it was measured from.
 //!
 //! - [`pabi34_v44`], IBVERBS_PRIVATE_34 as rdma-core 44 defines it (Debian 12).
+//! - [`pabi65`], IBVERBS_PRIVATE_65 as rdma-core 65 defines it (Debian sid).
+//!   Its layouts build on 65's public types, [`crate::verbs_v65`], and it
+//!   re-exports the types of [`pabi34_v44`] that 65 leaves unchanged. The
+//!   private ABI number equals the release here, so the module needs only
+//!   the one number.
 
 pub mod pabi34_v44;
+pub mod pabi65;

@@ -13,10 +13,16 @@
 //! |------------------------|---------------------------------|---------------------------------|
 //! | `verbs.rs`             | `verbs.rs`                      | `abi-tests/probe/run.sh`        |
 //! | `driver/pabi34_v44.rs` | `driver/pabi34_v44.rs`          | `abi-tests/probe/run.sh`        |
+//! | `verbs_v65.rs`         | `verbs_v65.rs`                  | `abi-tests/probe/run-65.sh`     |
+//! | `driver/pabi65.rs`     | `driver/pabi65.rs`              | `abi-tests/probe/run-65.sh`     |
 //! | `kern.rs`              | `kern.rs`                       | `abi-tests/probe/run.sh`        |
 //! | `ucma.rs`              | `ucma.rs`                       | `abi-tests/probe/run-rdmacm.sh` |
 //! | `cma.rs`               | `cma.rs`                        | `abi-tests/probe/run-rdmacm.sh` |
 //! | `hand_kept.rs`         | `acm.rs`, a few types of others | kept by hand                    |
+//!
+//! The files of a module that re-exports an older one (`verbs_v65.rs`,
+//! `driver/pabi65.rs`) check everything the module provides, re-exported
+//! types included, against the headers of the module's own release.
 //!
 //! `hand_kept.rs` holds the checks no probe prints: types of headers no probe
 //! compiles against (acm.h, librdmacm's private cma.h), a Rust-only buffer,
@@ -28,3 +34,4 @@ mod hand_kept;
 mod kern;
 mod ucma;
 mod verbs;
+mod verbs_v65;
