@@ -70,6 +70,11 @@
 #       --mixed WHY    the CI tier runs the mixed pairings too (without it,
 #                      only the full tier does); WHY names what the mixed
 #                      pairings catch here that the others do not
+#       --exits S:C    the exit codes the reference run must end with, server
+#                      and client (default 0:0), for programs that end with
+#                      an error under upstream's libraries too; write down why
+#                      beside the scenario. The pairings must then match them
+#                      as everything else
 #       --race RE      the tested programs have a race of their own that a
 #                      run can lose whichever library it uses, and a lost run
 #                      prints a line matching the extended regex RE on the
@@ -234,7 +239,7 @@ preflight() {
 # Parse the options shared by every scenario kind into the o_* variables;
 # sets `rest` to the remaining positional arguments.
 parse_opts() {
-  o_filter=; o_timeout=60; o_pending=; o_long=; o_ready=; o_race=; o_mixed=; o_userland=
+  o_filter=; o_timeout=60; o_pending=; o_long=; o_ready=; o_race=; o_mixed=; o_userland=; o_exits=0:0
   o_combos="ours:ours ours:upstream upstream:ours"
   o_ours=(); o_provider=(); o_rc=(); o_has=(); o_lacks=()
   rest=()
@@ -249,6 +254,7 @@ parse_opts() {
       --race) o_race=$2; shift 2 ;;
       --mixed) o_mixed=$2; shift 2 ;;
       --userland) o_userland=$2; shift 2 ;;
+      --exits) o_exits=$2; shift 2 ;;
       --ours) o_ours+=("$2"); shift 2 ;;
       --provider) o_provider+=("$2"); shift 2 ;;
       --rc) o_rc+=("$2"); shift 2 ;;
@@ -607,10 +613,12 @@ pair() {
   fi
   echo "$ref" > "$dir/reference"
   report "reference: $ref"
+  local want_rc
   for side in server client; do
     rc_of "$dir/upstream-upstream.$side"
-    [[ $rc = 0 ]] \
-      || { ok=0; report "the reference run (Debian's libraries on both sides) failed: $side exit code $rc"; }
+    if [[ $side = server ]]; then want_rc=${o_exits%%:*}; else want_rc=${o_exits#*:}; fi
+    [[ $rc = "$want_rc" ]] \
+      || { ok=0; report "the reference run (Debian's libraries on both sides) failed: $side exit code $rc, not $want_rc"; }
   done
   for combo in $combos; do
     sv=${combo%%:*}; cv=${combo#*:}; p=$dir/$sv-$cv

@@ -927,18 +927,31 @@ pair deb13_rping $UL13 --mixed "Debian 13's librdmacm against ours, CM handshake
   'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
 pair deb13_ucmatose $UL13 --ready 'cm_listening 7471' \
   'ucmatose' 'ucmatose -s 10.0.2.15'
-pair deb13_rstream $UL13 --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+pair deb13_rstream $UL13 --long "2-3 minutes a pairing; the CI tier has rsockets from Debian 13 in deb13_rstream_siw_verify" --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
-pair deb13_cmtime_c100 $UL13 --timeout 300 --ready 'cm_listening 7471' --filter "$CMTIME_FILTER" \
+# cmtime was rewritten in rdma-core 55: server and client synchronise over a
+# TCP connection of their own, the server exits by itself, both print a
+# table of six figures a step, and after the test with QPs comes one without
+# (connections made with QP numbers from 1000 and no QP behind them). On rxe
+# that second test fails with Debian 13's libraries as with ours, in every
+# pairing, and both sides exit 1: the server's CM rejects the requests as
+# stale connections (RDMA_CM_EVENT_REJECTED, error 10 on the server), and the
+# reason the client is told varies from run to run with either library. In
+# 20 client runs (5 VM boots, all four pairings, 2026-11-28) it was 28
+# (consumer reject) 15 times, 8 (invalid service ID) 3 times and 10 twice;
+# with Debian 13's libraries on both sides 28, 28, 28, 8 and 10. So those
+# three values are one to the filter; any other still differs.
+CMTIME56_FILTER='s/^\([a-z][a-z ]*[a-z]\)\( \+[0-9]\+\)\{6\}$/\1 <timings>/; s/^\(event: RDMA_CM_EVENT_REJECTED, error:\) \(8\|10\|28\)$/\1 <8, 10 or 28>/'
+pair deb13_cmtime_c100 $UL13 --exits 1:1 --timeout 300 --ready 'cm_listening 7471' --filter "$CMTIME56_FILTER" \
   'abi-tests/vm-progs/cm-serve deb13_cmtime cmtime' \
   'abi-tests/vm-progs/cm-clients deb13_cmtime 1 cmtime -s 10.0.2.15 -c 100'
 # Debian 13's python3-pyverbs on our libraries.
 compare deb13_pyverbs_rxe0 $UL13 'abi-tests/vm-progs/pyverbs_query.py'
-loaded deb13_pyverbs_loads_ours $UL13 --ours libibverbs.so.1 --ours librdmacm.so.1 \
+loaded deb13_pyverbs_loads_ours $UL13 --long "about 90 s (python3.13 under the dynamic linker's binding trace); the CI tier has deb13_pyverbs_rxe0 and the rxe provider proof" --ours libibverbs.so.1 --ours librdmacm.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'abi-tests/vm-progs/pyverbs_query.py'
 # siw (iWARP) with Debian 13's libsiw provider.
 compare deb13_ibv_devinfo_v_siw0 $UL13 "$SIW ibv_devinfo -v -d siw0"
-loaded deb13_siw_loads_ours $UL13 --ours libibverbs.so.1 \
+loaded deb13_siw_loads_ours $UL13 --long "about 40 s; the CI tier has the rxe provider proof and the siw data path" --ours libibverbs.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so "$SIW ibv_devinfo -d siw0"
 pair deb13_rping_siw $UL13 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   "$SIW rping -s -a 10.0.9.15 -C 10 -v" "$SIW rping -c -a 10.0.9.15 -C 10 -v"
@@ -969,7 +982,7 @@ pair sid_ucmatose $ULSID --pending "$SID_PENDING" --ready 'cm_listening 7471' \
   'ucmatose' 'ucmatose -s 10.0.2.15'
 pair sid_rstream $ULSID --pending "$SID_PENDING" --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
-pair sid_cmtime_c100 $ULSID --pending "$SID_PENDING" --timeout 300 --ready 'cm_listening 7471' --filter "$CMTIME_FILTER" \
+pair sid_cmtime_c100 $ULSID --pending "$SID_PENDING" --exits 1:1 --timeout 300 --ready 'cm_listening 7471' --filter "$CMTIME56_FILTER" \
   'abi-tests/vm-progs/cm-serve sid_cmtime cmtime' \
   'abi-tests/vm-progs/cm-clients sid_cmtime 1 cmtime -s 10.0.2.15 -c 100'
 compare sid_pyverbs_rxe0 $ULSID --pending "$SID_PENDING" 'abi-tests/vm-progs/pyverbs_query.py'
