@@ -832,6 +832,91 @@ pair fi_pingpong_msg_1m --mixed "libfabric's verbs MSG endpoints connecting acro
 loaded fi_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'fi_info -p verbs'
 
+# ---- other distributions: Debian 13 (rdma-core 56.1) and sid (65.0) ----------
+# The same programs, from another Debian's own packages, in a chroot of its
+# root filesystem (abi-tests/vm/build-userland) on this VM's kernel and
+# devices: the reference is that distribution's libibverbs, librdmacm and
+# providers; "ours" is our libraries with its programs and its providers
+# (Debian 13's still bind IBVERBS_PRIVATE_34, with the names rdma-core 49 and
+# 53 added to it, and call ibv_cmd_reg_dmabuf_mr with rdma-core 54's extra
+# argument). Every pairing as above; the filters are the Debian 12 ones.
+UL13='--userland trixie'
+compare deb13_ibv_devices $UL13 'ibv_devices'
+compare deb13_ibv_devinfo_v $UL13 'ibv_devinfo -v'
+loaded deb13_loads_ours_and_rxe_provider $UL13 --ours libibverbs.so.1 \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'ibv_devinfo -d rxe0'
+pair deb13_ibv_rc_pingpong $UL13 --mixed "Debian 13's rxe provider on ours against its own library" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_rc_pingpong -d rxe0 -g 1' 'ibv_rc_pingpong -d rxe0 -g 1 10.0.2.15'
+pair deb13_ibv_ud_pingpong $UL13 --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_ud_pingpong -d rxe0 -g 1' 'ibv_ud_pingpong -d rxe0 -g 1 10.0.2.15'
+pair deb13_ibv_srq_pingpong_q4 $UL13 --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_srq_pingpong -d rxe0 -g 1 -q 4' 'ibv_srq_pingpong -d rxe0 -g 1 -q 4 10.0.2.15'
+pair deb13_ib_write_bw $UL13 --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_write_bw -F -d rxe0 -x 1 -n 1000' 'ib_write_bw -F -d rxe0 -x 1 -n 1000 10.0.2.15'
+pair deb13_ib_send_lat $UL13 --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_send_lat -d rxe0 -x 1' 'ib_send_lat -d rxe0 -x 1 10.0.2.15'
+pair deb13_rping $UL13 --mixed "Debian 13's librdmacm against ours, CM handshake and RDMA" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+  'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
+pair deb13_ucmatose $UL13 --ready 'cm_listening 7471' \
+  'ucmatose' 'ucmatose -s 10.0.2.15'
+pair deb13_rstream $UL13 --long "2-3 minutes a pairing; the CI tier has rsockets from Debian 13 in deb13_rstream_siw_verify" --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
+# cmtime was rewritten in rdma-core 55: server and client synchronise over a
+# TCP connection of their own, the server exits by itself, both print a
+# table of six figures a step, and after the test with QPs comes one without
+# (connections made with QP numbers from 1000 and no QP behind them). On rxe
+# that second test fails with Debian 13's libraries as with ours, in every
+# pairing, and both sides exit 1: the server's CM rejects the requests as
+# stale connections (RDMA_CM_EVENT_REJECTED, error 10 on the server), and the
+# reason the client is told varies from run to run with either library. In
+# 20 client runs (5 VM boots, all four pairings, 2026-11-28) it was 28
+# (consumer reject) 15 times, 8 (invalid service ID) 3 times and 10 twice;
+# with Debian 13's libraries on both sides 28, 28, 28, 8 and 10. So those
+# three values are one to the filter; any other still differs.
+CMTIME56_FILTER='s/^\([a-z][a-z ]*[a-z]\)\( \+[0-9]\+\)\{6\}$/\1 <timings>/; s/^\(event: RDMA_CM_EVENT_REJECTED, error:\) \(8\|10\|28\)$/\1 <8, 10 or 28>/'
+# This cmtime also binds a TCP socket to its port for a side channel. With
+# siw0 up, both sides exited 1 without a word, with either library (CI run
+# of dd79d8d, and again on port 7495 in a VM where siw-up had run; without
+# siw0 it runs): the RDMA CM listen on the wildcard address then also makes
+# siw's iw_cm listen on that TCP port, which leaves the side channel unable
+# to bind it. So this block runs before the iWARP section.
+pair deb13_cmtime_c100 $UL13 --exits 1:1 --timeout 300 --ready 'cm_listening 7495' --filter "$CMTIME56_FILTER" \
+  'abi-tests/vm-progs/cm-serve deb13_cmtime cmtime -p 7495' \
+  'abi-tests/vm-progs/cm-clients deb13_cmtime 1 cmtime -s 10.0.2.15 -p 7495 -c 100'
+# Debian 13's python3-pyverbs on our libraries.
+compare deb13_pyverbs_rxe0 $UL13 'abi-tests/vm-progs/pyverbs_query.py'
+loaded deb13_pyverbs_loads_ours $UL13 --long "about 90 s (python3.13 under the dynamic linker's binding trace); the CI tier has deb13_pyverbs_rxe0 and the rxe provider proof" --ours libibverbs.so.1 --ours librdmacm.so.1 \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'abi-tests/vm-progs/pyverbs_query.py'
+
+# sid's programs need IBVERBS_1.16-1.18 and its providers IBVERBS_PRIVATE_65:
+# the same set, listed until our libraries export them.
+ULSID='--userland sid'
+SID_PENDING='sid binds IBVERBS_1.16-1.18 and IBVERBS_PRIVATE_65, which ours does not export yet'
+compare sid_ibv_devices $ULSID --pending "$SID_PENDING" 'ibv_devices'
+compare sid_ibv_devinfo_v $ULSID --pending "$SID_PENDING" 'ibv_devinfo -v'
+loaded sid_loads_ours_and_rxe_provider $ULSID --pending "$SID_PENDING" --ours libibverbs.so.1 \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav65.so 'ibv_devinfo -d rxe0'
+pair sid_ibv_rc_pingpong $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_rc_pingpong -d rxe0 -g 1' 'ibv_rc_pingpong -d rxe0 -g 1 10.0.2.15'
+pair sid_ibv_ud_pingpong $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_ud_pingpong -d rxe0 -g 1' 'ibv_ud_pingpong -d rxe0 -g 1 10.0.2.15'
+pair sid_ibv_srq_pingpong_q4 $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
+  'ibv_srq_pingpong -d rxe0 -g 1 -q 4' 'ibv_srq_pingpong -d rxe0 -g 1 -q 4 10.0.2.15'
+pair sid_ib_write_bw $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_write_bw -F -d rxe0 -x 1 -n 1000' 'ib_write_bw -F -d rxe0 -x 1 -n 1000 10.0.2.15'
+pair sid_ib_send_lat $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
+  'ib_send_lat -d rxe0 -x 1' 'ib_send_lat -d rxe0 -x 1 10.0.2.15'
+pair sid_rping $ULSID --pending "$SID_PENDING" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+  'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
+pair sid_ucmatose $ULSID --pending "$SID_PENDING" --ready 'cm_listening 7471' \
+  'ucmatose' 'ucmatose -s 10.0.2.15'
+pair sid_rstream $ULSID --pending "$SID_PENDING" --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
+  'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
+pair sid_cmtime_c100 $ULSID --pending "$SID_PENDING" --exits 1:1 --timeout 300 --ready 'cm_listening 7495' --filter "$CMTIME56_FILTER" \
+  'abi-tests/vm-progs/cm-serve sid_cmtime cmtime -p 7495' \
+  'abi-tests/vm-progs/cm-clients sid_cmtime 1 cmtime -s 10.0.2.15 -p 7495 -c 100'
+compare sid_pyverbs_rxe0 $ULSID --pending "$SID_PENDING" 'abi-tests/vm-progs/pyverbs_query.py'
+
 # ---- iWARP: soft-iWARP (siw0) -------------------------------------------------------
 # The same tools over an iWARP device: abi-tests/vm-progs/siw-up (see its
 # top) adds siw0 on its own netdev, siwd0 = 10.0.9.15, and rxe0 stays as it
@@ -900,56 +985,7 @@ pair ib_send_lat_siw --race "$PERFTEST_RACE_IW" --ready 'cm_listening 18515' --f
 # over iWARP with either library.
 compare rs_inline0_siw --timeout 120 "$SIW abi-tests/vm-progs/rs_probe rs_inline0 10.0.9.15 7482"
 
-# ---- other distributions: Debian 13 (rdma-core 56.1) and sid (65.0) ----------
-# The same programs, from another Debian's own packages, in a chroot of its
-# root filesystem (abi-tests/vm/build-userland) on this VM's kernel and
-# devices: the reference is that distribution's libibverbs, librdmacm and
-# providers; "ours" is our libraries with its programs and its providers
-# (Debian 13's still bind IBVERBS_PRIVATE_34, with the names rdma-core 49 and
-# 53 added to it, and call ibv_cmd_reg_dmabuf_mr with rdma-core 54's extra
-# argument). Every pairing as above; the filters are the Debian 12 ones.
-UL13='--userland trixie'
-compare deb13_ibv_devices $UL13 'ibv_devices'
-compare deb13_ibv_devinfo_v $UL13 'ibv_devinfo -v'
-loaded deb13_loads_ours_and_rxe_provider $UL13 --ours libibverbs.so.1 \
-  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'ibv_devinfo -d rxe0'
-pair deb13_ibv_rc_pingpong $UL13 --mixed "Debian 13's rxe provider on ours against its own library" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
-  'ibv_rc_pingpong -d rxe0 -g 1' 'ibv_rc_pingpong -d rxe0 -g 1 10.0.2.15'
-pair deb13_ibv_ud_pingpong $UL13 --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
-  'ibv_ud_pingpong -d rxe0 -g 1' 'ibv_ud_pingpong -d rxe0 -g 1 10.0.2.15'
-pair deb13_ibv_srq_pingpong_q4 $UL13 --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
-  'ibv_srq_pingpong -d rxe0 -g 1 -q 4' 'ibv_srq_pingpong -d rxe0 -g 1 -q 4 10.0.2.15'
-pair deb13_ib_write_bw $UL13 --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
-  'ib_write_bw -F -d rxe0 -x 1 -n 1000' 'ib_write_bw -F -d rxe0 -x 1 -n 1000 10.0.2.15'
-pair deb13_ib_send_lat $UL13 --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
-  'ib_send_lat -d rxe0 -x 1' 'ib_send_lat -d rxe0 -x 1 10.0.2.15'
-pair deb13_rping $UL13 --mixed "Debian 13's librdmacm against ours, CM handshake and RDMA" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
-  'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
-pair deb13_ucmatose $UL13 --ready 'cm_listening 7471' \
-  'ucmatose' 'ucmatose -s 10.0.2.15'
-pair deb13_rstream $UL13 --long "2-3 minutes a pairing; the CI tier has rsockets from Debian 13 in deb13_rstream_siw_verify" --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
-  'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
-# cmtime was rewritten in rdma-core 55: server and client synchronise over a
-# TCP connection of their own, the server exits by itself, both print a
-# table of six figures a step, and after the test with QPs comes one without
-# (connections made with QP numbers from 1000 and no QP behind them). On rxe
-# that second test fails with Debian 13's libraries as with ours, in every
-# pairing, and both sides exit 1: the server's CM rejects the requests as
-# stale connections (RDMA_CM_EVENT_REJECTED, error 10 on the server), and the
-# reason the client is told varies from run to run with either library. In
-# 20 client runs (5 VM boots, all four pairings, 2026-11-28) it was 28
-# (consumer reject) 15 times, 8 (invalid service ID) 3 times and 10 twice;
-# with Debian 13's libraries on both sides 28, 28, 28, 8 and 10. So those
-# three values are one to the filter; any other still differs.
-CMTIME56_FILTER='s/^\([a-z][a-z ]*[a-z]\)\( \+[0-9]\+\)\{6\}$/\1 <timings>/; s/^\(event: RDMA_CM_EVENT_REJECTED, error:\) \(8\|10\|28\)$/\1 <8, 10 or 28>/'
-pair deb13_cmtime_c100 $UL13 --exits 1:1 --timeout 300 --ready 'cm_listening 7471' --filter "$CMTIME56_FILTER" \
-  'abi-tests/vm-progs/cm-serve deb13_cmtime cmtime' \
-  'abi-tests/vm-progs/cm-clients deb13_cmtime 1 cmtime -s 10.0.2.15 -c 100'
-# Debian 13's python3-pyverbs on our libraries.
-compare deb13_pyverbs_rxe0 $UL13 'abi-tests/vm-progs/pyverbs_query.py'
-loaded deb13_pyverbs_loads_ours $UL13 --long "about 90 s (python3.13 under the dynamic linker's binding trace); the CI tier has deb13_pyverbs_rxe0 and the rxe provider proof" --ours libibverbs.so.1 --ours librdmacm.so.1 \
-  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'abi-tests/vm-progs/pyverbs_query.py'
-# siw (iWARP) with Debian 13's libsiw provider.
+# ---- Debian 13 over iWARP: its libsiw provider on siw0 (see above) ----
 compare deb13_ibv_devinfo_v_siw0 $UL13 "$SIW ibv_devinfo -v -d siw0"
 loaded deb13_siw_loads_ours $UL13 --long "about 40 s; the CI tier has the rxe provider proof and the siw data path" --ours libibverbs.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so "$SIW ibv_devinfo -d siw0"
@@ -957,32 +993,3 @@ pair deb13_rping_siw $UL13 --ready 'cm_listening 7174' --filter '/^client DISCON
   "$SIW rping -s -a 10.0.9.15 -C 10 -v" "$SIW rping -c -a 10.0.9.15 -C 10 -v"
 pair deb13_rstream_siw_verify $UL13 --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   "$SIW rstream -b 10.0.9.15 -T v -S 60000 -C 500" "$SIW rstream -s 10.0.9.15 -T v -S 60000 -C 500"
-
-# sid's programs need IBVERBS_1.16-1.18 and its providers IBVERBS_PRIVATE_65:
-# the same set, listed until our libraries export them.
-ULSID='--userland sid'
-SID_PENDING='sid binds IBVERBS_1.16-1.18 and IBVERBS_PRIVATE_65, which ours does not export yet'
-compare sid_ibv_devices $ULSID --pending "$SID_PENDING" 'ibv_devices'
-compare sid_ibv_devinfo_v $ULSID --pending "$SID_PENDING" 'ibv_devinfo -v'
-loaded sid_loads_ours_and_rxe_provider $ULSID --pending "$SID_PENDING" --ours libibverbs.so.1 \
-  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav65.so 'ibv_devinfo -d rxe0'
-pair sid_ibv_rc_pingpong $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
-  'ibv_rc_pingpong -d rxe0 -g 1' 'ibv_rc_pingpong -d rxe0 -g 1 10.0.2.15'
-pair sid_ibv_ud_pingpong $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
-  'ibv_ud_pingpong -d rxe0 -g 1' 'ibv_ud_pingpong -d rxe0 -g 1 10.0.2.15'
-pair sid_ibv_srq_pingpong_q4 $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PINGPONG_FILTER" \
-  'ibv_srq_pingpong -d rxe0 -g 1 -q 4' 'ibv_srq_pingpong -d rxe0 -g 1 -q 4 10.0.2.15'
-pair sid_ib_write_bw $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
-  'ib_write_bw -F -d rxe0 -x 1 -n 1000' 'ib_write_bw -F -d rxe0 -x 1 -n 1000 10.0.2.15'
-pair sid_ib_send_lat $ULSID --pending "$SID_PENDING" --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
-  'ib_send_lat -d rxe0 -x 1' 'ib_send_lat -d rxe0 -x 1 10.0.2.15'
-pair sid_rping $ULSID --pending "$SID_PENDING" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
-  'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
-pair sid_ucmatose $ULSID --pending "$SID_PENDING" --ready 'cm_listening 7471' \
-  'ucmatose' 'ucmatose -s 10.0.2.15'
-pair sid_rstream $ULSID --pending "$SID_PENDING" --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
-  'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
-pair sid_cmtime_c100 $ULSID --pending "$SID_PENDING" --exits 1:1 --timeout 300 --ready 'cm_listening 7471' --filter "$CMTIME56_FILTER" \
-  'abi-tests/vm-progs/cm-serve sid_cmtime cmtime' \
-  'abi-tests/vm-progs/cm-clients sid_cmtime 1 cmtime -s 10.0.2.15 -c 100'
-compare sid_pyverbs_rxe0 $ULSID --pending "$SID_PENDING" 'abi-tests/vm-progs/pyverbs_query.py'
