@@ -12,7 +12,8 @@
 //!   ADDRINFO_RESOLVED, on which `event` fetches the records.
 //!
 //! A synchronous id (one without a channel) waits for that event inside
-//! the call. One resolution at a time per id (EBUSY), until
+//! the call; that wait is no cancellation point here (upstream's is: its
+//! rdma_get_cm_event). One resolution at a time per id (EBUSY), until
 //! rdma_query_addrinfo takes the result or an ADDRINFO_ERROR ends it.
 //!
 //! Return values are upstream's, whose convention here is unusual: an
