@@ -75,6 +75,11 @@
 #                      an error under upstream's libraries too; write down why
 #                      beside the scenario. The pairings must then match them
 #                      as everything else
+#       --expect SIDE:RE  a line of the reference run's SIDE (server or
+#                      client) output, stdout or stderr after --filter, must
+#                      match the extended regex RE (repeatable): with
+#                      --exits, what shows that the programs got as far as
+#                      they should before the error
 #       --race RE      the tested programs have a race of their own that a
 #                      run can lose whichever library it uses, and a lost run
 #                      prints a line matching the extended regex RE on the
@@ -241,7 +246,7 @@ preflight() {
 parse_opts() {
   o_filter=; o_timeout=60; o_pending=; o_long=; o_ready=; o_race=; o_mixed=; o_userland=; o_exits=0:0
   o_combos="ours:ours ours:upstream upstream:ours"
-  o_ours=(); o_provider=(); o_rc=(); o_has=(); o_lacks=()
+  o_ours=(); o_provider=(); o_rc=(); o_has=(); o_lacks=(); o_expect=()
   rest=()
   while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -255,6 +260,7 @@ parse_opts() {
       --mixed) o_mixed=$2; shift 2 ;;
       --userland) o_userland=$2; shift 2 ;;
       --exits) o_exits=$2; shift 2 ;;
+      --expect) o_expect+=("$2"); shift 2 ;;
       --ours) o_ours+=("$2"); shift 2 ;;
       --provider) o_provider+=("$2"); shift 2 ;;
       --rc) o_rc+=("$2"); shift 2 ;;
@@ -619,6 +625,17 @@ pair() {
     if [[ $side = server ]]; then want_rc=${o_exits%%:*}; else want_rc=${o_exits#*:}; fi
     [[ $rc = "$want_rc" ]] \
       || { ok=0; report "the reference run (Debian's libraries on both sides) failed: $side exit code $rc, not $want_rc"; }
+  done
+  local e fo fe
+  for e in "${o_expect[@]}"; do
+    side=${e%%:*}
+    filtered "$dir/upstream-upstream.$side.out"; fo=$fpath
+    filtered "$dir/upstream-upstream.$side.err"; fe=$fpath
+    if cat "$fo" "$fe" | grep -Eq -- "${e#*:}"; then
+      report "ok: the reference's $side printed a line matching /${e#*:}/"
+    else
+      ok=0; report "FAIL: the reference's $side printed no line matching /${e#*:}/"
+    fi
   done
   for combo in $combos; do
     sv=${combo%%:*}; cv=${combo#*:}; p=$dir/$sv-$cv

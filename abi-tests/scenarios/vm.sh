@@ -880,7 +880,8 @@ CMTIME56_FILTER='s/^\([a-z][a-z ]*[a-z]\)\( \+[0-9]\+\)\{6\}$/\1 <timings>/; s/^
 # siw0 it runs): the RDMA CM listen on the wildcard address then also makes
 # siw's iw_cm listen on that TCP port, which leaves the side channel unable
 # to bind it. So this block runs before the iWARP section.
-pair deb13_cmtime_c100 $UL13 --exits 1:1 --timeout 300 --ready 'cm_listening 7495' --filter "$CMTIME56_FILTER" \
+pair deb13_cmtime_c100 $UL13 --exits 1:1 --expect 'server:^Accept \(100\) QPs test$' \
+  --expect 'client:^Connect \(100\) QPs test$' --expect 'client:^destroy qp <timings>$' --timeout 300 --ready 'cm_listening 7495' --filter "$CMTIME56_FILTER" \
   'abi-tests/vm-progs/cm-serve deb13_cmtime cmtime -p 7495' \
   'abi-tests/vm-progs/cm-clients deb13_cmtime 1 cmtime -s 10.0.2.15 -p 7495 -c 100'
 # Debian 13's python3-pyverbs on our libraries.
@@ -912,7 +913,8 @@ pair sid_ucmatose $ULSID --pending "$SID_PENDING" --ready 'cm_listening 7471' \
   'ucmatose' 'ucmatose -s 10.0.2.15'
 pair sid_rstream $ULSID --pending "$SID_PENDING" --timeout 600 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   'rstream -b 10.0.2.15' 'rstream -s 10.0.2.15'
-pair sid_cmtime_c100 $ULSID --pending "$SID_PENDING" --exits 1:1 --timeout 300 --ready 'cm_listening 7495' --filter "$CMTIME56_FILTER" \
+pair sid_cmtime_c100 $ULSID --pending "$SID_PENDING" --exits 1:1 --expect 'server:^Accept \(100\) QPs test$' \
+  --expect 'client:^Connect \(100\) QPs test$' --expect 'client:^destroy qp <timings>$' --timeout 300 --ready 'cm_listening 7495' --filter "$CMTIME56_FILTER" \
   'abi-tests/vm-progs/cm-serve sid_cmtime cmtime -p 7495' \
   'abi-tests/vm-progs/cm-clients sid_cmtime 1 cmtime -s 10.0.2.15 -p 7495 -c 100'
 compare sid_pyverbs_rxe0 $ULSID --pending "$SID_PENDING" 'abi-tests/vm-progs/pyverbs_query.py'

@@ -55,7 +55,6 @@ fn pending_nodes(soname: &str, d: &Distro) -> &'static [&'static str] {
             "IBVERBS_1.18",
             "IBVERBS_PRIVATE_65",
         ],
-        ("librdmacm.so.1", "sid") => &["RDMACM_1.4", "RDMACM_1.5"],
         _ => &[],
     }
 }

@@ -492,7 +492,7 @@ fn c_field(v: Option<&[u8]>) -> Option<*mut c_void> {
 /// Copies a result chain into malloc()ed `rdma_addrinfo` entries linked by
 /// `ai_next`. On allocation failure everything allocated so far is freed
 /// and None is returned.
-fn chain_to_c(chain: &[AddrInfo]) -> Option<*mut rdma_addrinfo> {
+pub(crate) fn chain_to_c(chain: &[AddrInfo]) -> Option<*mut rdma_addrinfo> {
     let mut head: *mut rdma_addrinfo = ptr::null_mut();
     for rai in chain.iter().rev() {
         // SAFETY: calloc has no preconditions.
@@ -538,7 +538,7 @@ fn chain_to_c(chain: &[AddrInfo]) -> Option<*mut rdma_addrinfo> {
 /// # Safety
 /// `res` is NULL or the head of a chain whose entries and non-NULL fields
 /// were all allocated with malloc (as [`chain_to_c`] does), not yet freed.
-unsafe fn free_chain(mut res: *mut rdma_addrinfo) {
+pub(crate) unsafe fn free_chain(mut res: *mut rdma_addrinfo) {
     while !res.is_null() {
         // SAFETY: by the contract above each entry and each of its non-NULL
         // fields is a live malloc() block, freed here exactly once; `next`

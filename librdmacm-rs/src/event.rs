@@ -2,8 +2,15 @@
 //! into the `rdma_cm_event` the application sees, and the work some events
 //! bring with them (queries after address and route resolution, the new id
 //! of a connection request, the QP transitions of a connect reply, the QP's
-//! attachment to a joined multicast group); and, for synchronous ids, the
-//! wait for an operation's own event (`complete`, `export_sync!`).
+//! attachment to a joined multicast group, the service records behind an
+//! ADDRINFO_RESOLVED); and, for synchronous ids, the wait for an
+//! operation's own event (`complete`, `export_sync!`).
+//!
+//! rdma-core 65's events (RDMACM_1.4): an application writes USER events
+//! to its own channel (rdma_write_cm_event, here) and reads them back with
+//! their status and `param.arg`; rdma_resolve_addrinfo (`resolve_ai`)
+//! writes an INTERNAL one, read as ADDRINFO_RESOLVED. Kernels without the
+//! WRITE_CM_EVENT command (Linux 6.1) refuse both writes with EINVAL.
 //!
 //! This sits above the modules whose work it dispatches (`addr`, `qp`) and
 //! below the operations that wait (`resolve`, `mcast`, `conn`, `ep`) and the
@@ -18,7 +25,7 @@ use crate::id::{
 };
 use core::ffi::{c_int, c_void};
 use core::mem::MaybeUninit;
-use core::ptr::{addr_of_mut, null_mut};
+use core::ptr::{addr_of, addr_of_mut, null_mut};
 
 /// `ucma_complete`: for synchronous ids, waits for the id's next event and
 /// turns a failure status into an errno. Inside [`deferring`] the first
@@ -356,9 +363,15 @@ impl EventWait {
         // to `reserved` (see command()) and the rest was zeroed there.
         let resp = unsafe { resp.assume_init_ref() };
         // SAFETY: evt is our live, unshared event.
-        if translate_event(unsafe { &mut *self.evt }, resp) {
+        match translate_event(unsafe { &mut *self.evt }, resp) {
             // SAFETY: as above; handed out now.
-            return Round::Done(Ok(unsafe { addr_of_mut!((*self.evt).event) }));
+            Ok(true) => return Round::Done(Ok(unsafe { addr_of_mut!((*self.evt).event) })),
+            Ok(false) => {}
+            Err(e) => {
+                // SAFETY: allocated by new() and not handed out.
+                drop(unsafe { Box::from_raw(self.evt) });
+                return Round::Done(Err(e));
+            }
         }
         // A skipped event may have filled some fields: start clean.
         // SAFETY: evt is a live CmaEvent.
@@ -416,9 +429,10 @@ pub(crate) unsafe fn wait_event_cancellable(name: &'static str, w: EventWait) ->
     }
 }
 
-/// Fills `evt` from a kernel event; false when the event is to be skipped
-/// (and the next one read).
-pub(crate) fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) -> bool {
+/// Fills `evt` from a kernel event: Ok(true) to hand it out, Ok(false)
+/// when it is to be skipped (and the next one read), Err(errno) when the
+/// read fails with it (an INTERNAL event this library did not write).
+pub(crate) fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) -> Res<bool> {
     evt.event.event = resp.event;
     // Events carry our uid, except connection requests on some old kernels
     // (and a kernel bug reporting uid 0): look those up by handle; only an
@@ -428,11 +442,11 @@ pub(crate) fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) ->
     } else {
         let Some(id) = lookup_id(resp.id) else {
             warn_unmatched();
-            return false;
+            return Ok(false);
         };
         if resp.event != RDMA_CM_EVENT_ESTABLISHED {
             complete_event(id);
-            return false;
+            return Ok(false);
         }
         id
     };
@@ -456,7 +470,7 @@ pub(crate) fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) ->
                 copy_conn_event(evt, unsafe { &resp.param.conn });
             }
             if process_conn_req(evt, resp.id, &resp.ece).is_err() {
-                return false;
+                return Ok(false);
             }
         }
         RDMA_CM_EVENT_CONNECT_RESPONSE => {
@@ -491,7 +505,7 @@ pub(crate) fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) ->
         RDMA_CM_EVENT_REJECTED => {
             if id.connect_error() {
                 complete_event(id);
-                return false;
+                return Ok(false);
             }
             // SAFETY: see above.
             copy_conn_event(evt, unsafe { &resp.param.conn });
@@ -500,7 +514,7 @@ pub(crate) fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) ->
         RDMA_CM_EVENT_DISCONNECTED => {
             if id.connect_error() {
                 complete_event(id);
-                return false;
+                return Ok(false);
             }
             // SAFETY: see above.
             copy_conn_event(evt, unsafe { &resp.param.conn });
@@ -524,6 +538,22 @@ pub(crate) fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) ->
                 evt.event.param.ud.private_data = m.context;
             }
         }
+        RDMA_CM_EVENT_ADDRINFO_RESOLVED => process_addrinfo_resolved(evt),
+        RDMA_CM_EVENT_ADDRINFO_ERROR => clear_resolving_ai(id),
+        RDMA_CM_EVENT_USER => set_event_arg(evt, event_resp_arg(resp)),
+        RDMA_CM_EVENT_INTERNAL => {
+            // Only one kind is ever written (by rdma_resolve_addrinfo's
+            // host-name resolution): the result is already on the id.
+            if event_resp_arg(resp) != u64::from(RDMA_CM_EVENT_ADDRINFO_RESOLVED) {
+                // Upstream fails the read with EBADE and leaves the event
+                // unacknowledged (rdma_destroy_id would then wait for it
+                // forever); it is counted as acknowledged here.
+                complete_event(id);
+                return Err(libc::EBADE);
+            }
+            evt.event.event = RDMA_CM_EVENT_ADDRINFO_RESOLVED;
+            process_addrinfo_resolved(evt);
+        }
         _ => {
             if id.is_ud() {
                 // SAFETY: see above.
@@ -534,7 +564,137 @@ pub(crate) fn translate_event(evt: &mut CmaEvent, resp: &rdma_ucm_event_resp) ->
             }
         }
     }
-    true
+    Ok(true)
+}
+
+/// The 64-bit argument of a USER or INTERNAL event: the first 8 bytes of
+/// the response's `param` union (rdma-core 65's `arg32[2]`, unaligned).
+fn event_resp_arg(resp: &rdma_ucm_event_resp) -> u64 {
+    // SAFETY: the union is 304 plain bytes; an unaligned read of its first
+    // 8 stays inside it.
+    unsafe { addr_of!(resp.param).cast::<u64>().read_unaligned() }
+}
+
+/// Stores `arg` in the event's `param.arg` (rdma-core 65's third member
+/// of the union: its first 8 bytes, see `rdma_abi::cma_v65`).
+fn set_event_arg(evt: &mut CmaEvent, arg: u64) {
+    // SAFETY: the param union is 56 bytes, 8-aligned; writing its first 8.
+    unsafe { addr_of_mut!(evt.event.param).cast::<u64>().write(arg) }
+}
+
+/// The id's address resolution is over without a result to query.
+fn clear_resolving_ai(id: Id) {
+    id.ev().0.lock().resolving_ai = false;
+}
+
+/// An ADDRINFO_RESOLVED event: a host-name resolution left its result on
+/// the id already; an IB service resolution is fetched from the kernel
+/// now. If that fails, the event becomes ADDRINFO_ERROR with the errno as
+/// its status, and the id may resolve again.
+fn process_addrinfo_resolved(evt: &mut CmaEvent) {
+    let id = Id(evt.id_priv);
+    if !id.ev().0.lock().resolved_ai.is_null() {
+        return;
+    }
+    match query_ib_service(id) {
+        Ok(rai) => id.ev().0.lock().resolved_ai = rai,
+        Err(e) => {
+            evt.event.event = RDMA_CM_EVENT_ADDRINFO_ERROR;
+            evt.event.status = e;
+            clear_resolving_ai(id);
+        }
+    }
+}
+
+/// Room for this many service records in the first QUERY(IB_SERVICE)
+/// (upstream's first guess too); a larger answer is asked for again with
+/// room for all of it.
+const FIRST_SERVICE_RECS: usize = 6;
+
+/// QUERY(IB_SERVICE): the records the kernel resolved for the id, then the
+/// id's addresses (QUERY(ADDR)), and the records as a chain of AF_IB
+/// results. ENOENT when the kernel found none.
+fn query_ib_service(id: Id) -> Res<*mut rdma_addrinfo> {
+    const HDR: usize = core::mem::size_of::<rdma_ucm_query_ib_service_resp>();
+    const REC: usize = core::mem::size_of::<ib_user_service_rec>();
+    let mut room = FIRST_SERVICE_RECS;
+    loop {
+        // 8-byte words, as the response's alignment asks; zeroed.
+        let words = (HDR + REC * room) / 8;
+        let mut buf: Vec<u64> = Vec::new();
+        buf.try_reserve_exact(words).map_err(|_| libc::ENOMEM)?;
+        buf.resize(words, 0);
+        let body = rdma_ucm_query { response: buf.as_mut_ptr() as u64, id: id.handle(), option: RDMA_USER_CM_QUERY_IB_SERVICE };
+        crate::ucma::write_raw(id.fd(), &crate::ucma::encode(RDMA_USER_CM_CMD_QUERY, body, words * 8))?;
+        // SAFETY: buf holds the header (8-aligned, zeroed, then the kernel's).
+        let n = unsafe { (*buf.as_ptr().cast::<rdma_ucm_query_ib_service_resp>()).num_service_recs } as usize;
+        if n == 0 {
+            return Err(libc::ENOENT);
+        }
+        if n > room {
+            room = n;
+            continue;
+        }
+        crate::addr::query_addr(id)?;
+        // SAFETY: n <= room records follow the header in buf, each a plain
+        // struct of integers the kernel (or the zeroing) filled.
+        let recs = unsafe { core::slice::from_raw_parts(buf.as_ptr().cast::<u8>().add(HDR).cast::<ib_user_service_rec>(), n) };
+        return service_chain(recs);
+    }
+}
+
+/// Service records as rdma_addrinfo results: each an AF_IB destination in
+/// the IB port space carrying the record's GID, P_Key and service id (with
+/// a full mask), flagged RAI_SA. ENOMEM when the chain cannot be had.
+fn service_chain(recs: &[ib_user_service_rec]) -> Res<*mut rdma_addrinfo> {
+    let mut chain = Vec::new();
+    chain.try_reserve_exact(recs.len()).map_err(|_| libc::ENOMEM)?;
+    for r in recs {
+        let mut sib: sockaddr_ib = rdma_util::mem::zeroed();
+        sib.sib_family = AF_IB as u16;
+        sib.sib_pkey = r.pkey;
+        sib.sib_addr.ib_u.uib_addr8 = r.gid;
+        sib.sib_sid = r.id;
+        sib.sib_sid_mask = u64::MAX;
+        // SAFETY: a plain struct's bytes.
+        let bytes = unsafe { core::slice::from_raw_parts((&sib as *const sockaddr_ib).cast::<u8>(), core::mem::size_of::<sockaddr_ib>()) };
+        let mut dst = Vec::new();
+        dst.try_reserve_exact(bytes.len()).map_err(|_| libc::ENOMEM)?;
+        dst.extend_from_slice(bytes);
+        chain.push(crate::addrinfo::AddrInfo {
+            flags: RAI_SA,
+            family: AF_IB,
+            port_space: RDMA_PS_IB as c_int,
+            dst: Some(dst),
+            ..Default::default()
+        });
+    }
+    crate::addrinfo::chain_to_c(&chain).ok_or(libc::ENOMEM)
+}
+
+/// `rdma_write_cm_event`'s command: queues `event` with `status` and `arg`
+/// on the id's channel, to come back through rdma_get_cm_event. Kernels
+/// before the command existed (Linux 6.1) refuse it with EINVAL.
+pub(crate) fn write_cm_event(id: Id, event: rdma_cm_event_type, status: c_int, arg: u64) -> Res<()> {
+    let mut body: rdma_ucm_write_cm_event = rdma_util::mem::zeroed();
+    body.id = id.handle();
+    body.event = event;
+    body.status = status as u32;
+    body.param.arg = arg;
+    crate::ucma::write_cmd(id.fd(), RDMA_USER_CM_CMD_WRITE_CM_EVENT, body)
+}
+
+rdma_util::export! {
+    /// Queues an application event (RDMA_CM_EVENT_USER only: anything else
+    /// is EINVAL) on the id's channel, with `status` and `arg` as given;
+    /// rdma_get_cm_event returns it like any other event (`param.arg`).
+    fn rdma_write_cm_event(id: *mut rdma_cm_id, event: rdma_cm_event_type, status: c_int, arg: u64) -> c_int, on_panic = -1;
+    {
+        rdma_util::ensure!(event == RDMA_CM_EVENT_USER, libc::EINVAL, -1);
+        // Upstream would dereference a NULL id.
+        rdma_util::ensure!(!id.is_null(), libc::EINVAL, -1);
+        ret_int(write_cm_event(Id::from_cm(id), event, status, arg))
+    }
 }
 
 /// A join completed: record the group's GID and LID and attach the QP
@@ -555,10 +715,15 @@ fn process_join(evt: &mut CmaEvent) -> c_int {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::id::tests::{completed, fake_id};
     use crate::id::{ack_cm_event, free_id};
+
+    /// Whether translate_event hands the event out (it must not fail).
+    fn keeps(evt: &mut CmaEvent, r: &rdma_ucm_event_resp) -> bool {
+        translate_event(evt, r).unwrap()
+    }
 
     fn resp(uid: u64, event: rdma_cm_event_type, status: i32) -> rdma_ucm_event_resp {
         // SAFETY: all-zero is a valid response.
@@ -587,7 +752,7 @@ mod tests {
         c.srq = 1;
         c.qp_num = 0x1234;
         let mut evt = new_event();
-        assert!(translate_event(&mut evt, &r));
+        assert!(keeps(&mut evt, &r));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_ESTABLISHED);
         assert_eq!(evt.event.id, id.cm());
         assert!(evt.event.listen_id.is_null());
@@ -614,7 +779,7 @@ mod tests {
         let id = fake_id(&mut ch, IBV_QPT_RC);
         let r = resp(id.0 as u64, RDMA_CM_EVENT_UNREACHABLE, -libc::ETIMEDOUT);
         let mut evt = new_event();
-        assert!(translate_event(&mut evt, &r));
+        assert!(keeps(&mut evt, &r));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_UNREACHABLE);
         assert_eq!(evt.event.status, -libc::ETIMEDOUT);
         // SAFETY: the conn member was filled.
@@ -631,7 +796,7 @@ mod tests {
         let mut r = resp(id.0 as u64, RDMA_CM_EVENT_CONNECT_RESPONSE, 0);
         r.ece = rdma_ucm_ece { vendor_id: 0x02c9, attr_mod: 0x11 };
         let mut evt = new_event();
-        assert!(translate_event(&mut evt, &r));
+        assert!(keeps(&mut evt, &r));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_CONNECT_RESPONSE);
         assert_eq!(id.remote_ece().vendor_id, 0x02c9);
         assert_eq!(id.remote_ece().options, 0x11);
@@ -644,11 +809,11 @@ mod tests {
         let id = fake_id(&mut ch, IBV_QPT_RC);
         id.set_connect_error(true);
         let mut evt = new_event();
-        assert!(!translate_event(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_REJECTED, 28)));
-        assert!(!translate_event(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_DISCONNECTED, 0)));
+        assert!(!keeps(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_REJECTED, 28)));
+        assert!(!keeps(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_DISCONNECTED, 0)));
         assert_eq!(completed(id), 2, "both skipped events count as acked");
         id.set_connect_error(false);
-        assert!(translate_event(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_DISCONNECTED, 0)));
+        assert!(keeps(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_DISCONNECTED, 0)));
         free_id(id);
     }
 
@@ -661,14 +826,14 @@ mod tests {
         let mut r = resp(0, RDMA_CM_EVENT_DISCONNECTED, 0);
         r.id = 4242;
         let mut evt = new_event();
-        assert!(!translate_event(&mut evt, &r));
+        assert!(!keeps(&mut evt, &r));
         assert_eq!(completed(id), 1);
         r.event = RDMA_CM_EVENT_ESTABLISHED;
-        assert!(translate_event(&mut evt, &r));
+        assert!(keeps(&mut evt, &r));
         assert_eq!(evt.event.id, id.cm());
         // Unknown handle: dropped (with a syslog warning), nothing counted.
         r.id = 4243;
-        assert!(!translate_event(&mut evt, &r));
+        assert!(!keeps(&mut evt, &r));
         assert_eq!(completed(id), 1);
         free_id(id);
         assert!(lookup_id(4242).is_none());
@@ -690,7 +855,7 @@ mod tests {
             addr: rdma_util::mem::zeroed(),
         }));
         let mut evt = new_event();
-        assert!(translate_event(&mut evt, &resp(mc as u64, RDMA_CM_EVENT_MULTICAST_ERROR, -libc::ENETUNREACH)));
+        assert!(keeps(&mut evt, &resp(mc as u64, RDMA_CM_EVENT_MULTICAST_ERROR, -libc::ENETUNREACH)));
         assert_eq!(evt.event.id, id.cm());
         assert_eq!(evt.mc, mc);
         // SAFETY: the ud member was filled.
@@ -702,5 +867,203 @@ mod tests {
         // SAFETY: mc came from Box::into_raw above.
         drop(unsafe { Box::from_raw(mc) });
         free_id(id);
+    }
+
+    /// A pipe standing for an event channel: what the library writes to
+    /// the channel can be read back from the other end.
+    pub(crate) fn channel_pipe() -> (c_int, rdma_event_channel) {
+        let mut p = [0; 2];
+        // SAFETY: room for two descriptors.
+        assert_eq!(unsafe { libc::pipe2(p.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) }, 0);
+        (p[0], rdma_event_channel { fd: p[1] })
+    }
+
+    /// Everything written to the channel so far (empty when nothing was).
+    pub(crate) fn written(r: c_int) -> Vec<u8> {
+        let mut buf = vec![0u8; 8192];
+        // SAFETY: reading into a local buffer of that size.
+        let n = unsafe { libc::read(r, buf.as_mut_ptr().cast(), buf.len()) };
+        buf.truncate(n.max(0) as usize);
+        buf
+    }
+
+    pub(crate) fn close_pipe(r: c_int, ch: &rdma_event_channel) {
+        // SAFETY: the test's own pipe.
+        unsafe {
+            libc::close(r);
+            libc::close(ch.fd);
+        }
+    }
+
+    pub(crate) fn u32_at(b: &[u8], off: usize) -> u32 {
+        u32::from_ne_bytes(b[off..off + 4].try_into().unwrap())
+    }
+
+    pub(crate) fn u64_at(b: &[u8], off: usize) -> u64 {
+        u64::from_ne_bytes(b[off..off + 8].try_into().unwrap())
+    }
+
+    fn arg_of(evt: &CmaEvent) -> u64 {
+        // SAFETY: the union's first 8 bytes (65's `arg`).
+        unsafe { addr_of!(evt.event.param).cast::<u64>().read() }
+    }
+
+    fn resp_with_arg(uid: u64, event: rdma_cm_event_type, status: i32, arg: u64) -> rdma_ucm_event_resp {
+        let mut r = resp(uid, event, status);
+        // SAFETY: the union's first 8 bytes (65's `arg32[2]`).
+        unsafe { addr_of_mut!(r.param).cast::<u8>().cast::<[u8; 8]>().write(arg.to_ne_bytes()) };
+        r
+    }
+
+    #[test]
+    fn a_user_event_carries_its_status_and_argument_and_nothing_else() {
+        let mut ch = rdma_event_channel { fd: -1 };
+        let id = fake_id(&mut ch, IBV_QPT_RC);
+        let mut evt = new_event();
+        assert!(keeps(&mut evt, &resp_with_arg(id.0 as u64, RDMA_CM_EVENT_USER, -5, 0x1122_3344_5566_7788)));
+        assert_eq!(evt.event.event, RDMA_CM_EVENT_USER);
+        assert_eq!(evt.event.id, id.cm());
+        assert_eq!(evt.event.status, -5);
+        assert_eq!(arg_of(&evt), 0x1122_3344_5566_7788);
+        // SAFETY: reading the conn member's bytes (all plain data).
+        let c = unsafe { evt.event.param.conn };
+        assert_eq!((c.private_data_len, c.qp_num), (0, 0), "no connection parameters copied");
+        ack_cm_event(&mut Box::leak(evt).event).unwrap();
+        assert_eq!(completed(id), 1, "acked like any event");
+        free_id(id);
+    }
+
+    #[test]
+    fn write_cm_event_takes_only_user_events_and_sends_upstreams_command() {
+        let (r, mut ch) = channel_pipe();
+        let id = fake_id(&mut ch, IBV_QPT_RC);
+        // SAFETY (all calls): a live id or NULL.
+        unsafe {
+            for ev in [RDMA_CM_EVENT_ESTABLISHED, RDMA_CM_EVENT_INTERNAL, RDMA_CM_EVENT_ADDRINFO_RESOLVED, 99] {
+                rdma_util::ffi::set_errno(0);
+                assert_eq!(rdma_write_cm_event(id.cm(), ev, 0, 1), -1);
+                assert_eq!(rdma_util::ffi::errno(), libc::EINVAL);
+            }
+            assert!(written(r).is_empty(), "refused events are not written");
+            assert_eq!(rdma_write_cm_event(null_mut(), RDMA_CM_EVENT_USER, 0, 1), -1);
+            assert_eq!(rdma_util::ffi::errno(), libc::EINVAL);
+            assert_eq!(rdma_write_cm_event(id.cm(), RDMA_CM_EVENT_USER, -3, 0xdead_beef_0000_0001), 0);
+        }
+        let b = written(r);
+        assert_eq!(b.len(), 8 + 320, "header and rdma_ucm_write_cm_event");
+        assert_eq!(u32_at(&b, 0), RDMA_USER_CM_CMD_WRITE_CM_EVENT);
+        assert_eq!(u16::from_ne_bytes([b[4], b[5]]), 320, "in");
+        assert_eq!(u16::from_ne_bytes([b[6], b[7]]), 0, "out");
+        assert_eq!(u32_at(&b, 8), 77, "the id's handle");
+        assert_eq!(u32_at(&b, 16), RDMA_CM_EVENT_USER);
+        assert_eq!(u32_at(&b, 20), (-3i32) as u32);
+        assert_eq!(u64_at(&b, 24), 0xdead_beef_0000_0001);
+        assert!(b[12..16].iter().chain(&b[32..]).all(|&x| x == 0), "the rest zeroed");
+        close_pipe(r, &ch);
+        // A channel the command cannot be written to (Linux 6.1 refuses the
+        // command with EINVAL): -1 with the write's errno.
+        let mut bad = rdma_event_channel { fd: -1 };
+        let id2 = fake_id(&mut bad, IBV_QPT_RC);
+        // SAFETY: a live id.
+        assert_eq!(unsafe { rdma_write_cm_event(id2.cm(), RDMA_CM_EVENT_USER, 0, 0) }, -1);
+        assert_eq!(rdma_util::ffi::errno(), libc::EBADF);
+        free_id(id2);
+        free_id(id);
+    }
+
+    #[test]
+    fn an_internal_event_announces_a_waiting_host_name_result() {
+        let mut ch = rdma_event_channel { fd: -1 };
+        let id = fake_id(&mut ch, IBV_QPT_RC);
+        let rai = crate::addrinfo::chain_to_c(&[crate::addrinfo::AddrInfo { flags: 7, ..Default::default() }]).unwrap();
+        {
+            let mut g = id.ev().0.lock();
+            g.resolving_ai = true;
+            g.resolved_ai = rai;
+        }
+        let mut evt = new_event();
+        let r = resp_with_arg(id.0 as u64, RDMA_CM_EVENT_INTERNAL, 0, u64::from(RDMA_CM_EVENT_ADDRINFO_RESOLVED));
+        assert!(keeps(&mut evt, &r));
+        assert_eq!(evt.event.event, RDMA_CM_EVENT_ADDRINFO_RESOLVED);
+        assert_eq!(evt.event.status, 0);
+        assert_eq!(arg_of(&evt), 0, "the argument stays the library's");
+        {
+            let g = id.ev().0.lock();
+            assert!(g.resolving_ai);
+            assert_eq!(g.resolved_ai, rai, "the result stays for rdma_query_addrinfo");
+        }
+        // Any other INTERNAL event fails the read with EBADE; it is counted
+        // as acknowledged, so the id can still be destroyed.
+        let mut evt2 = new_event();
+        let r = resp_with_arg(id.0 as u64, RDMA_CM_EVENT_INTERNAL, 0, 5);
+        assert_eq!(translate_event(&mut evt2, &r), Err(libc::EBADE));
+        assert_eq!(completed(id), 1);
+        ack_cm_event(&mut Box::leak(evt).event).unwrap();
+        free_id(id); // frees the untaken result too
+    }
+
+    #[test]
+    fn an_addrinfo_error_ends_the_resolution() {
+        let mut ch = rdma_event_channel { fd: -1 };
+        let id = fake_id(&mut ch, IBV_QPT_RC);
+        id.ev().0.lock().resolving_ai = true;
+        let mut evt = new_event();
+        assert!(keeps(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_ADDRINFO_ERROR, -libc::ETIMEDOUT)));
+        assert_eq!(evt.event.event, RDMA_CM_EVENT_ADDRINFO_ERROR);
+        assert_eq!(evt.event.status, -libc::ETIMEDOUT);
+        assert!(!id.ev().0.lock().resolving_ai);
+        free_id(id);
+    }
+
+    #[test]
+    fn a_service_resolution_fetches_the_records_and_fails_without_any() {
+        let (r, mut ch) = channel_pipe();
+        let id = fake_id(&mut ch, IBV_QPT_RC);
+        id.ev().0.lock().resolving_ai = true;
+        let mut evt = new_event();
+        // The kernel's ADDRINFO_RESOLVED: the library asks for the records;
+        // nothing answers the pipe, so the response says none: ENOENT.
+        assert!(keeps(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_ADDRINFO_RESOLVED, 0)));
+        let b = written(r);
+        assert_eq!(b.len(), 8 + 16, "one QUERY");
+        assert_eq!(u32_at(&b, 0), RDMA_USER_CM_CMD_QUERY);
+        assert_eq!(u16::from_ne_bytes([b[6], b[7]]), 8 + 6 * 176, "room for six records");
+        assert_eq!(u32_at(&b, 16), 77);
+        assert_eq!(u32_at(&b, 20), RDMA_USER_CM_QUERY_IB_SERVICE);
+        assert_eq!(evt.event.event, RDMA_CM_EVENT_ADDRINFO_ERROR);
+        assert_eq!(evt.event.status, libc::ENOENT);
+        assert!(!id.ev().0.lock().resolving_ai, "the id may resolve again");
+        close_pipe(r, &ch);
+        free_id(id);
+    }
+
+    #[test]
+    fn service_records_become_af_ib_results() {
+        let mut recs: [ib_user_service_rec; 2] = [rdma_util::mem::zeroed(); 2];
+        for (i, r) in recs.iter_mut().enumerate() {
+            r.id = (0x1000 + i as u64).to_be();
+            r.gid = [i as u8 + 1; 16];
+            r.pkey = 0xffffu16.to_be();
+        }
+        let head = service_chain(&recs).unwrap();
+        let mut p = head;
+        for i in 0..2 {
+            // SAFETY: the chain just made.
+            let a = unsafe { &*p };
+            assert_eq!((a.ai_flags, a.ai_family, a.ai_port_space, a.ai_qp_type), (RAI_SA, AF_IB, RDMA_PS_IB as c_int, 0));
+            assert_eq!(a.ai_dst_len as usize, core::mem::size_of::<sockaddr_ib>());
+            assert!(a.ai_src_addr.is_null() && a.ai_route.is_null());
+            // SAFETY: an AF_IB destination of that length.
+            let sib = unsafe { &*a.ai_dst_addr.cast::<sockaddr_ib>() };
+            assert_eq!(sib.sib_family, AF_IB as u16);
+            // SAFETY: the union's bytes.
+            assert_eq!(unsafe { sib.sib_addr.ib_u.uib_addr8 }, [i as u8 + 1; 16]);
+            assert_eq!((sib.sib_pkey, sib.sib_sid), (0xffffu16.to_be(), (0x1000 + i as u64).to_be()));
+            assert_eq!(sib.sib_sid_mask, u64::MAX);
+            p = a.ai_next;
+        }
+        assert!(p.is_null());
+        // SAFETY: the chain, freed once.
+        unsafe { crate::addrinfo::free_chain(head) };
     }
 }

@@ -1,8 +1,11 @@
 //! rdma_event_str: the fixed names of the CM event types.
 use core::ffi::{c_char, c_int};
 
-/// Names indexed by `enum rdma_cm_event_type` (rdma_cma.h), NUL-terminated.
-const NAMES: [&[u8]; 16] = [
+/// Names indexed by `enum rdma_cm_event_type` (rdma_cma.h), NUL-terminated:
+/// rdma-core 65's names, which add the two address-resolution outcomes to
+/// 44's (a program of Debian 12 or 13 never sees those values). USER and
+/// INTERNAL have no name there either.
+const NAMES: [&[u8]; 18] = [
     b"RDMA_CM_EVENT_ADDR_RESOLVED\0",
     b"RDMA_CM_EVENT_ADDR_ERROR\0",
     b"RDMA_CM_EVENT_ROUTE_RESOLVED\0",
@@ -19,6 +22,8 @@ const NAMES: [&[u8]; 16] = [
     b"RDMA_CM_EVENT_MULTICAST_ERROR\0",
     b"RDMA_CM_EVENT_ADDR_CHANGE\0",
     b"RDMA_CM_EVENT_TIMEWAIT_EXIT\0",
+    b"RDMA_CM_EVENT_ADDRINFO_RESOLVED\0",
+    b"RDMA_CM_EVENT_ADDRINFO_ERROR\0",
 ];
 
 /// The name of an event type, or "UNKNOWN EVENT" for values outside the enum.
@@ -45,7 +50,11 @@ mod tests {
     fn names_follow_the_enum_and_unknown_values_get_the_fallback() {
         assert_eq!(event_name(0), b"RDMA_CM_EVENT_ADDR_RESOLVED\0");
         assert_eq!(event_name(15), b"RDMA_CM_EVENT_TIMEWAIT_EXIT\0");
-        assert_eq!(event_name(16), b"UNKNOWN EVENT\0");
+        assert_eq!(event_name(16), b"RDMA_CM_EVENT_ADDRINFO_RESOLVED\0");
+        assert_eq!(event_name(17), b"RDMA_CM_EVENT_ADDRINFO_ERROR\0");
+        // USER and INTERNAL are unnamed, as in rdma-core 65.
+        assert_eq!(event_name(18), b"UNKNOWN EVENT\0");
+        assert_eq!(event_name(19), b"UNKNOWN EVENT\0");
         assert_eq!(event_name(-1), b"UNKNOWN EVENT\0");
     }
 }

@@ -54,6 +54,13 @@ pub(crate) fn ret_int(r: Res<()>) -> c_int {
 pub(crate) struct EvState {
     pub(crate) events_completed: u64,
     pub(crate) mc_list: Vec<*mut Mcast>,
+    /// An rdma_resolve_addrinfo is under way (or its result not yet
+    /// taken): a second one is refused (EBUSY).
+    pub(crate) resolving_ai: bool,
+    /// Its result (a chain of malloc()ed `rdma_addrinfo`, as
+    /// rdma_getaddrinfo makes them) until rdma_query_addrinfo hands it
+    /// over; freed with the id otherwise.
+    pub(crate) resolved_ai: *mut rdma_addrinfo,
 }
 
 /// librdmacm's private id; `id` must stay the first field.
@@ -387,7 +394,12 @@ pub(crate) fn alloc_id(
         addr_of_mut!((*p).responder_resources).write(0);
         addr_of_mut!((*p).local_ece).write(ibv_ece { vendor_id: 0, options: 0, comp_mask: 0 });
         addr_of_mut!((*p).remote_ece).write(ibv_ece { vendor_id: 0, options: 0, comp_mask: 0 });
-        addr_of_mut!((*p).ev).write(Mutex::new(EvState { events_completed: 0, mc_list: Vec::new() }));
+        addr_of_mut!((*p).ev).write(Mutex::new(EvState {
+            events_completed: 0,
+            mc_list: Vec::new(),
+            resolving_ai: false,
+            resolved_ai: null_mut(),
+        }));
         addr_of_mut!((*p).cond).write(Condvar::new());
         Ok(Id(Box::into_raw(block.assume_init())))
     }
@@ -400,6 +412,10 @@ pub(crate) fn free_id(id: Id) {
     if !dev.is_null() {
         crate::devices::put_device(dev);
     }
+    let ai = core::mem::replace(&mut id.ev().0.lock().resolved_ai, null_mut());
+    // SAFETY: a resolved chain nobody took (rdma_query_addrinfo empties
+    // the field when it hands the chain over), made by the addrinfo code.
+    unsafe { crate::addrinfo::free_chain(ai) };
     let paths = id.path_rec();
     if !paths.is_null() {
         // SAFETY: path records are malloc'ed by the route queries.

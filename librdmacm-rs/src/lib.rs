@@ -1,4 +1,5 @@
-//! librdmacm.so.1, rdma-core 44.0's RDMA connection manager library, in Rust.
+//! librdmacm.so.1, rdma-core's RDMA connection manager library, in Rust:
+//! 44.0's interface and what 56.1 and 65.0 added to it (RDMACM_1.4, 1.5).
 //!
 //! See docs/architecture.md. The FFI pattern, the netlink client and the
 //! character-device opener come from the rdma-util crate and the C layouts
@@ -15,13 +16,15 @@
 //! - `event`: event delivery and the synchronous ids' waits;
 //! - `cma`: library initialisation and the entry points that start with
 //!   it; `conn`: listen, connect, accept, reject, disconnect; `mcast`;
-//! - `resolve`: address and route resolution;
+//! - `resolve`: address and route resolution; `resolve_ai`:
+//!   rdma_resolve_addrinfo / rdma_query_addrinfo (rdma-core 65);
 //! - `ep`: rdma_create_ep / rdma_destroy_ep.
 //!
 //! rdma_getaddrinfo: `addrinfo` (below everything else) and its ibacm
 //! client `acm`, under `cma` (the export) and `resolve`.
 //!
-//! [`rsocket`]: rsockets (sockets over RDMA) and rpoll/rselect.
+//! [`rsocket`]: rsockets (sockets over RDMA), rpoll/rselect and the repoll
+//! calls (epoll over rsockets).
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
 /// Name used in our own diagnostics (see `rdma_util::ffi::guard`).
@@ -46,6 +49,7 @@ mod mcast;
 mod options;
 mod qp;
 mod resolve;
+mod resolve_ai;
 mod ucma;
 mod verbs;
 

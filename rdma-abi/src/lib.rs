@@ -15,7 +15,11 @@
 //! - [`netlink`], `<rdma/rdma_netlink.h>`;
 //! - [`acm`], the ibacm daemon's messages (`<infiniband/acm.h>`);
 //! - [`cma`], `<rdma/rdma_cma.h>`, `<infiniband/ib.h>` and librdmacm's CM header for AF_IB;
+//! - [`cma_v65`], `<rdma/rdma_cma.h>` of rdma-core 65: [`cma`] with what 65
+//!   added (the address-resolution and user events, RAI_SA / RAI_DNS);
 //! - [`ucma`], `<rdma/rdma_user_cm.h>`, the rdma_cm character device;
+//! - [`ucma_v65`], the same uAPI as rdma-core 65 carries it: [`ucma`] with
+//!   the IB service and write-event commands;
 //! - [`rsocket`], the constants of `<rdma/rsocket.h>`.
 //!
 //! Every struct is checked at compile time against sizes, alignments and
@@ -29,11 +33,13 @@ mod macros;
 
 pub mod acm;
 pub mod cma;
+pub mod cma_v65;
 pub mod driver;
 pub mod kern;
 pub mod netlink;
 pub mod rsocket;
 pub mod ucma;
+pub mod ucma_v65;
 pub mod verbs;
 pub mod verbs_v65;
 

@@ -1,7 +1,9 @@
-//! The exported rsocket functions (RDMACM_1.0). Return conventions are
-//! upstream's: -1 with errno, except rclose, which returns EBADF itself for
-//! an unknown descriptor. Pointers upstream would dereference unchecked
-//! get EFAULT here instead of a crash.
+//! The exported rsocket functions (RDMACM_1.0) and repoll (RDMACM_1.5).
+//! Return conventions are upstream's: -1 with errno, except rclose, which
+//! returns EBADF itself for an unknown descriptor (and EBUSY for a repoll
+//! instance that still has members), and repoll_ctl / repoll_wait, which
+//! return errors as positive errno values. Pointers upstream would
+//! dereference unchecked get EFAULT here instead of a crash.
 
 use core::ffi::{c_int, c_void};
 use std::sync::Arc;
@@ -9,7 +11,7 @@ use std::sync::Arc;
 use super::base::*;
 use super::connection::{self, do_connect};
 use super::stream::*;
-use super::{dgram, index, opts, poll};
+use super::{dgram, index, opts, poll, repoll};
 use crate::abi::cma::*;
 use rdma_util::ffi::{errno, set_errno};
 use crate::id::Res;
@@ -592,7 +594,10 @@ rdma_util::export! {
         if dgram::close(socket) {
             return 0;
         }
-        let Some(rs) = index::lookup(socket) else { return libc::EBADF };
+        let Some(rs) = index::lookup(socket) else {
+            // repoll instances: see repoll.
+            return repoll::close(socket).unwrap_or(libc::EBADF);
+        };
         if rs.st.lock().base.state & RS_CONNECTED != 0 {
             let _ = connection::shutdown(&rs, libc::SHUT_RDWR);
         }
@@ -700,6 +705,46 @@ rdma_util::export! {
             Ok(v) => v,
             Err(e) => err(e),
         }
+    }
+}
+
+rdma_util::export! {
+    /// A new epoll instance over rsockets and ordinary descriptors (see
+    /// `repoll`): its number, or -1 with errno. O_CLOEXEC and O_NONBLOCK in
+    /// `flags` go to the pipe behind the number; other bits are ignored.
+    fn repoll_create(flags: c_int) -> c_int, on_panic = -1;
+    {
+        match repoll::create(flags) {
+            Ok(fd) => fd,
+            Err(e) => err(e),
+        }
+    }
+}
+
+rdma_util::export! {
+    /// Adds, changes or removes a member of an instance: 0 or a positive
+    /// errno, errno untouched (upstream's convention for this call).
+    fn repoll_ctl(epfd: c_int, op: c_int, fd: c_int, event: *mut libc::epoll_event) -> c_int, on_panic = libc::EIO;
+    {
+        // The event is read for ADD and MOD only (a NULL one is EFAULT
+        // there); epoll_event is packed on x86-64, so it is read unaligned.
+        let ev = ((op == libc::EPOLL_CTL_ADD || op == libc::EPOLL_CTL_MOD) && !event.is_null()).then(|| {
+            // SAFETY: the caller's non-NULL event.
+            let e = unsafe { event.read_unaligned() };
+            (e.events, e.u64)
+        });
+        repoll::ctl(epfd, op, fd, ev)
+    }
+}
+
+rdma_util::export! {
+    /// Waits up to `timeout` ms (-1: no limit, 0: none) for members to be
+    /// ready: the number of reports written to `events`, or a positive
+    /// errno (upstream's convention for this call).
+    fn repoll_wait(epfd: c_int, events: *mut libc::epoll_event, maxevents: c_int, timeout: c_int) -> c_int, on_panic = libc::EIO;
+    {
+        // SAFETY: the caller's array of maxevents entries (NULL refused).
+        unsafe { repoll::wait(epfd, events, maxevents, timeout) }
     }
 }
 
@@ -913,6 +958,43 @@ mod tests {
             assert_eq!(rselect(n, &mut r, &mut w, core::ptr::null_mut(), &mut tv), 1);
             assert!(!libc::FD_ISSET(p[0], &r), "nothing to read yet");
             assert!(libc::FD_ISSET(p[1], &w), "the pipe is writable");
+            libc::close(p[0]);
+            libc::close(p[1]);
+        }
+    }
+
+    #[test]
+    fn repoll_exports_follow_upstreams_conventions() {
+        let _s = crate::rsocket::poll::tests::SERIAL.lock();
+        const IN: u32 = libc::EPOLLIN as u32;
+        // SAFETY: plain arguments, local buffers and the test's own pipe.
+        unsafe {
+            let ep = repoll_create(libc::EPOLL_CLOEXEC);
+            assert!(ep >= 0);
+            let mut p = [0; 2];
+            assert_eq!(libc::pipe(p.as_mut_ptr()), 0);
+            let mut ev = libc::epoll_event { events: IN, u64: 0xabc };
+            set_errno(0);
+            assert_eq!(repoll_ctl(ep, libc::EPOLL_CTL_ADD, p[0], &mut ev), 0);
+            assert_eq!(repoll_ctl(ep, libc::EPOLL_CTL_ADD, p[0], &mut ev), libc::EEXIST);
+            assert_eq!(repoll_ctl(ep, libc::EPOLL_CTL_MOD, p[0], core::ptr::null_mut()), libc::EFAULT);
+            assert_eq!(repoll_ctl(BAD, libc::EPOLL_CTL_ADD, p[0], &mut ev), libc::EINVAL);
+            assert_eq!(repoll_ctl(ep, libc::EPOLL_CTL_ADD, -1, &mut ev), libc::EBADF);
+            let mut out = [libc::epoll_event { events: 0, u64: 0 }; 2];
+            assert_eq!(repoll_wait(BAD, out.as_mut_ptr(), 2, 0), libc::EINVAL);
+            assert_eq!(repoll_wait(ep, out.as_mut_ptr(), 2, 0), 0);
+            assert_eq!(errno(), 0, "errors are return values, errno untouched");
+            // The number is no rsocket for the other calls.
+            assert_eq!(rlisten(ep, 1), -1);
+            assert_eq!(errno(), libc::EBADF);
+            assert_eq!(rclose(ep), libc::EBUSY, "members left");
+            assert_eq!(libc::write(p[1], b"x".as_ptr().cast(), 1), 1);
+            assert_eq!(repoll_wait(ep, out.as_mut_ptr(), 2, -1), 1);
+            let (e, d) = (out[0].events, out[0].u64);
+            assert_eq!((e, d), (IN, 0xabc));
+            // DEL does not read the event.
+            assert_eq!(repoll_ctl(ep, libc::EPOLL_CTL_DEL, p[0], core::ptr::NonNull::dangling().as_ptr()), 0);
+            assert_eq!(rclose(ep), 0);
             libc::close(p[0]);
             libc::close(p[1]);
         }

@@ -25,7 +25,8 @@
 //!    - [`opts`]: set/getsockopt, fcntl.
 //! 6. [`dgram`]: the datagram rsockets, with layers of their own.
 //! 7. [`poll`]: rpoll and rselect over both kinds.
-//! 8. [`api`]: the exported functions.
+//! 8. [`repoll`]: epoll instances over rsockets (repoll_*), waiting in rpoll.
+//! 9. [`api`]: the exported functions.
 //!
 //! Everything here is `pub(crate)` or narrower; only the exported C
 //! functions are `pub`.
@@ -41,6 +42,7 @@ pub(crate) mod keepalive;
 pub(crate) mod opts;
 pub(crate) mod poll;
 pub(crate) mod proto;
+pub(crate) mod repoll;
 pub(crate) mod stream;
 pub(crate) mod svc;
 pub(crate) mod wake;

@@ -296,9 +296,9 @@ pub(crate) fn drive(
 }
 
 /// `rpoll` sleeping in a poll(2) that is not a cancellation point: the
-/// unit tests' way through the same steps as the export.
-#[cfg(test)]
-fn rpoll(fds: &mut [libc::pollfd], timeout: c_int) -> Res<c_int> {
+/// same steps as the export, for waits inside the library (`repoll`) and
+/// the unit tests.
+pub(crate) fn rpoll(fds: &mut [libc::pollfd], timeout: c_int) -> Res<c_int> {
     let step = rpoll_begin(fds, timeout);
     drive(
         step,
@@ -422,13 +422,13 @@ pub(crate) unsafe fn rselect_finish(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use parking_lot::Mutex;
 
     /// rpoll's gate is process-wide: tests that call rpoll, or check the
-    /// gate's count, run one at a time.
-    static SERIAL: Mutex<()> = Mutex::new(());
+    /// gate's count, run one at a time (repoll's tests too).
+    pub(crate) static SERIAL: Mutex<()> = Mutex::new(());
 
     #[test]
     fn ordinary_fds_report_like_poll() {

@@ -53,3 +53,82 @@ mod kern {
         size = offset_of!(ibv_command_buffer, hdr) + offset_of!(ib_uverbs_ioctl_hdr, attrs)
     );
 }
+
+/// `cma_v65.rs`: what rdma-core 65.0's `librdmacm/rdma_cma.h` adds, which
+/// no probe compiles against yet (Debian 12 installs 44's header). Values
+/// counted from the 65.0 header (the event enum continues after
+/// TIMEWAIT_EXIT = 15) and checked once with gcc against it.
+mod cma_v65 {
+    use crate::cma_v65::*;
+
+    crate::assert_consts!(
+        RDMA_CM_EVENT_ADDRINFO_RESOLVED = 16,
+        RDMA_CM_EVENT_ADDRINFO_ERROR = 17,
+        RDMA_CM_EVENT_USER = 18,
+        RDMA_CM_EVENT_INTERNAL = 19,
+        RAI_SA = 0x10,
+        RAI_DNS = 0x20,
+    );
+    // 65's `param` gained `uint64_t arg` without changing the union's or
+    // the event's layout (gcc: sizeof 56 / 80, alignment 8 both, as 44).
+    crate::assert_layout!(rdma_cm_event_param, size = 56, align = 8);
+    crate::assert_layout!(rdma_cm_event, size = 80, align = 8, param = 24);
+}
+
+/// `ucma_v65.rs`: what rdma-core 65.0's `kernel-headers/rdma/rdma_user_cm.h`
+/// and `ib_user_sa.h` add (Debian 12 installs an older uAPI, which the
+/// ucma probe measures). Counted from those headers and checked once with
+/// gcc against them.
+mod ucma_v65 {
+    use crate::ucma_v65::*;
+
+    crate::assert_consts!(
+        RDMA_USER_CM_CMD_RESOLVE_IB_SERVICE = 23,
+        RDMA_USER_CM_CMD_WRITE_CM_EVENT = 24,
+        RDMA_USER_CM_QUERY_IB_SERVICE = 3,
+        RDMA_USER_CM_IB_SERVICE_FLAG_ID = 1,
+        RDMA_USER_CM_IB_SERVICE_FLAG_NAME = 2,
+        RDMA_USER_CM_IB_SERVICE_NAME_SIZE = 64,
+    );
+    crate::assert_layout!(
+        rdma_ucm_ib_service,
+        size = 80,
+        align = 8,
+        service_id = 0,
+        service_name = 8,
+        flags = 72,
+        reserved = 76
+    );
+    crate::assert_layout!(rdma_ucm_resolve_ib_service, size = 88, align = 8, id = 0, reserved = 4, ibs = 8);
+    crate::assert_layout!(rdma_ucm_write_cm_event_param, size = 304, align = 8);
+    crate::assert_layout!(
+        rdma_ucm_write_cm_event,
+        size = 320,
+        align = 8,
+        id = 0,
+        reserved = 4,
+        event = 8,
+        status = 12,
+        param = 16
+    );
+    crate::assert_layout!(
+        ib_user_service_rec,
+        size = 176,
+        align = 8,
+        id = 0,
+        gid = 8,
+        pkey = 24,
+        reserved = 26,
+        lease = 28,
+        key = 32,
+        name = 48,
+        data_8 = 112,
+        data_16 = 128,
+        data_32 = 144,
+        data_64 = 160
+    );
+    crate::assert_layout!(rdma_ucm_query_ib_service_resp, size = 8, align = 8, num_service_recs = 0, reserved = 4, recs = 8);
+    // 65's `arg32[2]` sits at the start of the event response's `param`
+    // union, which keeps 44's size and 4-byte alignment.
+    crate::assert_layout!(rdma_ucm_event_resp_param, size = 304, align = 4);
+}

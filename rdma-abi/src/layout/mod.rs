@@ -18,14 +18,15 @@
 //! | `kern.rs`              | `kern.rs`                       | `abi-tests/probe/run.sh`        |
 //! | `ucma.rs`              | `ucma.rs`                       | `abi-tests/probe/run-rdmacm.sh` |
 //! | `cma.rs`               | `cma.rs`                        | `abi-tests/probe/run-rdmacm.sh` |
-//! | `hand_kept.rs`         | `acm.rs`, a few types of others | kept by hand                    |
+//! | `hand_kept.rs`         | `acm.rs`, `cma_v65.rs`, `ucma_v65.rs`, a few types of others | kept by hand |
 //!
 //! The files of a module that re-exports an older one (`verbs_v65.rs`,
 //! `driver/pabi65.rs`) check everything the module provides, re-exported
 //! types included, against the headers of the module's own release.
 //!
 //! `hand_kept.rs` holds the checks no probe prints: types of headers no probe
-//! compiles against (acm.h, librdmacm's private cma.h), a Rust-only buffer,
+//! compiles against (acm.h, librdmacm's private cma.h, rdma-core 65's
+//! rdma_cma.h and uAPI additions), a Rust-only buffer,
 //! and relations between numbers.
 
 mod cma;
