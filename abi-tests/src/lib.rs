@@ -101,6 +101,53 @@ pub mod paths {
         path
     }
 
+    /// Our libraries (libibverbs.so.1, librdmacm.so.1) copied into
+    /// `/tmp/rdma-TAG-PID/ours` of the userland `suite`, for a process
+    /// chroot'ed there; the directory is removed on drop.
+    pub struct OursInUserland {
+        /// The userland's root filesystem.
+        pub root: PathBuf,
+        /// The scratch directory as the chroot'ed process sees it, and on
+        /// the host; our libraries are in its `ours`.
+        pub inside: PathBuf,
+        pub host: PathBuf,
+    }
+
+    impl OursInUserland {
+        pub fn new(suite: &str, tag: &str) -> OursInUserland {
+            let root = userland_root(suite);
+            let inside = PathBuf::from(format!("/tmp/rdma-{tag}-{}", std::process::id()));
+            let host = root.join(inside.strip_prefix("/").unwrap());
+            let _ = std::fs::remove_dir_all(&host);
+            std::fs::create_dir_all(host.join("ours")).expect("create the scratch directory in the userland");
+            for so in ["libibverbs.so.1", "librdmacm.so.1"] {
+                std::fs::copy(ours_lib(so), host.join("ours").join(so)).expect("copy our library into the userland");
+            }
+            OursInUserland { root, inside, host }
+        }
+
+        /// Our libraries' directory as the chroot'ed process sees it.
+        pub fn ours_dir(&self) -> PathBuf {
+            self.inside.join("ours")
+        }
+    }
+
+    impl Drop for OursInUserland {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.host);
+        }
+    }
+
+    /// Whether this process runs as root (chroot, mount, mknod).
+    pub fn is_root() -> bool {
+        // SAFETY: geteuid has no preconditions.
+        unsafe { geteuid() == 0 }
+    }
+
+    extern "C" {
+        fn geteuid() -> u32;
+    }
+
     /// The files the installed Debian `packages` own (`dpkg-query -L`). Tests
     /// that compare what a package installs take it from here, not by reading
     /// a whole system directory, where other packages may have put files of

@@ -152,6 +152,8 @@ struct Userland {
     /// Scratch space as the probe sees it, and on the host.
     scratch_inside: PathBuf,
     scratch_host: PathBuf,
+    /// Our libraries copied into the userland, removed with it.
+    _staged: Option<paths::OursInUserland>,
 }
 
 impl Userland {
@@ -163,21 +165,22 @@ impl Userland {
             ours_dir: paths::ours_lib_dir(),
             scratch_inside: scratch.clone(),
             scratch_host: scratch,
+            _staged: None,
         }
     }
 
     /// The userland of `suite`, with our libraries copied into its /tmp
     /// (under `tag`: tests run in parallel).
     fn chroot(title: &'static str, suite: &str, tag: &str) -> Userland {
-        let root = paths::userland_root(suite);
-        let inside = PathBuf::from(format!("/tmp/rdma-providers-{tag}-{}", std::process::id()));
-        let host = root.join(inside.strip_prefix("/").unwrap());
-        let _ = fs::remove_dir_all(&host);
-        fs::create_dir_all(host.join("ours")).unwrap();
-        for so in ["libibverbs.so.1", "librdmacm.so.1"] {
-            fs::copy(paths::ours_lib(so), host.join("ours").join(so)).unwrap();
+        let staged = paths::OursInUserland::new(suite, &format!("providers-{tag}"));
+        Userland {
+            title,
+            root: Some(staged.root.clone()),
+            ours_dir: staged.ours_dir(),
+            scratch_inside: staged.inside.clone(),
+            scratch_host: staged.host.clone(),
+            _staged: Some(staged),
         }
-        Userland { title, root: Some(root), ours_dir: inside.join("ours"), scratch_inside: inside, scratch_host: host }
     }
 
     /// The host's path of a path inside.
@@ -228,20 +231,6 @@ impl Userland {
         String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.starts_with('/')).map(PathBuf::from).collect()
     }
 
-}
-
-impl Drop for Userland {
-    fn drop(&mut self) {
-        if self.root.is_some() {
-            let _ = fs::remove_dir_all(&self.scratch_host);
-        }
-    }
-}
-
-/// Whether this process may chroot and make device nodes.
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc_geteuid() == 0 }
 }
 
 /// The providers the userland's ibverbs-providers installs (its file list,
@@ -399,7 +388,7 @@ fn every_provider_loads_into_ours_and_registers() {
 
 #[test]
 fn every_debian13_provider_loads_into_ours_and_registers() {
-    if !is_root() {
+    if !paths::is_root() {
         eprintln!("every_debian13_provider_loads_into_ours_and_registers: not root, cannot chroot; skipped");
         return;
     }
@@ -540,7 +529,7 @@ fn providers_register_with_ours(u: &Userland) {
 
 #[test]
 fn every_provider_registers_with_ours() {
-    if !is_root() {
+    if !paths::is_root() {
         eprintln!("every_provider_registers_with_ours: not root, cannot create /dev/infiniband nodes; skipped");
         return;
     }
@@ -549,14 +538,9 @@ fn every_provider_registers_with_ours() {
 
 #[test]
 fn every_debian13_provider_registers_with_ours() {
-    if !is_root() {
+    if !paths::is_root() {
         eprintln!("every_debian13_provider_registers_with_ours: not root, cannot chroot; skipped");
         return;
     }
     providers_register_with_ours(&Userland::chroot("Debian 13", "trixie", "register"));
-}
-
-extern "C" {
-    #[link_name = "geteuid"]
-    fn libc_geteuid() -> u32;
 }

@@ -144,23 +144,17 @@ fn pyverbs_imports_on_ours() {
 /// module imports with LD_BIND_NOW=1, and the process maps our libibverbs
 /// and librdmacm and no other.
 fn userland_imports_on_ours(suite: &str) {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { geteuid() } != 0 {
+    if !paths::is_root() {
         eprintln!("pyverbs in {suite}: not root, cannot chroot; skipped");
         return;
     }
-    let root = paths::userland_root(suite);
-    let inside = PathBuf::from(format!("/tmp/rdma-pyverbs-{}", std::process::id()));
-    let host = root.join(inside.strip_prefix("/").unwrap());
-    std::fs::create_dir_all(&host).unwrap();
-    for so in ["libibverbs.so.1", "librdmacm.so.1"] {
-        std::fs::copy(paths::ours_lib(so), host.join(so)).unwrap();
-    }
+    let staged = paths::OursInUserland::new(suite, "pyverbs");
+    let (root, inside) = (staged.root.clone(), staged.ours_dir());
     let theirs = import_in(Some(&root), MODULES, None);
     let each: Vec<(String, (bool, String))> =
         MODULES.iter().map(|m| (m.to_string(), import_in(Some(&root), &[m], Some(inside.clone())))).collect();
     let all = import_in(Some(&root), MODULES, Some(inside.clone()));
-    let _ = std::fs::remove_dir_all(&host);
+    drop(staged);
     assert!(theirs.0, "{suite}'s pyverbs does not import on its own libraries:\n{}", theirs.1);
     for (m, (ok, text)) in &each {
         assert!(ok, "{suite}: import {m} with LD_BIND_NOW=1 on our libraries failed:\n{text}");
@@ -190,8 +184,4 @@ fn debian13_pyverbs_imports_on_ours() {
 #[ignore = "pending: sid's pyverbs binds IBVERBS_1.16-1.18 and its libmlx5 IBVERBS_PRIVATE_65"]
 fn sid_pyverbs_imports_on_ours() {
     userland_imports_on_ours("sid");
-}
-
-extern "C" {
-    fn geteuid() -> u32;
 }
