@@ -183,7 +183,7 @@ ul_real() {
 # userland_up SUITE: mount what the chroot needs (once per runner), and check
 # that its two variants resolve libibverbs.so.1 to its own and to ours.
 userland_up() {
-  local suite=$1 root d v envv got want
+  local suite=$1 root d
   [[ -z ${ul_ready[$suite]:-} ]] || return 0
   root=$(userland_root "$suite")
   [[ -x $root/usr/bin/ibv_devinfo ]] \
@@ -197,16 +197,7 @@ userland_up() {
     mountpoint -q "$root$d" || mount --bind "$d" "$root$d" || exit 2
   done
   ul_ready[$suite]=1
-  for v in upstream ours; do
-    o_userland=$suite set_env "$v"
-    got=$("${envv[@]}" ldd /usr/bin/ibv_devinfo | sed -n 's/^[[:space:]]*libibverbs\.so\.1 => \([^ ]*\) .*/\1/p')
-    if [[ $v = ours ]]; then want=$OURS_DIR/libibverbs.so.1; else want=$SYS_LIBDIR/libibverbs.so.1; fi
-    if [[ -z $got || $(ul_real "$suite" "$got") != "$(ul_real "$suite" "$want")" ]]; then
-      echo "runner: preflight ($suite): the $v variant resolves libibverbs.so.1 to '${got:-nothing}', not $want" >&2
-      exit 2
-    fi
-    echo "runner: $suite $v: libibverbs.so.1 => $(ul_real "$suite" "$got")" >&2
-  done
+  o_userland=$suite preflight
 }
 
 # real_path PATH: PATH with symlinks resolved, in the scenario's userland.
@@ -225,19 +216,21 @@ run_cmd() {
 }
 
 # preflight: check that the two variants really resolve libibverbs.so.1 to
-# different files, Debian's and ours, before trusting any comparison.
+# different files, the distribution's and ours, before trusting any
+# comparison: on this machine, or in the userland $o_userland.
 preflight() {
-  local tool envv v got want
-  tool=$(command -v ibv_devinfo) || { echo "runner: ibv_devinfo is not installed" >&2; exit 2; }
+  local tool envv v got want where=${o_userland:+$o_userland }
+  if [[ -n ${o_userland:-} ]]; then tool=/usr/bin/ibv_devinfo
+  else tool=$(command -v ibv_devinfo) || { echo "runner: ibv_devinfo is not installed" >&2; exit 2; }; fi
   for v in upstream ours; do
     set_env "$v"
     got=$("${envv[@]}" ldd "$tool" | sed -n 's/^[[:space:]]*libibverbs\.so\.1 => \([^ ]*\) .*/\1/p')
     if [[ $v = ours ]]; then want=$OURS_DIR/libibverbs.so.1; else want=$SYS_LIBDIR/libibverbs.so.1; fi
-    if [[ -z $got || $(readlink -f "$got") != "$(readlink -f "$want")" ]]; then
-      echo "runner: preflight: the $v variant resolves libibverbs.so.1 to '${got:-nothing}', not $want" >&2
+    if [[ -z $got || $(real_path "$got") != "$(real_path "$want")" ]]; then
+      echo "runner: preflight: the ${where}$v variant resolves libibverbs.so.1 to '${got:-nothing}', not $want" >&2
       exit 2
     fi
-    echo "runner: $v: libibverbs.so.1 => $got" >&2
+    echo "runner: ${where}$v: libibverbs.so.1 => $got" >&2
   done
 }
 
