@@ -11,7 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define EXPORT __attribute__((visibility("default")))
+/* Both private ABIs we serve bind these with the same arguments: bound at
+ * IBVERBS_PRIVATE_34 (rdma-core 34 to 56) and, as the default, at
+ * IBVERBS_PRIVATE_65. The C names themselves stay local. */
+#define PRIVATE_BOTH(name)                                                 \
+	__attribute__((visibility("default"),                              \
+		       symver(#name "@IBVERBS_PRIVATE_34"),                \
+		       symver(#name "@@IBVERBS_PRIVATE_65")))
 
 /* Implemented in Rust (src/log.rs, src/sysfs.rs); hidden by the version script. */
 int rs_verbs_log_enabled(uint32_t level);
@@ -19,9 +25,10 @@ void rs_verbs_log_write(const char *msg, size_t len);
 int rs_read_ibdev_sysfs_file(char *buf, size_t size, void *sysfs_dev,
 			     const char *relpath);
 
-/* IBVERBS_PRIVATE_34: providers log through this. errno is preserved. */
-EXPORT __attribute__((format(printf, 3, 4)))
-void __verbs_log(void *ctx, uint32_t level, const char *fmt, ...)
+/* Providers log through this. errno is preserved. The context is not read,
+ * so the two private ABIs' different verbs_context layouts do not matter. */
+PRIVATE_BOTH(__verbs_log) __attribute__((format(printf, 3, 4)))
+void rs_c_verbs_log(void *ctx, uint32_t level, const char *fmt, ...)
 {
 	int saved = errno;
 	char *msg = NULL;
@@ -42,10 +49,10 @@ out:
 	errno = saved;
 }
 
-/* IBVERBS_PRIVATE_34: read <ibdev_path>/<printf(fnfmt, ...)>. */
-EXPORT __attribute__((format(printf, 4, 5)))
-int ibv_read_ibdev_sysfs_file(char *buf, size_t size, void *sysfs_dev,
-			      const char *fnfmt, ...)
+/* Reads <ibdev_path>/<printf(fnfmt, ...)>. */
+PRIVATE_BOTH(ibv_read_ibdev_sysfs_file) __attribute__((format(printf, 4, 5)))
+int rs_c_read_ibdev_sysfs_file(char *buf, size_t size, void *sysfs_dev,
+			       const char *fnfmt, ...)
 {
 	char *path = NULL;
 	va_list ap;

@@ -13,10 +13,12 @@ use std::ptr;
 
 use crate::abi::driver::*;
 use crate::abi::verbs::*;
+use crate::abi::{driver65, verbs65};
 use crate::ctx_priv::{ops_of, priv_mut, ContextPriv};
+use crate::pabi::{v44_of, v44_of_v65, v65_of_v44, Pabi};
 use crate::device::{device_hold, device_put, sysfs_of};
 use rdma_util::ffi::set_errno;
-use rdma_util::{ensure, export, export_versioned, symver};
+use rdma_util::{ensure, export_versioned, symver};
 
 /// Upstream's verbs_init_context: hold the device, set up the public fields,
 /// allocate the private data with the dummy ops, and probe whether write()
@@ -24,8 +26,9 @@ use rdma_util::{ensure, export, export_versioned, symver};
 /// on failure).
 ///
 /// # Safety
-/// `vctx` points to zeroed memory large enough for a verbs_context.
-pub(crate) unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_device, cmd_fd: c_int, driver_id: u32) -> c_int {
+/// `vctx` is the 44 view (see [`crate::ctx_priv::v44_of`]) of zeroed memory
+/// large enough for a verbs_context of `pabi`'s layout.
+pub(crate) unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_device, cmd_fd: c_int, driver_id: u32, pabi: Pabi) -> c_int {
     device_hold(device);
     // SAFETY: the caller provides the context memory.
     let c = unsafe { &mut *vctx };
@@ -35,14 +38,18 @@ pub(crate) unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_dev
     // SAFETY: initialising a pthread mutex in place with default attributes.
     unsafe { libc::pthread_mutex_init(&mut c.context.mutex, ptr::null()) };
     c.context.abi_compat = __VERBS_ABI_IS_EXTENDED;
-    c.sz = std::mem::size_of::<verbs_context>();
+    c.sz = match pabi {
+        Pabi::P34 => std::mem::size_of::<verbs_context>(),
+        Pabi::P65 => std::mem::size_of::<verbs65::verbs_context>(),
+    };
     let p = Box::new(ContextPriv {
         cmd: crate::cmd::CmdCtxState::new(driver_id),
         ops: crate::dummy_ops::DUMMY_OPS,
+        pabi,
     });
     c.priv_ = Box::into_raw(p).cast::<verbs_ex_private>();
     // SAFETY: vctx is now a valid context with dummy ops.
-    unsafe { verbs_set_ops(vctx, &crate::dummy_ops::DUMMY_OPS) };
+    unsafe { install_ops(vctx, &crate::dummy_ops::DUMMY_OPS) };
     let ctx = &mut c.context as *mut ibv_context;
     // SAFETY: ctx is a live verbs context whose priv is set.
     let use_ioctl_write = unsafe { crate::cmd::ioctl::has_ioctl_write(ctx) };
@@ -52,69 +59,120 @@ pub(crate) unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_dev
     0
 }
 
-export! {
-    /// IBVERBS_PRIVATE_34: allocates a provider context of `alloc_size` bytes
-    /// whose verbs_context sits at byte offset `context_offset` (passed as a
-    /// pointer value), and initialises it.
-    fn _verbs_init_and_alloc_context(device: *mut ibv_device, cmd_fd: c_int, alloc_size: usize,
-                                     context_offset: *mut verbs_context, driver_id: u32) -> *mut c_void,
-        on_panic = ptr::null_mut();
-    {
-        let off = context_offset as usize;
-        if device.is_null() || alloc_size < off + std::mem::size_of::<verbs_context>() {
-            if cmd_fd >= 0 {
-                // SAFETY: we own cmd_fd from here on, as upstream does.
-                unsafe { libc::close(cmd_fd) };
-            }
-            set_errno(libc::EINVAL);
-            return ptr::null_mut();
+/// The body of _verbs_init_and_alloc_context for either layout: calloc the
+/// provider's structure and initialise the verbs_context at `off` in it.
+///
+/// # Safety
+/// `device` is a live device of this library.
+unsafe fn init_and_alloc_context(device: *mut ibv_device, cmd_fd: c_int, alloc_size: usize, off: usize,
+                                 driver_id: u32, pabi: Pabi) -> *mut c_void {
+    let vsize = match pabi {
+        Pabi::P34 => std::mem::size_of::<verbs_context>(),
+        Pabi::P65 => std::mem::size_of::<verbs65::verbs_context>(),
+    };
+    let fits = off.checked_add(vsize).is_some_and(|end| alloc_size >= end);
+    if device.is_null() || !fits {
+        if cmd_fd >= 0 {
+            // SAFETY: we own cmd_fd from here on, as upstream does.
+            unsafe { libc::close(cmd_fd) };
         }
-        // SAFETY: calloc, because the provider releases this with free().
-        let mem = unsafe { libc::calloc(1, alloc_size) };
-        if mem.is_null() {
-            if cmd_fd >= 0 {
-                // SAFETY: as above.
-                unsafe { libc::close(cmd_fd) };
-            }
-            set_errno(libc::ENOMEM);
-            return ptr::null_mut();
-        }
-        // SAFETY: off + sizeof(verbs_context) <= alloc_size was checked.
-        let vctx = unsafe { mem.cast::<u8>().add(off) }.cast::<verbs_context>();
-        // SAFETY: zeroed memory of the right size.
-        if unsafe { init_context(vctx, device, cmd_fd, driver_id) } != 0 {
-            // SAFETY: allocated above.
-            unsafe { libc::free(mem) };
-            return ptr::null_mut();
-        }
-        mem
+        set_errno(libc::EINVAL);
+        return ptr::null_mut();
     }
+    // SAFETY: calloc, because the provider releases this with free().
+    let mem = unsafe { libc::calloc(1, alloc_size) };
+    if mem.is_null() {
+        if cmd_fd >= 0 {
+            // SAFETY: as above.
+            unsafe { libc::close(cmd_fd) };
+        }
+        set_errno(libc::ENOMEM);
+        return ptr::null_mut();
+    }
+    // SAFETY: off + the layout's size <= alloc_size was checked.
+    let vctx = unsafe { mem.cast::<u8>().add(off) }.cast::<verbs_context>();
+    // SAFETY: zeroed memory of the layout's size, seen from its 44 part.
+    if unsafe { init_context(v44_of(vctx, pabi), device, cmd_fd, driver_id, pabi) } != 0 {
+        // SAFETY: allocated above.
+        unsafe { libc::free(mem) };
+        return ptr::null_mut();
+    }
+    mem
 }
 
-export! {
-    /// IBVERBS_PRIVATE_34: releases what verbs_init_context set up: the
-    /// private data, both fds and the device reference.
-    fn verbs_uninit_context(vctx: *mut verbs_context) -> (), on_panic = ();
+export_versioned! {
+    /// _verbs_init_and_alloc_context@IBVERBS_PRIVATE_34: allocates a provider
+    /// context of `alloc_size` bytes whose verbs_context (44's layout) sits at
+    /// byte offset `context_offset` (passed as a pointer value), and
+    /// initialises it.
+    fn verbs_init_and_alloc_context_34(device: *mut ibv_device, cmd_fd: c_int, alloc_size: usize,
+                                       context_offset: *mut verbs_context, driver_id: u32) -> *mut c_void,
+        on_panic = ptr::null_mut();
     {
-        ensure!(!vctx.is_null(), libc::EINVAL);
-        // SAFETY: the provider passes its live context.
-        let c = unsafe { &mut *vctx };
-        if !c.priv_.is_null() {
-            // SAFETY: created by Box::into_raw in init_context.
-            drop(unsafe { Box::from_raw(c.priv_.cast::<ContextPriv>()) });
-            c.priv_ = ptr::null_mut();
-        }
-        if c.context.cmd_fd != -1 {
-            // SAFETY: the context owns its command fd.
-            unsafe { libc::close(c.context.cmd_fd) };
-        }
-        if c.context.async_fd != -1 {
-            // SAFETY: the context owns its async fd.
-            unsafe { libc::close(c.context.async_fd) };
-        }
-        device_put(c.context.device);
+        // SAFETY: the provider passes a device of this library.
+        unsafe { init_and_alloc_context(device, cmd_fd, alloc_size, context_offset as usize, driver_id, Pabi::P34) }
     }
 }
+symver!(compat _verbs_init_and_alloc_context, "IBVERBS_PRIVATE_34", verbs_init_and_alloc_context_34);
+
+export_versioned! {
+    /// _verbs_init_and_alloc_context@@IBVERBS_PRIVATE_65: as the 34 one, for
+    /// a verbs_context of 65's layout.
+    fn verbs_init_and_alloc_context_65(device: *mut ibv_device, cmd_fd: c_int, alloc_size: usize,
+                                       context_offset: *mut verbs65::verbs_context, driver_id: u32) -> *mut c_void,
+        on_panic = ptr::null_mut();
+    {
+        // SAFETY: the provider passes a device of this library.
+        unsafe { init_and_alloc_context(device, cmd_fd, alloc_size, context_offset as usize, driver_id, Pabi::P65) }
+    }
+}
+symver!(default _verbs_init_and_alloc_context, "IBVERBS_PRIVATE_65", verbs_init_and_alloc_context_65);
+
+/// The body of verbs_uninit_context: releases what init_context set up: the
+/// private data, both fds and the device reference.
+///
+/// # Safety
+/// `vctx` is NULL or the 44 view of a context set up by init_context, not
+/// used by anyone else.
+pub(crate) unsafe fn uninit_context(vctx: *mut verbs_context) {
+    ensure!(!vctx.is_null(), libc::EINVAL);
+    // SAFETY: the provider passes its live context.
+    let c = unsafe { &mut *vctx };
+    if !c.priv_.is_null() {
+        // SAFETY: created by Box::into_raw in init_context.
+        drop(unsafe { Box::from_raw(c.priv_.cast::<ContextPriv>()) });
+        c.priv_ = ptr::null_mut();
+    }
+    if c.context.cmd_fd != -1 {
+        // SAFETY: the context owns its command fd.
+        unsafe { libc::close(c.context.cmd_fd) };
+    }
+    if c.context.async_fd != -1 {
+        // SAFETY: the context owns its async fd.
+        unsafe { libc::close(c.context.async_fd) };
+    }
+    device_put(c.context.device);
+}
+
+export_versioned! {
+    /// verbs_uninit_context@IBVERBS_PRIVATE_34.
+    fn verbs_uninit_context(vctx: *mut verbs_context) -> (), on_panic = ();
+    {
+        // SAFETY: the provider's own context, 44's layout.
+        unsafe { uninit_context(vctx) }
+    }
+}
+symver!(compat verbs_uninit_context, "IBVERBS_PRIVATE_34", verbs_uninit_context);
+
+export_versioned! {
+    /// verbs_uninit_context@@IBVERBS_PRIVATE_65.
+    fn verbs_uninit_context_65(vctx: *mut verbs65::verbs_context) -> (), on_panic = ();
+    {
+        // SAFETY: the provider's own context, 65's layout.
+        unsafe { uninit_context(v44_of_v65(vctx)) }
+    }
+}
+symver!(default verbs_uninit_context, "IBVERBS_PRIVATE_65", verbs_uninit_context_65);
 
 /// Casts any op to the `void *(*)(void)` type of ibv_context_ops' _compat_ slots.
 macro_rules! as_compat {
@@ -130,57 +188,129 @@ macro_rules! as_compat {
     };
 }
 
-export! {
-    /// IBVERBS_PRIVATE_34: installs the provider's ops. NULL entries keep the
-    /// current op, so a provider may call this several times.
+/// Installs ops in a context: into our private table, and into the public
+/// slots of verbs_context and ibv_context that inline functions of verbs.h
+/// call (for a 65-layout context, also the slots in front of 44's). NULL
+/// entries keep the current op, so a provider may call verbs_set_ops several
+/// times.
+///
+/// # Safety
+/// `vctx` is the 44 view of a context set up by init_context and not handed
+/// out yet (nobody else borrows its private data).
+pub(crate) unsafe fn install_ops(vctx: *mut verbs_context, o: &driver65::verbs_context_ops) {
+    // SAFETY: the caller's live context.
+    let v = unsafe { &mut *vctx };
+    // SAFETY: priv was set by init_context; exclusive by the contract.
+    let pr = unsafe { &mut *v.priv_.cast::<ContextPriv>() };
+    if pr.pabi == Pabi::P65 {
+        // SAFETY: a 65-layout context: its front slots precede the 44 view.
+        let v65 = unsafe { &mut *v65_of_v44(vctx) };
+        macro_rules! front { ($($n:ident),*) => {$( if o.$n.is_some() { v65.$n = o.$n; } )*} }
+        front!(alloc_buf, alloc_dmah, dealloc_dmah, dm_export_dmabuf_fd, free_buf, reg_mr_ex);
+    }
+    let p = &mut pr.ops;
+    let c = &mut v.context.ops;
+    // Private only.
+    macro_rules! ic { ($($n:ident),*) => {$( if o.$n.is_some() { p.$n = o.$n; } )*} }
+    // Private, plus the obsolete `_compat_<name>` slot of ibv_context_ops.
+    macro_rules! compat { ($($n:ident => $slot:ident),*) => {$(
+        if let Some(f) = o.$n { p.$n = Some(f); c.$slot = as_compat!(f); }
+    )*} }
+    // Private, plus the public slot of the same name in ibv_context_ops.
+    macro_rules! ctx { ($($n:ident),*) => {$( if o.$n.is_some() { p.$n = o.$n; c.$n = o.$n; } )*} }
+    // Private, plus the public slot of the same name in verbs_context.
+    macro_rules! vc { ($($n:ident),*) => {$( if o.$n.is_some() { p.$n = o.$n; v.$n = o.$n; } )*} }
+
+    vc!(advise_mr, alloc_dm, alloc_null_mr, alloc_parent_domain, alloc_td,
+        attach_counters_point_flow, create_counters, close_xrcd, create_flow_action_esp,
+        create_qp_ex, create_rwq_ind_table, create_srq_ex, create_wq, dealloc_td,
+        destroy_counters, destroy_flow_action, destroy_rwq_ind_table, destroy_wq, free_dm,
+        get_srq_num, modify_cq, modify_flow_action_esp, modify_qp_rate_limit, modify_wq,
+        open_qp, open_xrcd, post_srq_ops, query_device_ex, query_rt_values, read_counters,
+        reg_dm_mr);
+    ctx!(alloc_mw, bind_mw, dealloc_mw, poll_cq, post_recv, post_send, post_srq_recv,
+         req_notify_cq);
+    compat!(alloc_pd => _compat_alloc_pd, async_event => _compat_async_event,
+            attach_mcast => _compat_attach_mcast, cq_event => _compat_cq_event,
+            create_ah => _compat_create_ah, create_cq => _compat_create_cq,
+            create_qp => _compat_create_qp, create_srq => _compat_create_srq,
+            dealloc_pd => _compat_dealloc_pd, dereg_mr => _compat_dereg_mr,
+            destroy_ah => _compat_destroy_ah, destroy_cq => _compat_destroy_cq,
+            destroy_qp => _compat_destroy_qp, destroy_srq => _compat_destroy_srq,
+            detach_mcast => _compat_detach_mcast, modify_qp => _compat_modify_qp,
+            modify_srq => _compat_modify_srq, query_qp => _compat_query_qp,
+            query_srq => _compat_query_srq, reg_mr => _compat_reg_mr,
+            rereg_mr => _compat_rereg_mr, resize_cq => _compat_resize_cq);
+    ic!(create_cq_ex, free_context, import_dm, import_mr, import_pd, query_ece, query_port,
+        query_qp_data_in_order, reg_dmabuf_mr, set_ece, unimport_dm, unimport_mr, unimport_pd);
+    // New in 65; their public slots (if any) were set above.
+    ic!(alloc_buf, alloc_dmah, create_comp_cntr, dealloc_dmah, destroy_comp_cntr,
+        dm_export_dmabuf_fd, free_buf, inc_comp_cntr, inc_err_comp_cntr, qp_attach_comp_cntr,
+        query_comp_cntr_caps, query_port_speed, read_comp_cntr, read_err_comp_cntr, reg_mr_ex,
+        set_comp_cntr, set_err_comp_cntr);
+    // The flow ops live under other names in verbs_context.
+    if let Some(f) = o.create_flow { p.create_flow = Some(f); v.ibv_create_flow = Some(f); }
+    if let Some(f) = o.destroy_flow { p.destroy_flow = Some(f); v.ibv_destroy_flow = Some(f); }
+}
+
+/// A PABI 34 ops table as the 65 superset: every op by name, the ones 34
+/// lacks left NULL (so installing it keeps their dummies).
+pub(crate) fn ops65_of_34(o: &verbs_context_ops) -> driver65::verbs_context_ops {
+    // SAFETY: a table of nullable function pointers; all-NULL is valid.
+    let mut n: driver65::verbs_context_ops = unsafe { std::mem::zeroed() };
+    macro_rules! same { ($($f:ident),*) => {$( n.$f = o.$f; )*} }
+    same!(advise_mr, alloc_dm, alloc_mw, alloc_null_mr, alloc_parent_domain, alloc_pd, alloc_td,
+          async_event, attach_counters_point_flow, attach_mcast, bind_mw, close_xrcd, cq_event,
+          create_ah, create_counters, create_cq, create_cq_ex, create_flow, create_flow_action_esp,
+          create_qp, create_qp_ex, create_rwq_ind_table, create_srq, create_srq_ex, create_wq,
+          dealloc_mw, dealloc_pd, dealloc_td, dereg_mr, destroy_ah, destroy_counters, destroy_cq,
+          destroy_flow, destroy_flow_action, destroy_qp, destroy_rwq_ind_table, destroy_srq,
+          destroy_wq, detach_mcast, free_context, free_dm, get_srq_num, import_dm, import_mr,
+          import_pd, modify_cq, modify_flow_action_esp, modify_qp, modify_qp_rate_limit,
+          modify_srq, modify_wq, open_qp, open_xrcd, poll_cq, post_recv, post_send, post_srq_ops,
+          post_srq_recv, query_device_ex, query_ece, query_qp, query_qp_data_in_order,
+          query_rt_values, query_srq, read_counters, reg_dm_mr, reg_dmabuf_mr, reg_mr,
+          req_notify_cq, rereg_mr, resize_cq, set_ece, unimport_dm, unimport_mr, unimport_pd);
+    // 65's query_port names 65's larger ibv_port_attr; a 34 provider's op
+    // writes 44's, and the library calls it only with a buffer of at least
+    // that size (see query.rs).
+    // SAFETY: same calling convention and arguments; only the pointee type
+    // of the third argument differs.
+    n.query_port = o.query_port.map(|f| unsafe {
+        std::mem::transmute::<
+            unsafe extern "C" fn(*mut ibv_context, u8, *mut ibv_port_attr) -> c_int,
+            unsafe extern "C" fn(*mut ibv_context, u8, *mut verbs65::ibv_port_attr) -> c_int,
+        >(f)
+    });
+    n
+}
+
+export_versioned! {
+    /// verbs_set_ops@IBVERBS_PRIVATE_34: installs a PABI 34 provider's ops.
     fn verbs_set_ops(vctx: *mut verbs_context, ops: *const verbs_context_ops) -> (), on_panic = ();
     {
         ensure!(!vctx.is_null() && !ops.is_null(), libc::EINVAL);
-        // SAFETY: provider's live context and ops table.
-        let (v, o) = unsafe { (&mut *vctx, &*ops) };
-        // SAFETY: priv was set by init_context.
-        let p = unsafe { &mut (*v.priv_.cast::<ContextPriv>()).ops };
-        let c = &mut v.context.ops;
-        // Private only.
-        macro_rules! ic { ($($n:ident),*) => {$( if o.$n.is_some() { p.$n = o.$n; } )*} }
-        // Private, plus the obsolete `_compat_<name>` slot of ibv_context_ops.
-        macro_rules! compat { ($($n:ident => $slot:ident),*) => {$(
-            if let Some(f) = o.$n { p.$n = Some(f); c.$slot = as_compat!(f); }
-        )*} }
-        // Private, plus the public slot of the same name in ibv_context_ops.
-        macro_rules! ctx { ($($n:ident),*) => {$( if o.$n.is_some() { p.$n = o.$n; c.$n = o.$n; } )*} }
-        // Private, plus the public slot of the same name in verbs_context.
-        macro_rules! vc { ($($n:ident),*) => {$( if o.$n.is_some() { p.$n = o.$n; v.$n = o.$n; } )*} }
-
-        vc!(advise_mr, alloc_dm, alloc_null_mr, alloc_parent_domain, alloc_td,
-            attach_counters_point_flow, create_counters, close_xrcd, create_flow_action_esp,
-            create_qp_ex, create_rwq_ind_table, create_srq_ex, create_wq, dealloc_td,
-            destroy_counters, destroy_flow_action, destroy_rwq_ind_table, destroy_wq, free_dm,
-            get_srq_num, modify_cq, modify_flow_action_esp, modify_qp_rate_limit, modify_wq,
-            open_qp, open_xrcd, post_srq_ops, query_device_ex, query_rt_values, read_counters,
-            reg_dm_mr);
-        ctx!(alloc_mw, bind_mw, dealloc_mw, poll_cq, post_recv, post_send, post_srq_recv,
-             req_notify_cq);
-        compat!(alloc_pd => _compat_alloc_pd, async_event => _compat_async_event,
-                attach_mcast => _compat_attach_mcast, cq_event => _compat_cq_event,
-                create_ah => _compat_create_ah, create_cq => _compat_create_cq,
-                create_qp => _compat_create_qp, create_srq => _compat_create_srq,
-                dealloc_pd => _compat_dealloc_pd, dereg_mr => _compat_dereg_mr,
-                destroy_ah => _compat_destroy_ah, destroy_cq => _compat_destroy_cq,
-                destroy_qp => _compat_destroy_qp, destroy_srq => _compat_destroy_srq,
-                detach_mcast => _compat_detach_mcast, modify_qp => _compat_modify_qp,
-                modify_srq => _compat_modify_srq, query_qp => _compat_query_qp,
-                query_srq => _compat_query_srq, reg_mr => _compat_reg_mr,
-                rereg_mr => _compat_rereg_mr, resize_cq => _compat_resize_cq);
-        ic!(create_cq_ex, free_context, import_dm, import_mr, import_pd, query_ece, query_port,
-            query_qp_data_in_order, reg_dmabuf_mr, set_ece, unimport_dm, unimport_mr, unimport_pd);
-        // The flow ops live under other names in verbs_context.
-        if let Some(f) = o.create_flow { p.create_flow = Some(f); v.ibv_create_flow = Some(f); }
-        if let Some(f) = o.destroy_flow { p.destroy_flow = Some(f); v.ibv_destroy_flow = Some(f); }
+        // SAFETY: the provider's ops table.
+        let o = ops65_of_34(unsafe { &*ops });
+        // SAFETY: the provider's context of 44's layout, being created.
+        unsafe { install_ops(vctx, &o) }
     }
 }
+symver!(compat verbs_set_ops, "IBVERBS_PRIVATE_34", verbs_set_ops);
 
-export! {
+export_versioned! {
+    /// verbs_set_ops@@IBVERBS_PRIVATE_65: installs a PABI 65 provider's ops.
+    fn verbs_set_ops_65(vctx: *mut verbs65::verbs_context, ops: *const driver65::verbs_context_ops) -> (), on_panic = ();
+    {
+        ensure!(!vctx.is_null() && !ops.is_null(), libc::EINVAL);
+        // SAFETY: the provider's context of 65's layout, being created, and
+        // its ops table.
+        unsafe { install_ops(v44_of_v65(vctx), &*ops) }
+    }
+}
+symver!(default verbs_set_ops, "IBVERBS_PRIVATE_65", verbs_set_ops_65);
+
+rdma_util::export_versioned! {
     /// IBVERBS_PRIVATE_34: initialises the library-owned fields of a CQ the
     /// provider created, taking a reference on its completion channel.
     fn verbs_init_cq(cq: *mut ibv_cq, context: *mut ibv_context, channel: *mut ibv_comp_channel,
@@ -192,6 +322,7 @@ export! {
         unsafe { init_cq(cq, context, channel, cq_context) }
     }
 }
+private_abi_both!(verbs_init_cq);
 
 /// Initialises the library-owned fields of a new CQ and takes a reference on
 /// its completion channel.
@@ -290,7 +421,7 @@ pub(crate) unsafe fn open_device(device: *mut ibv_device, private_data: *mut c_v
         return ptr::null_mut();
     };
     // SAFETY: provider op; it owns cmd_fd from here on (closes it on failure).
-    let vctx = unsafe { alloc(device, cmd_fd, private_data) };
+    let vctx = v44_of(unsafe { alloc(device, cmd_fd, private_data) }, crate::loader::pabi_of_ops(unsafe { (*vdev).ops }));
     if vctx.is_null() {
         return ptr::null_mut();
     }
@@ -326,7 +457,7 @@ pub(crate) unsafe fn close_device(ctx: *mut ibv_context) -> c_int {
     0
 }
 
-export! {
+rdma_util::export_versioned! {
     /// IBVERBS_PRIVATE_34: opens a device, passing provider-specific data to
     /// its alloc_context (used by mlx5dv_open_device and friends).
     fn verbs_open_device(device: *mut ibv_device, private_data: *mut c_void) -> *mut ibv_context,
@@ -338,6 +469,7 @@ export! {
         unsafe { open_device(device, private_data) }
     }
 }
+private_abi_both!(verbs_open_device);
 
 export_versioned! {
     /// ibv_open_device@@IBVERBS_1.1
@@ -619,7 +751,7 @@ mod tests {
         SEEN_PRIVATE.store(private as usize, std::sync::atomic::Ordering::Relaxed);
         // SAFETY: exactly what providers pass.
         let p = unsafe {
-            _verbs_init_and_alloc_context(dev, fd, std::mem::size_of::<ProvCtx>(), offset_of!(ProvCtx, vctx) as *mut verbs_context, 0)
+            verbs_init_and_alloc_context_34(dev, fd, std::mem::size_of::<ProvCtx>(), offset_of!(ProvCtx, vctx) as *mut verbs_context, 0)
         }
         .cast::<ProvCtx>();
         if p.is_null() {

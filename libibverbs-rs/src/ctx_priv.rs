@@ -5,8 +5,9 @@
 
 use std::mem::offset_of;
 
-use crate::abi::driver::*;
+use crate::abi::driver65;
 use crate::abi::verbs::*;
+pub(crate) use crate::pabi::Pabi;
 
 /// Our per-context private data (upstream's struct verbs_ex_private), reached
 /// through verbs_context.priv. The command channel reads its state through
@@ -16,8 +17,12 @@ pub(crate) struct ContextPriv {
     /// Driver id, whether write() commands travel over the ioctl path, whether
     /// the context was imported, and which ioctl methods the kernel lacks.
     pub(crate) cmd: crate::cmd::CmdCtxState,
-    /// The complete ops table: the provider's ops over the dummy ones.
-    pub(crate) ops: verbs_context_ops,
+    /// The complete ops table: the provider's ops over the dummy ones. It
+    /// has every op of the newest private ABI; a provider of an older one
+    /// leaves the newer ops at their dummies.
+    pub(crate) ops: driver65::verbs_context_ops,
+    /// The private ABI of the provider that created the context.
+    pub(crate) pabi: Pabi,
 }
 const _: () = assert!(offset_of!(ContextPriv, cmd) == 0);
 
@@ -68,7 +73,7 @@ pub(crate) unsafe fn priv_mut<'a>(ctx: *mut ibv_context) -> &'a mut ContextPriv 
 /// # Safety
 /// The contract of [`priv_of`]: `ctx` is a live context of this library, the
 /// reference does not outlive it, and no `&mut` to its ContextPriv is live.
-pub(crate) unsafe fn ops_of<'a>(ctx: *mut ibv_context) -> &'a verbs_context_ops {
+pub(crate) unsafe fn ops_of<'a>(ctx: *mut ibv_context) -> &'a driver65::verbs_context_ops {
     // SAFETY: forwarded caller contract.
     unsafe { &priv_of(ctx).ops }
 }

@@ -80,7 +80,7 @@ pub(crate) unsafe fn import_on(vdev: *mut verbs_device, cmd_fd: c_int) -> *mut i
     };
     // SAFETY: provider op; it owns cmd_fd from here on. NULL leaves the
     // provider's errno.
-    let vctx = unsafe { import(&mut (*vdev).device, cmd_fd) };
+    let vctx = crate::pabi::v44_of(unsafe { import(&mut (*vdev).device, cmd_fd) }, crate::loader::pabi_of_ops(unsafe { (*vdev).ops }));
     if vctx.is_null() {
         return ptr::null_mut();
     }
@@ -209,7 +209,7 @@ mod tests {
     use super::*;
     use crate::abi::kern::{UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, UVERBS_OBJECT_ASYNC_EVENT};
     use crate::testkit::kernel::{with_kernel, FakeKernel};
-    use crate::context::{verbs_set_ops, verbs_uninit_context, _verbs_init_and_alloc_context};
+    use crate::context::{verbs_set_ops, verbs_uninit_context, verbs_init_and_alloc_context_34};
     use crate::ctx_priv::verbs_ctx;
     use rdma_util::ffi::errno;
     use crate::testkit::ctx::{no_ops, FakeCtx};
@@ -264,7 +264,7 @@ mod tests {
         }
         // SAFETY: what a provider passes: its context is a bare verbs_context.
         let v = unsafe {
-            _verbs_init_and_alloc_context(dev, cmd_fd, std::mem::size_of::<verbs_context>(), ptr::null_mut(), 0)
+            verbs_init_and_alloc_context_34(dev, cmd_fd, std::mem::size_of::<verbs_context>(), ptr::null_mut(), 0)
         }
         .cast::<verbs_context>();
         assert!(!v.is_null());

@@ -16,6 +16,20 @@
 /// Name used in our own diagnostics (see `rdma_util::ffi::guard`).
 pub(crate) const LIB_NAME: &str = "libibverbs";
 
+/// Binds one private function (written with `export_versioned!`, so it has no
+/// unversioned name) at both private ABIs we serve: `name@IBVERBS_PRIVATE_34`
+/// for the providers of rdma-core 34 to 56, and `name@@IBVERBS_PRIVATE_65`
+/// for those of 65. Only for functions whose arguments and behaviour are the
+/// same in both, or that tell the two apart by the calling context's
+/// [`pabi::Pabi`]. A name has only one default version; 65's, the newest, is
+/// it. The dynamic linker binds a provider's versioned reference to either.
+macro_rules! private_abi_both {
+    ($name:ident) => {
+        rdma_util::symver!(compat $name, "IBVERBS_PRIVATE_34", $name);
+        rdma_util::symver!(default $name, "IBVERBS_PRIVATE_65", $name);
+    };
+}
+
 mod abi;
 mod ah;
 mod channel;
@@ -34,6 +48,7 @@ mod log;
 mod mcast;
 mod mr;
 mod neigh;
+mod pabi;
 mod pd;
 mod provider_release;
 mod qp;

@@ -1,5 +1,6 @@
 //! The provider loader: reading /etc/libibverbs.d, dlopen()ing the C provider
-//! libraries, the driver registry filled by verbs_register_driver_34, and
+//! libraries, the driver registry filled by verbs_register_driver_34 and
+//! verbs_register_driver_65 (which also tell each driver's private ABI), and
 //! matching devices to providers (driver id, name, modalias, PCI ids, ABI
 //! range) exactly in upstream's order.
 
@@ -12,22 +13,24 @@ use parking_lot::Mutex;
 use crate::abi::driver::*;
 use crate::abi::verbs::*;
 use crate::log::PFX;
+use crate::pabi::Pabi;
 use crate::sysfs::{read_file, sysfs_root};
 use crate::util::{cstr_field, env_bytes, not_setuid, set_cstr_field, warn};
 use rdma_util::{ensure, export};
 
-/// Where Debian installs the providers, and their file name suffix. The
-/// private ABI number in the suffix is the one we implement.
+/// Where Debian installs the providers.
 #[cfg(target_arch = "x86_64")]
 pub(crate) const PROVIDER_DIR: &str = "/usr/lib/x86_64-linux-gnu/libibverbs";
 #[cfg(target_arch = "aarch64")]
 pub(crate) const PROVIDER_DIR: &str = "/usr/lib/aarch64-linux-gnu/libibverbs";
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 pub(crate) const PROVIDER_DIR: &str = "/usr/lib/libibverbs";
-pub(crate) const PROVIDER_SUFFIX: &str = "-rdmav34.so";
+/// The providers' file name suffixes: the private ABI number in them is the
+/// one the provider speaks. Newest first.
+pub(crate) const PROVIDER_SUFFIXES: [&str; 2] = ["-rdmav65.so", "-rdmav34.so"];
 pub(crate) const CONFIG_DIR: &str = "/etc/libibverbs.d";
 
-struct Registry(Vec<*const verbs_device_ops>);
+struct Registry(Vec<(*const verbs_device_ops, Pabi)>);
 // SAFETY: the ops tables are immutable statics inside provider libraries that
 // are never unloaded.
 unsafe impl Send for Registry {}
@@ -37,7 +40,13 @@ static DRIVERS: Mutex<Registry> = Mutex::new(Registry(Vec::new()));
 static DRIVERS_LOADED: Mutex<bool> = Mutex::new(false);
 
 fn registered() -> Vec<*const verbs_device_ops> {
-    DRIVERS.lock().0.clone()
+    DRIVERS.lock().0.iter().map(|d| d.0).collect()
+}
+
+/// The private ABI of the driver whose ops table a device carries (34 for a
+/// table that never registered: the library's own test drivers).
+pub(crate) fn pabi_of_ops(ops: *const verbs_device_ops) -> Pabi {
+    DRIVERS.lock().0.iter().find(|d| d.0 == ops).map_or(Pabi::P34, |d| d.1)
 }
 
 export! {
@@ -46,7 +55,18 @@ export! {
     fn verbs_register_driver_34(ops: *const verbs_device_ops) -> (), on_panic = ();
     {
         ensure!(!ops.is_null(), libc::EINVAL);
-        DRIVERS.lock().0.push(ops);
+        DRIVERS.lock().0.push((ops, Pabi::P34));
+    }
+}
+
+export! {
+    /// IBVERBS_PRIVATE_65: as verbs_register_driver_34, for a provider of
+    /// rdma-core 65. Its verbs_device_ops has 44's layout; the contexts its
+    /// alloc_context returns have 65's.
+    fn verbs_register_driver_65(ops: *const verbs_device_ops) -> (), on_panic = ();
+    {
+        ensure!(!ops.is_null(), libc::EINVAL);
+        DRIVERS.lock().0.push((ops, Pabi::P65));
     }
 }
 
@@ -132,18 +152,44 @@ fn dlopen_now(path: &str) -> Result<(), String> {
     })
 }
 
+/// The provider suffixes in the order to try them: the private ABI of the
+/// installed providers first. A system has the providers of one release, so
+/// the first suffix is also the one a failure is reported with, as that
+/// release's own libibverbs would.
+fn suffix_order() -> [&'static str; 2] {
+    static ORDER: std::sync::OnceLock<[&'static str; 2]> = std::sync::OnceLock::new();
+    *ORDER.get_or_init(|| {
+        let [new, old] = PROVIDER_SUFFIXES;
+        let has_new = std::fs::read_dir(PROVIDER_DIR)
+            .map(|rd| rd.flatten().any(|e| e.file_name().to_string_lossy().ends_with(new)))
+            .unwrap_or(false);
+        if has_new { [new, old] } else { [old, new] }
+    })
+}
+
 /// Loads one provider by name: an absolute path (plus suffix), else from the
-/// provider directory, else through the library search path.
+/// provider directory, else through the library search path; each with the
+/// suffixes in [`suffix_order`].
 fn load_driver(name: &str) {
-    let so = if name.starts_with('/') {
-        format!("{name}{PROVIDER_SUFFIX}")
-    } else {
-        if dlopen_now(&format!("{PROVIDER_DIR}/lib{name}{PROVIDER_SUFFIX}")).is_ok() {
-            return;
+    let order = suffix_order();
+    let mut first_err = None;
+    for suffix in order {
+        let so = if name.starts_with('/') {
+            format!("{name}{suffix}")
+        } else {
+            if dlopen_now(&format!("{PROVIDER_DIR}/lib{name}{suffix}")).is_ok() {
+                return;
+            }
+            format!("lib{name}{suffix}")
+        };
+        match dlopen_now(&so) {
+            Ok(()) => return,
+            Err(e) => {
+                first_err.get_or_insert((so, e));
+            }
         }
-        format!("lib{name}{PROVIDER_SUFFIX}")
-    };
-    if let Err(e) = dlopen_now(&so) {
+    }
+    if let Some((so, e)) = first_err {
         warn(&format!("{PFX}Warning: couldn't load driver '{so}': {e}\n"));
     }
 }

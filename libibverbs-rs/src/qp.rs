@@ -279,8 +279,11 @@ export! {
 /// `qp` is the head of a provider's verbs_qp.
 pub(crate) unsafe fn qp_to_qp_ex(qp: *mut ibv_qp) -> *mut ibv_qp_ex {
     let vqp = qp.cast::<verbs_qp>();
-    // SAFETY: providers allocate every QP as a verbs_qp (driver.h ABI).
-    if unsafe { (*vqp).comp_mask } & VERBS_QP_EX != 0 {
+    // SAFETY: providers allocate every QP as a verbs_qp (driver.h ABI) of
+    // their release, and the QP's context is a live one of this library.
+    let (comp_mask, _) = crate::pabi::vqp_tail(vqp, unsafe { crate::ctx_priv::priv_of((*qp).context) }.pabi);
+    // SAFETY: as above.
+    if unsafe { *comp_mask } & VERBS_QP_EX != 0 {
         // SAFETY: as above; taking the address of the union member only.
         unsafe { ptr::addr_of_mut!((*vqp).base.qp_ex) }
     } else {
@@ -303,35 +306,66 @@ mod tests {
     use super::*;
     use rdma_util::ffi::{errno, set_errno};
 
-    fn vqp(comp_mask: u32) -> Box<verbs_qp> {
-        // SAFETY: all-zero is a valid verbs_qp.
-        let mut q: Box<verbs_qp> = Box::new(unsafe { std::mem::zeroed() });
-        q.comp_mask = comp_mask;
+    use crate::abi::driver65;
+    use crate::pabi::Pabi;
+    use crate::testkit::ctx::FakeCtx;
+
+    /// A QP of `ctx` in the verbs_qp layout of `pabi` (65's is the larger),
+    /// with `comp_mask` where that layout has it.
+    fn vqp(ctx: *mut ibv_context, pabi: Pabi, comp_mask: u32) -> Box<driver65::verbs_qp> {
+        // SAFETY: all-zero is a valid verbs_qp of either layout.
+        let mut q: Box<driver65::verbs_qp> = Box::new(unsafe { std::mem::zeroed() });
+        // SAFETY: the QP head is the same in both layouts.
+        unsafe { q.base.qp.context = ctx };
+        let p: *mut driver65::verbs_qp = &mut *q;
+        let (m, _) = crate::pabi::vqp_tail(p.cast(), pabi);
+        // SAFETY: inside the box for either layout.
+        unsafe { *m = comp_mask };
         q
     }
 
     #[test]
     fn extended_qp_converts() {
-        for mask in [VERBS_QP_EX, VERBS_QP_EX | VERBS_QP_XRCD] {
-            let mut q = vqp(mask);
-            let base: *mut verbs_qp = &mut *q;
-            // SAFETY: a verbs_qp-headed QP.
-            let ex = unsafe { ibv_qp_to_qp_ex(base.cast()) };
-            // SAFETY: address of the union member, for comparison.
-            assert_eq!(ex, unsafe { ptr::addr_of_mut!((*base).base.qp_ex) });
-            // The extended QP starts with the plain one (qp_base).
-            assert_eq!(ex as usize, base as usize);
+        for pabi in [Pabi::P34, Pabi::P65] {
+            let mut c = FakeCtx::with_pabi(0, pabi);
+            for mask in [VERBS_QP_EX, VERBS_QP_EX | VERBS_QP_XRCD] {
+                let mut q = vqp(c.ctx(), pabi, mask);
+                let base: *mut driver65::verbs_qp = &mut *q;
+                // SAFETY: a verbs_qp-headed QP of a live context.
+                let ex = unsafe { ibv_qp_to_qp_ex(base.cast()) };
+                // The extended QP starts with the plain one (qp_base).
+                assert_eq!(ex as usize, base as usize, "{pabi:?}");
+            }
         }
     }
 
     #[test]
+    fn the_mask_is_read_where_the_providers_layout_has_it() {
+        // A 65 provider's VERBS_QP_EX is 8 bytes further on: read at 44's
+        // place it would be missed, and the other way round.
+        let mut c65 = FakeCtx::with_pabi(0, Pabi::P65);
+        let mut q = vqp(c65.ctx(), Pabi::P65, VERBS_QP_EX);
+        let p: *mut driver65::verbs_qp = &mut *q;
+        // SAFETY: a verbs_qp-headed QP of a live context.
+        assert!(!unsafe { ibv_qp_to_qp_ex(p.cast()) }.is_null());
+        let mut c34 = FakeCtx::with_pabi(0, Pabi::P34);
+        let mut q = vqp(c34.ctx(), Pabi::P65, VERBS_QP_EX);
+        let p: *mut driver65::verbs_qp = &mut *q;
+        // SAFETY: as above.
+        assert!(unsafe { ibv_qp_to_qp_ex(p.cast()) }.is_null());
+    }
+
+    #[test]
     fn plain_qp_gives_null_and_keeps_errno() {
-        for mask in [0, VERBS_QP_XRCD] {
-            let mut q = vqp(mask);
-            set_errno(12345);
-            // SAFETY: a verbs_qp-headed QP.
-            assert!(unsafe { ibv_qp_to_qp_ex((&mut *q as *mut verbs_qp).cast()) }.is_null());
-            assert_eq!(errno(), 12345);
+        for pabi in [Pabi::P34, Pabi::P65] {
+            let mut c = FakeCtx::with_pabi(0, pabi);
+            for mask in [0, VERBS_QP_XRCD] {
+                let mut q = vqp(c.ctx(), pabi, mask);
+                set_errno(12345);
+                // SAFETY: a verbs_qp-headed QP of a live context.
+                assert!(unsafe { ibv_qp_to_qp_ex((&mut *q as *mut driver65::verbs_qp).cast()) }.is_null());
+                assert_eq!(errno(), 12345);
+            }
         }
     }
 
@@ -437,7 +471,7 @@ mod verb_tests {
     #[test]
     fn query_ece_with_null_output_gets_the_default_ops_eopnotsupp() {
         let mut c = FakeCtx::new(0);
-        c.set_ops(&crate::dummy_ops::DUMMY_OPS);
+        c.set_ops65(&crate::dummy_ops::DUMMY_OPS);
         // SAFETY: all-zero is a valid ibv_qp, a plain C struct.
         let mut qp: ibv_qp = unsafe { zeroed_unchecked() };
         qp.context = c.ctx();

@@ -7,6 +7,8 @@ use std::ptr;
 use crate::abi::driver::*;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
+use crate::abi::verbs65;
+use crate::pabi::Pabi;
 use crate::cmd::ioctl::{CmdBuf, CmdSpace};
 use crate::cmd::write::{execute_ioctl_fallback, Fallback};
 use crate::ctx_priv::ops_of;
@@ -46,23 +48,31 @@ pub(crate) unsafe extern "C" fn lib_query_port(
     rdma_util::ffi::guard(crate::LIB_NAME, "ibv_query_port", libc::EIO, || {
         ensure!(!context.is_null() && !port_attr.is_null(), libc::EINVAL, libc::EINVAL);
         // SAFETY: checked non-NULL; a context the application got from this library.
-        let Some(f) = unsafe { ops_of(context) }.query_port else { return libc::EOPNOTSUPP };
-        if port_attr_len < size_of::<ibv_port_attr>() {
+        // SAFETY: checked non-NULL; a context the application got from this library.
+        let p = unsafe { crate::ctx_priv::priv_of(context) };
+        let Some(f) = p.ops.query_port else { return libc::EOPNOTSUPP };
+        // What the provider writes: the ibv_port_attr of its release.
+        let full = match p.pabi {
+            Pabi::P34 => size_of::<ibv_port_attr>(),
+            Pabi::P65 => size_of::<verbs65::ibv_port_attr>(),
+        };
+        if port_attr_len < full {
             // SAFETY: all-zero is a valid ibv_port_attr.
-            let mut tmp: ibv_port_attr = unsafe { std::mem::zeroed() };
-            // SAFETY: provider op on a full-size local buffer.
+            let mut tmp: verbs65::ibv_port_attr = unsafe { std::mem::zeroed() };
+            // SAFETY: provider op on a local buffer of the largest layout.
             let rc = unsafe { f(context, port_num, &mut tmp) };
             if rc != 0 {
                 return rc;
             }
-            // SAFETY: the caller's buffer has port_attr_len bytes.
-            unsafe { ptr::copy_nonoverlapping((&tmp as *const ibv_port_attr).cast::<u8>(), port_attr.cast::<u8>(), port_attr_len) };
+            // SAFETY: the caller's buffer has port_attr_len bytes, fewer than tmp.
+            unsafe { ptr::copy_nonoverlapping((&tmp as *const verbs65::ibv_port_attr).cast::<u8>(), port_attr.cast::<u8>(), port_attr_len) };
             return 0;
         }
         // SAFETY: the caller's buffer has port_attr_len bytes.
         unsafe { ptr::write_bytes(port_attr.cast::<u8>(), 0, port_attr_len) };
-        // SAFETY: provider op on the caller's full-size buffer.
-        unsafe { f(context, port_num, port_attr) }
+        // SAFETY: provider op on the caller's buffer, at least as large as
+        // what the provider writes.
+        unsafe { f(context, port_num, port_attr.cast()) }
     })
 }
 
@@ -332,7 +342,7 @@ pub(crate) unsafe fn query_gid(context: *mut ibv_context, port_num: u8, index: c
     0
 }
 
-export! {
+rdma_util::export_versioned! {
     /// IBVERBS_PRIVATE_34 (used by ibv_devinfo): RoCE v1/IB or RoCE v2.
     fn ibv_query_gid_type(context: *mut ibv_context, port_num: u8, index: c_uint, type_: *mut ibv_gid_type_sysfs) -> c_int, on_panic = -1;
     {
@@ -361,6 +371,7 @@ export! {
         0
     }
 }
+private_abi_both!(ibv_query_gid_type);
 
 export! {
     /// IBVERBS_1.11: one GID entry with type and netdev. Returns 0 or an errno.

@@ -131,12 +131,13 @@ fn wr_opcode_name(opcode: ibv_wr_opcode) -> *const c_char {
     }
 }
 
-export! {
+rdma_util::export_versioned! {
     /// IBVERBS_PRIVATE_34, since rdma-core 49 (the rxe and mlx5 providers
     /// of Debian 13 import it).
     fn ibv_wr_opcode_str(opcode: ibv_wr_opcode) -> *const c_char, on_panic = UNKNOWN.as_ptr();
     { wr_opcode_name(opcode) }
 }
+private_abi_both!(ibv_wr_opcode_str);
 
 /// (rate, multiple of 2.5 Gb/s) for the rates that have an integer multiple.
 const RATE_MULT: [(ibv_rate, c_int); 15] = [

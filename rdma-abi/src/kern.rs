@@ -344,6 +344,8 @@ pub const UVERBS_ATTR_QUERY_PORT_RESP: u16 = 1;
 pub type uverbs_attrs_get_context_attr_ids = u16;
 pub const UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS: u16 = 0;
 pub const UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT: u16 = 1;
+/// rdma-core 65's kernel headers: file descriptors to share with the new context.
+pub const UVERBS_ATTR_GET_CONTEXT_FD_ARR: u16 = 2;
 pub type uverbs_attrs_query_context_attr_ids = u16;
 pub const UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS: u16 = 0;
 pub const UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT: u16 = 1;
@@ -356,6 +358,11 @@ pub const UVERBS_ATTR_CREATE_CQ_COMP_VECTOR: u16 = 4;
 pub const UVERBS_ATTR_CREATE_CQ_FLAGS: u16 = 5;
 pub const UVERBS_ATTR_CREATE_CQ_RESP_CQE: u16 = 6;
 pub const UVERBS_ATTR_CREATE_CQ_EVENT_FD: u16 = 7;
+// rdma-core 65's kernel headers: CQ memory the provider allocated itself.
+pub const UVERBS_ATTR_CREATE_CQ_BUFFER_VA: u16 = 8;
+pub const UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH: u16 = 9;
+pub const UVERBS_ATTR_CREATE_CQ_BUFFER_FD: u16 = 10;
+pub const UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET: u16 = 11;
 pub type uverbs_attrs_destroy_cq_cmd_attr_ids = u16;
 pub const UVERBS_ATTR_DESTROY_CQ_HANDLE: u16 = 0;
 pub const UVERBS_ATTR_DESTROY_CQ_RESP: u16 = 1;

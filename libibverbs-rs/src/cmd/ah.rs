@@ -61,7 +61,7 @@ pub(crate) unsafe fn create_ah(
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Creates an address handle (write() command; the provider's data, if
     /// any, only in the response). Sets `ah->handle` and `ah->context`.
     /// Returns 0 or an errno value.
@@ -75,6 +75,7 @@ rdma_util::export! {
         unsafe { create_ah(pd, ah, attr, resp, resp_size) }
     }
 }
+private_abi_both!(ibv_cmd_create_ah);
 
 /// `ibv_cmd_destroy_ah`.
 ///
@@ -103,7 +104,7 @@ pub(crate) unsafe fn destroy_ah(ah: *mut ibv_ah) -> c_int {
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Destroys an address handle. Returns 0 or an errno value; EIO counts
     /// as success when disassociated destroy is allowed.
     fn ibv_cmd_destroy_ah(ah: *mut ibv_ah) -> c_int, on_panic = libc::EIO;
@@ -113,6 +114,7 @@ rdma_util::export! {
         unsafe { destroy_ah(ah) }
     }
 }
+private_abi_both!(ibv_cmd_destroy_ah);
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@ use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ensure;
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Creates a counters object (ioctl only), with the provider's
     /// attributes in `link` (may be NULL). No `comp_mask` bit is supported
     /// (EOPNOTSUPP). Fills the object's context and handle. Returns 0 or an
@@ -44,8 +44,9 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_create_counters);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Destroys a counters object (ioctl only). Returns 0 or an errno
     /// value; EIO counts as success when disassociated destroy is allowed.
     fn ibv_cmd_destroy_counters(vcounters: *mut verbs_counters) -> c_int, on_panic = libc::EIO;
@@ -66,8 +67,9 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_destroy_counters);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Reads `ncounters` 64-bit counter values into `counters_value` (ioctl
     /// only), with the provider's attributes in `link` (may be NULL).
     /// Returns 0 or an errno value.
@@ -94,6 +96,7 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_read_counters);
 
 #[cfg(test)]
 mod tests {

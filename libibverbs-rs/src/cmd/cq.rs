@@ -11,6 +11,7 @@ use super::write::{
 };
 use super::{cmd_state, is_destroy_err};
 use crate::abi::driver::*;
+use crate::abi::driver65;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use crate::cmd::cmd_bit;
@@ -29,15 +30,21 @@ unsafe fn icmd_create_cq(
     cq: *mut ibv_cq,
     link: *mut ibv_command_buffer,
     cmd_flags: u32,
+    prov: *const driver65::verbs_create_cq_prov_attr,
 ) -> c_int {
     // SAFETY (whole function): ctx, cq and channel (if not NULL) are live;
-    // link is the compatibility buffer of the provider's command.
+    // link is the compatibility buffer of the provider's command; prov is
+    // NULL or the provider's CQ memory description.
     unsafe {
         let Some(state) = cmd_state(ctx) else {
             return libc::EINVAL;
         };
+        let mem_flags = driver65::CREATE_CQ_CMD_FLAGS_WITH_MEM_VA | driver65::CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF;
+        if cmd_flags & mem_flags != 0 && prov.is_null() {
+            return libc::EINVAL;
+        }
         let mut cmd_space = CmdSpace::new();
-        let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 8, link) {
+        let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 11, link) {
             Ok(b) => b,
             Err(e) => return e,
         };
@@ -58,6 +65,20 @@ unsafe fn icmd_create_cq(
         } else if let Some(a) = async_fd {
             // Older kernels without the attribute can still create the CQ.
             cmdb.optional(a);
+        }
+        // CQ memory the provider allocated (rdma-core 65): only the ioctl
+        // path can carry it.
+        if cmd_flags & driver65::CREATE_CQ_CMD_FLAGS_WITH_MEM_VA != 0 {
+            let b = &(*prov).buffer;
+            cmdb.fill_in_u64(UVERBS_ATTR_CREATE_CQ_BUFFER_VA, b.mem.ptr as usize as u64);
+            cmdb.fill_in_u64(UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH, b.length);
+            cmdb.require_ioctl();
+        } else if cmd_flags & driver65::CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF != 0 {
+            let b = &(*prov).buffer;
+            cmdb.fill_in_fd(UVERBS_ATTR_CREATE_CQ_BUFFER_FD, b.mem.dmabuf.fd);
+            cmdb.fill_in_u64(UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET, b.mem.dmabuf.offset);
+            cmdb.fill_in_u64(UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH, b.length);
+            cmdb.require_ioctl();
         }
         if flags != 0 {
             if flags & !IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION != 0
@@ -115,7 +136,7 @@ unsafe fn icmd_create_cq(
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Creates a CQ: the CQ_CREATE ioctl, or the CREATE_CQ write() command
     /// on older kernels. `cmd` may be NULL when the provider sends no data.
     /// Sets the CQ's context, handle and cqe. Returns 0 or an errno value.
@@ -134,9 +155,10 @@ rdma_util::export! {
             Err(e) => return e,
         };
         // SAFETY: live context and CQ; cmdb describes the provider's buffers.
-        unsafe { icmd_create_cq(context, cqe, channel, comp_vector, 0, cq, cmdb.as_ptr(), 0) }
+        unsafe { icmd_create_cq(context, cqe, channel, comp_vector, 0, cq, cmdb.as_ptr(), 0, ptr::null()) }
     }
 }
+private_abi_both!(ibv_cmd_create_cq);
 
 /// The shared body of `ibv_cmd_create_cq_ex(2)`: the extended attributes
 /// become CQ_CREATE flags (timestamps, overrun); unknown `comp_mask` bits are
@@ -146,7 +168,8 @@ rdma_util::export! {
 /// `context`, `cq_attr` and `cq` are live; `cmdb` is a command buffer of
 /// CQ_CREATE with the provider's data.
 unsafe fn create_cq_ex_with(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex,
-                            cq: *mut verbs_cq, cmdb: *mut ibv_command_buffer, cmd_flags: u32) -> c_int {
+                            cq: *mut verbs_cq, cmdb: *mut ibv_command_buffer, cmd_flags: u32,
+                            prov: *const driver65::verbs_create_cq_prov_attr) -> c_int {
     // SAFETY: live attributes (caller contract).
     let a = unsafe { &*cq_attr };
     if a.comp_mask & !(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD) != 0 {
@@ -167,61 +190,106 @@ unsafe fn create_cq_ex_with(context: *mut ibv_context, cq_attr: *const ibv_cq_in
     unsafe {
         let ibcq = addr_of_mut!((*cq).base.cq);
         icmd_create_cq(context, a.cqe as c_int, a.channel, a.comp_vector as c_int, flags,
-                       ibcq, cmdb, cmd_flags)
+                       ibcq, cmdb, cmd_flags, prov)
     }
 }
 
-rdma_util::export! {
-    /// Creates a CQ from extended attributes (timestamps and overrun
-    /// flags become CQ_CREATE flags; flags other than a tolerated timestamp
-    /// need the extended write() command on older kernels). Returns 0 or an
-    /// errno value; EOPNOTSUPP for unknown `comp_mask` bits.
+rdma_util::export_versioned! {
+    /// ibv_cmd_create_cq_ex@IBVERBS_PRIVATE_34: creates a CQ from extended
+    /// attributes (timestamps and overrun flags become CQ_CREATE flags; flags
+    /// other than a tolerated timestamp need the extended write() command on
+    /// older kernels). Returns 0 or an errno value; EOPNOTSUPP for unknown
+    /// `comp_mask` bits.
     fn ibv_cmd_create_cq_ex(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex,
                             cq: *mut verbs_cq, cmd: *mut ibv_create_cq_ex, cmd_size: usize,
                             resp: *mut ib_uverbs_ex_create_cq_resp, resp_size: usize,
                             cmd_flags: u32) -> c_int, on_panic = libc::EIO;
     {
-        ensure!(!context.is_null() && !cq_attr.is_null() && !cq.is_null(),
-                libc::EINVAL, libc::EINVAL);
-        // SAFETY: the provider passes its command and response buffers (or NULL).
-        let mut cmd_space = CmdSpace::new();
-        let cmdb = match unsafe { CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE,
-                                                  cmd, cmd_size, resp, resp_size) } {
-            Ok(b) => b,
-            Err(e) => return e,
-        };
-        // SAFETY: live context, attributes and CQ.
-        unsafe { create_cq_ex_with(context, cq_attr, cq, cmdb.as_ptr(), cmd_flags) }
+        // SAFETY: the provider's arguments; no CQ memory of its own.
+        unsafe { create_cq_ex_compat(context, cq_attr, ptr::null(), cq, cmd, cmd_size, resp, resp_size,
+                                     cmd_flags, ptr::null_mut()) }
     }
 }
+rdma_util::symver!(compat ibv_cmd_create_cq_ex, "IBVERBS_PRIVATE_34", ibv_cmd_create_cq_ex);
 
-rdma_util::export! {
-    /// IBVERBS_PRIVATE_34 since rdma-core 53: ibv_cmd_create_cq_ex with the
-    /// provider's own ioctl attributes in `driver` (NULL for none), linked
-    /// after the core attributes and its `cmd`/`resp` data.
+rdma_util::export_versioned! {
+    /// ibv_cmd_create_cq_ex@@IBVERBS_PRIVATE_65: as the 34 one, plus the CQ
+    /// memory a provider may have allocated itself (`prov_attr`, needed when
+    /// `cmd_flags` has CREATE_CQ_CMD_FLAGS_WITH_MEM_VA or _DMABUF).
+    fn ibv_cmd_create_cq_ex_65(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex,
+                               prov_attr: *const driver65::verbs_create_cq_prov_attr,
+                               cq: *mut verbs_cq, cmd: *mut ibv_create_cq_ex, cmd_size: usize,
+                               resp: *mut ib_uverbs_ex_create_cq_resp, resp_size: usize,
+                               cmd_flags: u32) -> c_int, on_panic = libc::EIO;
+    {
+        // SAFETY: the provider's arguments.
+        unsafe { create_cq_ex_compat(context, cq_attr, prov_attr, cq, cmd, cmd_size, resp, resp_size,
+                                     cmd_flags, ptr::null_mut()) }
+    }
+}
+rdma_util::symver!(default ibv_cmd_create_cq_ex, "IBVERBS_PRIVATE_65", ibv_cmd_create_cq_ex_65);
+
+/// The body of every ibv_cmd_create_cq_ex*: the provider's write() buffers
+/// as the compatibility buffer, its own attributes (`driver`) linked after.
+///
+/// # Safety
+/// The provider's live context, attributes and CQ; `prov` NULL or valid;
+/// `cmd`/`resp` NULL or valid for their sizes; `driver` NULL or a valid chain.
+#[allow(clippy::too_many_arguments)]
+unsafe fn create_cq_ex_compat(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex,
+                              prov: *const driver65::verbs_create_cq_prov_attr, cq: *mut verbs_cq,
+                              cmd: *mut ibv_create_cq_ex, cmd_size: usize,
+                              resp: *mut ib_uverbs_ex_create_cq_resp, resp_size: usize,
+                              cmd_flags: u32, driver: *mut ibv_command_buffer) -> c_int {
+    ensure!(!context.is_null() && !cq_attr.is_null() && !cq.is_null(), libc::EINVAL, libc::EINVAL);
+    let mut cmd_space = CmdSpace::new();
+    // SAFETY: the provider passes its command and response buffers (or
+    // NULL) and its own command buffer chain (or NULL), live for the call.
+    let cmdb = match unsafe { CmdBuf::compat_link_in(&mut cmd_space, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE,
+                                                     driver, cmd, cmd_size, resp, resp_size) } {
+        Ok(b) => b,
+        Err(e) => return e,
+    };
+    // SAFETY: live context, attributes and CQ.
+    unsafe { create_cq_ex_with(context, cq_attr, cq, cmdb.as_ptr(), cmd_flags, prov) }
+}
+
+rdma_util::export_versioned! {
+    /// ibv_cmd_create_cq_ex2@IBVERBS_PRIVATE_34 (since rdma-core 53):
+    /// ibv_cmd_create_cq_ex with the provider's own ioctl attributes in
+    /// `driver` (NULL for none), linked after the core attributes and its
+    /// `cmd`/`resp` data.
     fn ibv_cmd_create_cq_ex2(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex,
                              cq: *mut verbs_cq, cmd: *mut ibv_create_cq_ex, cmd_size: usize,
                              resp: *mut ib_uverbs_ex_create_cq_resp, resp_size: usize,
                              cmd_flags: u32, driver: *mut ibv_command_buffer) -> c_int,
         on_panic = libc::EIO;
     {
-        ensure!(!context.is_null() && !cq_attr.is_null() && !cq.is_null(),
-                libc::EINVAL, libc::EINVAL);
-        let mut cmd_space = CmdSpace::new();
-        // SAFETY: the provider passes its command and response buffers (or
-        // NULL) and its own command buffer chain (or NULL), live for the call.
-        let cmdb = match unsafe { CmdBuf::compat_link_in(&mut cmd_space, UVERBS_OBJECT_CQ,
-                                                       UVERBS_METHOD_CQ_CREATE, driver,
-                                                       cmd, cmd_size, resp, resp_size) } {
-            Ok(b) => b,
-            Err(e) => return e,
-        };
-        // SAFETY: live context, attributes and CQ.
-        unsafe { create_cq_ex_with(context, cq_attr, cq, cmdb.as_ptr(), cmd_flags) }
+        // SAFETY: the provider's arguments; no CQ memory of its own.
+        unsafe { create_cq_ex_compat(context, cq_attr, ptr::null(), cq, cmd, cmd_size, resp, resp_size,
+                                     cmd_flags, driver) }
     }
 }
+rdma_util::symver!(compat ibv_cmd_create_cq_ex2, "IBVERBS_PRIVATE_34", ibv_cmd_create_cq_ex2);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
+    /// ibv_cmd_create_cq_ex2@@IBVERBS_PRIVATE_65: the 34 one plus `prov_attr`,
+    /// as in ibv_cmd_create_cq_ex@@IBVERBS_PRIVATE_65.
+    fn ibv_cmd_create_cq_ex2_65(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex,
+                                prov_attr: *const driver65::verbs_create_cq_prov_attr,
+                                cq: *mut verbs_cq, cmd: *mut ibv_create_cq_ex, cmd_size: usize,
+                                resp: *mut ib_uverbs_ex_create_cq_resp, resp_size: usize,
+                                cmd_flags: u32, driver: *mut ibv_command_buffer) -> c_int,
+        on_panic = libc::EIO;
+    {
+        // SAFETY: the provider's arguments.
+        unsafe { create_cq_ex_compat(context, cq_attr, prov_attr, cq, cmd, cmd_size, resp, resp_size,
+                                     cmd_flags, driver) }
+    }
+}
+rdma_util::symver!(default ibv_cmd_create_cq_ex2, "IBVERBS_PRIVATE_65", ibv_cmd_create_cq_ex2_65);
+
+rdma_util::export_versioned! {
     /// Resizes a CQ (write() command); sets `cq->cqe` to the new size.
     /// Returns 0 or an errno value.
     fn ibv_cmd_resize_cq(cq: *mut ibv_cq, cqe: c_int, cmd: *mut ibv_resize_cq, cmd_size: usize,
@@ -242,8 +310,9 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_resize_cq);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Arms a CQ for a completion event (write() command). Returns 0 or an
     /// errno value.
     fn ibv_cmd_req_notify_cq(ibcq: *mut ibv_cq, solicited_only: c_int) -> c_int,
@@ -263,6 +332,7 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_req_notify_cq);
 
 /// `ibv_cmd_destroy_cq`: destroys the CQ, then waits until the application
 /// has acknowledged as many completion and async events as the kernel
@@ -315,7 +385,7 @@ pub(crate) unsafe fn destroy_cq(cq: *mut ibv_cq) -> c_int {
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Destroys a CQ and waits for the outstanding events to be
     /// acknowledged. Returns 0 or an errno value; EIO counts as success
     /// (without waiting) when disassociated destroy is allowed.
@@ -326,6 +396,7 @@ rdma_util::export! {
         unsafe { destroy_cq(cq) }
     }
 }
+private_abi_both!(ibv_cmd_destroy_cq);
 
 #[cfg(test)]
 mod tests {

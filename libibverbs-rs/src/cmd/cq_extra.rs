@@ -9,7 +9,7 @@ use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ensure;
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Changes a CQ's moderation (completion count and period) with the
     /// extended write() command MODIFY_CQ, provider data after `cmd`.
     /// Unknown attribute bits give EINVAL. Returns 0 or an errno value.
@@ -33,6 +33,7 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_modify_cq);
 
 #[cfg(test)]
 mod tests {

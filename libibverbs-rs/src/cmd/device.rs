@@ -12,6 +12,7 @@ use super::write::{
 use crate::abi::driver::verbs_device;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
+use crate::abi::verbs65;
 use crate::cmd::{cmd_bit, offset_end};
 use rdma_util::ensure;
 
@@ -32,14 +33,15 @@ pub(crate) unsafe fn verbs_get_device(ctx: *mut ibv_context) -> *mut verbs_devic
     unsafe { (*ctx).device.cast() }
 }
 
-unsafe fn cmd_get_context(vctx: *mut verbs_context, link: *mut ibv_command_buffer) -> c_int {
-    // SAFETY (whole function): vctx is a live verbs context being set up;
-    // link is the compatibility buffer of the caller's command.
+unsafe fn cmd_get_context(vctx: *mut verbs_context, fds: *const verbs65::ibv_fd_arr, link: *mut ibv_command_buffer) -> c_int {
+    // SAFETY (whole function): vctx is (the 44 view of) a live verbs context
+    // being set up; fds is NULL or the provider's descriptor array; link is
+    // the compatibility buffer of the caller's command.
     unsafe {
         let ctx: *mut ibv_context = ptr::addr_of_mut!((*vctx).context);
         let mut cmd_space = CmdSpace::new();
         let mut cmdb =
-            match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT, 2, link) {
+            match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT, 3, link) {
                 Ok(b) => b,
                 Err(e) => return e,
             };
@@ -50,6 +52,12 @@ unsafe fn cmd_get_context(vctx: *mut verbs_context, link: *mut ibv_command_buffe
             &mut num_comp_vectors,
         );
         cmdb.fill_out_ptr(UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, &mut core_support);
+        if let Some(f) = fds.as_ref() {
+            // An array of ints; a length that overflows is left for the
+            // kernel to refuse, as upstream does.
+            let len = size_of::<c_int>().checked_mul(f.count as usize).unwrap_or(usize::MAX);
+            cmdb.fill_in(UVERBS_ATTR_GET_CONTEXT_FD_ARR, f.arr.cast(), len);
+        }
 
         // Getting a context is no verbs_context_ops entry; upstream files it
         // under free_context, which never uses an ioctl.
@@ -74,27 +82,57 @@ unsafe fn cmd_get_context(vctx: *mut verbs_context, link: *mut ibv_command_buffe
     }
 }
 
-rdma_util::export! {
-    /// Opens the kernel side of a new context: the async event FD (write()
-    /// kernels) or the core support flags (ioctl kernels), and the number of
-    /// completion vectors. Returns 0 or an errno value.
+/// The body of both ibv_cmd_get_context: the provider's write() buffers as
+/// the compatibility buffer.
+///
+/// # Safety
+/// `vctx` is the 44 view of the provider's context being set up; `fds` NULL
+/// or valid; `cmd`/`resp` NULL or valid for their sizes.
+unsafe fn get_context_compat(vctx: *mut verbs_context, cmd: *mut ibv_get_context, cmd_size: usize,
+                             fds: *const verbs65::ibv_fd_arr, resp: *mut ib_uverbs_get_context_resp,
+                             resp_size: usize) -> c_int {
+    ensure!(!vctx.is_null(), libc::EINVAL, libc::EINVAL);
+    let mut cmd_space = CmdSpace::new();
+    // SAFETY: the provider passes its command and response buffers with
+    // their sizes.
+    let cmdb = match unsafe { CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT,
+                                              cmd, cmd_size, resp, resp_size) } {
+        Ok(b) => b,
+        Err(e) => return e,
+    };
+    // SAFETY: live context being initialised; cmdb holds the provider data.
+    unsafe { cmd_get_context(vctx, fds, cmdb.as_ptr()) }
+}
+
+rdma_util::export_versioned! {
+    /// ibv_cmd_get_context@IBVERBS_PRIVATE_34: opens the kernel side of a new
+    /// context: the async event FD (write() kernels) or the core support
+    /// flags (ioctl kernels), and the number of completion vectors. Returns 0
+    /// or an errno value.
     fn ibv_cmd_get_context(context_ex: *mut verbs_context, cmd: *mut ibv_get_context,
                            cmd_size: usize, resp: *mut ib_uverbs_get_context_resp,
                            resp_size: usize) -> c_int, on_panic = libc::EIO;
     {
-        ensure!(!context_ex.is_null(), libc::EINVAL, libc::EINVAL);
-        // SAFETY: the provider passes its command and response buffers with
-        // their sizes.
-        let mut cmd_space = CmdSpace::new();
-        let cmdb = match unsafe { CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT,
-                                                  cmd, cmd_size, resp, resp_size) } {
-            Ok(b) => b,
-            Err(e) => return e,
-        };
-        // SAFETY: live context being initialised; cmdb holds the provider data.
-        unsafe { cmd_get_context(context_ex, cmdb.as_ptr()) }
+        // SAFETY: the provider's context (44's layout) and buffers.
+        unsafe { get_context_compat(context_ex, cmd, cmd_size, ptr::null(), resp, resp_size) }
     }
 }
+rdma_util::symver!(compat ibv_cmd_get_context, "IBVERBS_PRIVATE_34", ibv_cmd_get_context);
+
+rdma_util::export_versioned! {
+    /// ibv_cmd_get_context@@IBVERBS_PRIVATE_65: the same for a context of
+    /// 65's layout, plus file descriptors to hand the kernel with it
+    /// (`fd_arr`, NULL for none; ioctl kernels only read them).
+    fn ibv_cmd_get_context_65(context_ex: *mut verbs65::verbs_context, cmd: *mut ibv_get_context,
+                              cmd_size: usize, fd_arr: *const verbs65::ibv_fd_arr,
+                              resp: *mut ib_uverbs_get_context_resp, resp_size: usize) -> c_int,
+        on_panic = libc::EIO;
+    {
+        // SAFETY: the provider's context (65's layout) and buffers.
+        unsafe { get_context_compat(crate::pabi::v44_of_v65(context_ex), cmd, cmd_size, fd_arr, resp, resp_size) }
+    }
+}
+rdma_util::symver!(default ibv_cmd_get_context, "IBVERBS_PRIVATE_65", ibv_cmd_get_context_65);
 
 /// `ibv_cmd_query_context`: re-reads the number of completion vectors and
 /// the core support flags (ioctl only).
@@ -125,7 +163,7 @@ pub(crate) unsafe fn query_context(ctx: *mut ibv_context, driver: *mut ibv_comma
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Queries an existing context (used when importing one). Returns 0 or
     /// an errno value.
     fn ibv_cmd_query_context(ctx: *mut ibv_context, driver: *mut ibv_command_buffer) -> c_int,
@@ -136,6 +174,7 @@ rdma_util::export! {
         unsafe { query_context(ctx, driver) }
     }
 }
+private_abi_both!(ibv_cmd_query_context);
 
 /// `ibv_cmd_alloc_async_fd` (not exported upstream either): asks the kernel
 /// for the context's async event FD (ioctl only) and stores it in
@@ -235,6 +274,14 @@ pub(crate) unsafe fn query_port(
             Fallback::Success => {
                 copy_query_port_resp(&mut *port_attr, &resp_ex.legacy_resp);
                 (*port_attr).port_cap_flags2 = resp_ex.port_cap_flags2;
+                // rdma-core 65's ibv_port_attr ends with active_speed_ex,
+                // which its kernel headers carry in bytes 2..6 of what 44's
+                // call reserved. Only a 65 provider's buffer has room for it.
+                if crate::ctx_priv::priv_of(ctx).pabi == crate::pabi::Pabi::P65 {
+                    let r = resp_ex.reserved;
+                    (*port_attr.cast::<crate::abi::verbs65::ibv_port_attr>()).active_speed_ex =
+                        u32::from_ne_bytes([r[2], r[3], r[4], r[5]]);
+                }
             }
             Fallback::Error(e) => return e,
             Fallback::TryWriteEx => return unhandled_fallback(),
@@ -243,7 +290,7 @@ pub(crate) unsafe fn query_port(
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Queries a port's attributes. Returns 0 or an errno value.
     fn ibv_cmd_query_port(context: *mut ibv_context, port_num: u8,
                           port_attr: *mut ibv_port_attr, cmd: *mut ibv_query_port,
@@ -254,6 +301,7 @@ rdma_util::export! {
         unsafe { query_port(context, port_num, port_attr, cmd, cmd_size) }
     }
 }
+private_abi_both!(ibv_cmd_query_port);
 
 /// `ibv_cmd_query_device_any`: QUERY_DEVICE_EX when the caller wants more
 /// than `ibv_device_attr` (falling back to QUERY_DEVICE on kernels without
@@ -436,7 +484,7 @@ pub(crate) unsafe fn query_device_any(
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Queries the device attributes, basic or extended depending on
     /// `attr_size`. Returns 0 or an errno value.
     fn ibv_cmd_query_device_any(context: *mut ibv_context,
@@ -451,6 +499,7 @@ rdma_util::export! {
         unsafe { query_device_any(context, input, attr, attr_size, resp, resp_size) }
     }
 }
+private_abi_both!(ibv_cmd_query_device_any);
 
 #[cfg(test)]
 mod tests {

@@ -12,7 +12,7 @@ use crate::abi::verbs::*;
 use rdma_util::ensure;
 use rdma_util::ffi::{errno, set_errno};
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Allocates device memory (ioctl only), with the provider's attributes
     /// in `link` (may be NULL). Fills the handle (in `dm` and `dm->dm`), the
     /// handle mask bit and the context. Returns 0 or an errno value.
@@ -44,8 +44,9 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_alloc_dm);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Frees device memory (ioctl only). Returns 0 or an errno value; EIO
     /// counts as success when disassociated destroy is allowed.
     fn ibv_cmd_free_dm(dm: *mut verbs_dm) -> c_int, on_panic = libc::EIO;
@@ -65,8 +66,9 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_free_dm);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Registers `length` bytes of device memory at `offset` as an MR (ioctl
     /// only). The MR is always zero-based, so `access` must include
     /// IBV_ACCESS_ZERO_BASED (else EINVAL). Fills handle, keys, context,
@@ -115,6 +117,7 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_reg_dm_mr);
 
 #[cfg(test)]
 mod tests {

@@ -371,7 +371,7 @@ unsafe fn create_flow(
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Attaches a steering flow to a QP (extended write() command). The
     /// specs following `flow_attr` are translated to the kernel's layout
     /// (EINVAL for unknown or malformed ones, EOPNOTSUPP for filter fields
@@ -387,6 +387,7 @@ rdma_util::export! {
         unsafe { create_flow(qp, flow_id, flow_attr, ucmd, ucmd_size) }
     }
 }
+private_abi_both!(ibv_cmd_create_flow);
 
 /// `ibv_cmd_destroy_flow`.
 ///
@@ -418,7 +419,7 @@ pub(crate) unsafe fn destroy_flow(flow: *mut ibv_flow) -> c_int {
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Destroys a steering flow (ioctl, or the extended write() on older
     /// kernels). Returns 0 or an errno value; EIO counts as success when
     /// disassociated destroy is allowed.
@@ -429,6 +430,7 @@ rdma_util::export! {
         unsafe { destroy_flow(flow_id) }
     }
 }
+private_abi_both!(ibv_cmd_destroy_flow);
 
 #[cfg(test)]
 mod tests {

@@ -57,7 +57,7 @@ unsafe fn fill_esp(cmdb: &mut CmdBuf, esp: *const ibv_flow_action_esp_attr) {
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Creates an ESP flow action (ioctl only), with the provider's
     /// attributes in `driver` (may be NULL). Fills the action's context,
     /// type and handle. Returns 0 or an errno value.
@@ -90,8 +90,9 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_create_flow_action_esp);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Changes the ESP parameters of an existing flow action (ioctl only).
     /// Returns 0 or an errno value.
     fn ibv_cmd_modify_flow_action_esp(flow_action: *mut verbs_flow_action,
@@ -116,8 +117,9 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_modify_flow_action_esp);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Destroys a flow action (ioctl only). Returns 0 or an errno value; EIO
     /// counts as success when disassociated destroy is allowed.
     fn ibv_cmd_destroy_flow_action(action: *mut verbs_flow_action) -> c_int,
@@ -139,6 +141,7 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_destroy_flow_action);
 
 #[cfg(test)]
 mod tests {

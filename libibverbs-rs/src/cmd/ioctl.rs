@@ -71,7 +71,7 @@ pub(crate) unsafe fn final_num_attrs(num_attrs: usize, mut link: *mut ibv_comman
     n
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Number of attributes a command buffer must hold to carry `num_attrs`
     /// of its own plus all attributes filled in the chain `link`.
     fn __ioctl_final_num_attrs(num_attrs: c_uint, link: *mut ibv_command_buffer) -> c_uint,
@@ -81,8 +81,9 @@ rdma_util::export! {
         unsafe { final_num_attrs(num_attrs as usize, link) as c_uint }
     }
 }
+private_abi_both!(__ioctl_final_num_attrs);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Sends the command in `cmd` (with its linked buffers) to the kernel.
     /// Returns 0 or an errno value (errno is set too).
     fn execute_ioctl(context: *mut ibv_context, cmd: *mut ibv_command_buffer) -> c_int,
@@ -93,6 +94,7 @@ rdma_util::export! {
         unsafe { execute(context, cmd) }
     }
 }
+private_abi_both!(execute_ioctl);
 
 /// `execute_ioctl`: linearise the chain, send, copy results back.
 /// Returns 0 or an errno value; errno is set on failure.

@@ -91,7 +91,7 @@ unsafe fn poll_cq(cq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int {
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Polls up to `ne` completions of `cq` through the kernel (write()
     /// command POLL_CQ). Returns the number of completions written to `wc`,
     /// or -1 with errno set.
@@ -102,6 +102,7 @@ rdma_util::export! {
         unsafe { poll_cq(cq, ne, wc) }
     }
 }
+private_abi_both!(ibv_cmd_poll_cq);
 
 /// Checks a verbs work request list before anything is built (upstream
 /// would crash on these) and counts requests and entries. On a bad request
@@ -262,7 +263,7 @@ unsafe fn post_send(qp: *mut ibv_qp, wr: *mut ibv_send_wr, bad_wr: *mut *mut ibv
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Posts a list of send work requests through the kernel (write()
     /// command POST_SEND). Returns 0, or an errno value with `*bad_wr` set
     /// to the first request not posted.
@@ -274,6 +275,7 @@ rdma_util::export! {
         unsafe { post_send(ibqp, wr, bad_wr) }
     }
 }
+private_abi_both!(ibv_cmd_post_send);
 
 // POST_RECV and POST_SRQ_RECV carry the same layout; one builder serves both.
 const _: () = assert!(size_of::<ibv_post_recv>() == size_of::<ibv_post_srq_recv>());
@@ -352,7 +354,7 @@ unsafe fn post_recv_list<C: WriteCmdResp>(
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Posts a list of receive work requests to a QP through the kernel
     /// (write() command POST_RECV). Returns 0, or an errno value with
     /// `*bad_wr` set to the first request not posted.
@@ -364,8 +366,9 @@ rdma_util::export! {
         unsafe { post_recv_list::<ibv_post_recv>((*ibqp).context, (*ibqp).handle, wr, bad_wr) }
     }
 }
+private_abi_both!(ibv_cmd_post_recv);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Posts a list of receive work requests to an SRQ through the kernel
     /// (write() command POST_SRQ_RECV). Returns 0, or an errno value with
     /// `*bad_wr` set to the first request not posted.
@@ -377,6 +380,7 @@ rdma_util::export! {
         unsafe { post_recv_list::<ibv_post_srq_recv>((*srq).context, (*srq).handle, wr, bad_wr) }
     }
 }
+private_abi_both!(ibv_cmd_post_srq_recv);
 
 #[cfg(test)]
 mod tests {

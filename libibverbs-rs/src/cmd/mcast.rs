@@ -22,7 +22,7 @@ unsafe fn mcast_core(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> ib_uverb
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Attaches a QP to a multicast group. Returns 0 or an errno value.
     fn ibv_cmd_attach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int,
         on_panic = libc::EIO;
@@ -35,8 +35,9 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_attach_mcast);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Detaches a QP from a multicast group. Returns 0 or an errno value;
     /// EIO counts as success when disassociated destroy is allowed.
     fn ibv_cmd_detach_mcast(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int,
@@ -58,6 +59,7 @@ rdma_util::export! {
         ret
     }
 }
+private_abi_both!(ibv_cmd_detach_mcast);
 
 #[cfg(test)]
 mod tests {

@@ -180,19 +180,59 @@ pub(crate) fn abi_ver() -> i32 {
     ABI_VER.load(Ordering::Relaxed)
 }
 
-/// `bool verbs_allow_disassociate_destroy`, exported data: when set, destroy
-/// commands that fail with EIO (device disassociated) report success, so
-/// applications can free their resources after a hot unplug.
-/// `AtomicBool` has the layout of C's `bool`.
-#[no_mangle]
-pub(crate) static verbs_allow_disassociate_destroy: AtomicBool = AtomicBool::new(false);
+// `bool verbs_allow_disassociate_destroy`, exported data: when set, destroy
+// commands that fail with EIO (device disassociated) report success, so
+// applications can free their resources after a hot unplug. Exported at both
+// private ABIs (@IBVERBS_PRIVATE_34, @@IBVERBS_PRIVATE_65) as one byte: a
+// versioned alias must be defined in the same object as its target, so the
+// byte itself is defined here in assembly and Rust reaches it by its hidden
+// name. Providers are shared objects and reach it through their GOT, so both
+// versions are the same byte.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+macro_rules! allow_disassociate_destroy_asm {
+    ($type:literal) => {
+        std::arch::global_asm!(
+            ".pushsection .bss.rs_allow_disassociate_destroy,\"aw\"",
+            ".globl rs_allow_disassociate_destroy",
+            ".hidden rs_allow_disassociate_destroy",
+            concat!(".type rs_allow_disassociate_destroy, ", $type),
+            ".size rs_allow_disassociate_destroy, 1",
+            "rs_allow_disassociate_destroy:",
+            ".zero 1",
+            ".globl rs_allow_disassociate_destroy_34",
+            concat!(".type rs_allow_disassociate_destroy_34, ", $type),
+            ".size rs_allow_disassociate_destroy_34, 1",
+            ".set rs_allow_disassociate_destroy_34, rs_allow_disassociate_destroy",
+            ".symver rs_allow_disassociate_destroy_34, verbs_allow_disassociate_destroy@IBVERBS_PRIVATE_34",
+            ".globl rs_allow_disassociate_destroy_65",
+            concat!(".type rs_allow_disassociate_destroy_65, ", $type),
+            ".size rs_allow_disassociate_destroy_65, 1",
+            ".set rs_allow_disassociate_destroy_65, rs_allow_disassociate_destroy",
+            ".symver rs_allow_disassociate_destroy_65, verbs_allow_disassociate_destroy@@IBVERBS_PRIVATE_65",
+            ".popsection",
+        );
+    };
+}
+#[cfg(target_arch = "x86_64")]
+allow_disassociate_destroy_asm!("@object");
+#[cfg(target_arch = "aarch64")]
+allow_disassociate_destroy_asm!("%object");
+
+extern "C" {
+    /// The byte defined above. `AtomicBool` has the layout of C's `bool`.
+    #[link_name = "rs_allow_disassociate_destroy"]
+    static verbs_allow_disassociate_destroy: AtomicBool;
+}
 
 pub(crate) fn set_allow_disassociate_destroy(allow: bool) {
-    verbs_allow_disassociate_destroy.store(allow, Ordering::Relaxed);
+    // SAFETY: a byte defined for the life of the library, only ever
+    // accessed atomically.
+    unsafe { verbs_allow_disassociate_destroy.store(allow, Ordering::Relaxed) };
 }
 
 pub(crate) fn allow_disassociate_destroy() -> bool {
-    verbs_allow_disassociate_destroy.load(Ordering::Relaxed)
+    // SAFETY: as in set_allow_disassociate_destroy.
+    unsafe { verbs_allow_disassociate_destroy.load(Ordering::Relaxed) }
 }
 
 /// True when a destroy command's result `ret` means the caller must stop and

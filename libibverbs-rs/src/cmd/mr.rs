@@ -70,7 +70,7 @@ pub(crate) unsafe fn reg_mr(
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Registers a memory region (write() command). Fills the handle, keys
     /// and context of `vmr->ibv_mr`, the MR type and access. Returns 0 or an
     /// errno value.
@@ -85,6 +85,7 @@ rdma_util::export! {
         unsafe { reg_mr(pd, addr, length, hca_va, access, vmr, cmd, cmd_size, resp, resp_size) }
     }
 }
+private_abi_both!(ibv_cmd_reg_mr);
 
 /// `ibv_cmd_dereg_mr`.
 ///
@@ -114,7 +115,7 @@ pub(crate) unsafe fn dereg_mr(vmr: *mut verbs_mr) -> c_int {
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Deregisters a memory region. Returns 0 or an errno value; EIO counts
     /// as success when disassociated destroy is allowed.
     fn ibv_cmd_dereg_mr(vmr: *mut verbs_mr) -> c_int, on_panic = libc::EIO;
@@ -124,6 +125,7 @@ rdma_util::export! {
         unsafe { dereg_mr(vmr) }
     }
 }
+private_abi_both!(ibv_cmd_dereg_mr);
 
 #[cfg(test)]
 mod tests {

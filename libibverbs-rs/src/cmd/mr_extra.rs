@@ -18,7 +18,7 @@ use crate::provider_release::passes_dmabuf_driver;
 use rdma_util::ensure;
 use rdma_util::ffi::errno;
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Re-registers an MR (write() command, provider data after
     /// `cmd`/`resp`): new translation, PD and/or access as `flags` says.
     /// Updates the keys, and the context when the PD changes. Returns 0 or
@@ -56,8 +56,9 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_rereg_mr);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Looks up the MR `mr_handle` (one shared through an imported PD's
     /// context) and fills `vmr` with its keys and length (ioctl only). The
     /// address is unknown (NULL); the type is IBV_MR_TYPE_IMPORTED_MR.
@@ -92,8 +93,9 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_query_mr);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Gives the kernel advice (e.g. prefetch) about the ranges in
     /// `sg_list` of ODP MRs (ioctl only). Returns 0 or an errno value.
     fn ibv_cmd_advise_mr(pd: *mut ibv_pd, advice: ibv_advise_mr_advice, flags: u32,
@@ -119,12 +121,57 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_advise_mr);
 
-rdma_util::export! {
-    /// Registers `length` bytes at `offset` of the dma-buf `fd`, mapped at
-    /// `iova` (ioctl only). Fills handle, keys, context, PD, the offset as
-    /// address, the length and type IBV_MR_TYPE_DMABUF_MR. Returns 0 or an
-    /// errno value.
+/// The body of both ibv_cmd_reg_dmabuf_mr: the REG_DMABUF_MR ioctl, with
+/// the provider's own attributes `link` (NULL for none) after the core ones.
+///
+/// # Safety
+/// A live PD of one of our contexts and a writable MR; `link` NULL or a valid
+/// chain.
+#[allow(clippy::too_many_arguments)]
+unsafe fn reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int,
+                        access: c_int, vmr: *mut verbs_mr, link: *mut ibv_command_buffer) -> c_int {
+    // SAFETY: caller contract.
+    unsafe {
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_MR,
+                                                  UVERBS_METHOD_REG_DMABUF_MR, 9, link) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        let mut lkey = 0u32;
+        let mut rkey = 0u32;
+        let handle = cmdb.fill_out_obj(UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
+        cmdb.fill_out_ptr(UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &mut lkey);
+        cmdb.fill_out_ptr(UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &mut rkey);
+        cmdb.fill_in_obj(UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, (*pd).handle);
+        cmdb.fill_in_u64(UVERBS_ATTR_REG_DMABUF_MR_OFFSET, offset);
+        cmdb.fill_in_u64(UVERBS_ATTR_REG_DMABUF_MR_LENGTH, length as u64);
+        cmdb.fill_in_u64(UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova);
+        cmdb.fill_in_u32(UVERBS_ATTR_REG_DMABUF_MR_FD, fd as u32);
+        cmdb.fill_in_u32(UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, access as u32);
+        if cmdb.execute((*pd).context) != 0 {
+            return errno();
+        }
+        let mr = &mut (*vmr).ibv_mr;
+        mr.handle = cmdb.read_obj(handle);
+        mr.context = (*pd).context;
+        mr.lkey = lkey;
+        mr.rkey = rkey;
+        mr.pd = pd;
+        mr.addr = offset as usize as *mut c_void;
+        mr.length = length;
+        (*vmr).mr_type = IBV_MR_TYPE_DMABUF_MR;
+    }
+    0
+}
+
+rdma_util::export_versioned! {
+    /// ibv_cmd_reg_dmabuf_mr@IBVERBS_PRIVATE_34: registers `length` bytes at
+    /// `offset` of the dma-buf `fd`, mapped at `iova` (ioctl only). Fills
+    /// handle, keys, context, PD, the offset as address, the length and type
+    /// IBV_MR_TYPE_DMABUF_MR. Returns 0 or an errno value.
     ///
     /// Providers of rdma-core 54 and later pass an eighth argument, their
     /// own attributes in `driver` (or NULL); earlier ones pass seven, and
@@ -141,40 +188,25 @@ rdma_util::export! {
         let link = if unsafe { passes_dmabuf_driver((*pd).context) } { driver } else { ptr::null_mut() };
         // SAFETY: the provider passes a live PD and MR, and a newer provider
         // a live chain (or NULL) in `driver`.
-        unsafe {
-            let mut cmd_space = CmdSpace::new();
-            let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_MR,
-                                                      UVERBS_METHOD_REG_DMABUF_MR, 9, link) {
-                Ok(b) => b,
-                Err(e) => return e,
-            };
-            let mut lkey = 0u32;
-            let mut rkey = 0u32;
-            let handle = cmdb.fill_out_obj(UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
-            cmdb.fill_out_ptr(UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &mut lkey);
-            cmdb.fill_out_ptr(UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &mut rkey);
-            cmdb.fill_in_obj(UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, (*pd).handle);
-            cmdb.fill_in_u64(UVERBS_ATTR_REG_DMABUF_MR_OFFSET, offset);
-            cmdb.fill_in_u64(UVERBS_ATTR_REG_DMABUF_MR_LENGTH, length as u64);
-            cmdb.fill_in_u64(UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova);
-            cmdb.fill_in_u32(UVERBS_ATTR_REG_DMABUF_MR_FD, fd as u32);
-            cmdb.fill_in_u32(UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, access as u32);
-            if cmdb.execute((*pd).context) != 0 {
-                return errno();
-            }
-            let mr = &mut (*vmr).ibv_mr;
-            mr.handle = cmdb.read_obj(handle);
-            mr.context = (*pd).context;
-            mr.lkey = lkey;
-            mr.rkey = rkey;
-            mr.pd = pd;
-            mr.addr = offset as usize as *mut c_void;
-            mr.length = length;
-            (*vmr).mr_type = IBV_MR_TYPE_DMABUF_MR;
-        }
-        0
+        unsafe { reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr, link) }
     }
 }
+rdma_util::symver!(compat ibv_cmd_reg_dmabuf_mr, "IBVERBS_PRIVATE_34", ibv_cmd_reg_dmabuf_mr);
+
+rdma_util::export_versioned! {
+    /// ibv_cmd_reg_dmabuf_mr@@IBVERBS_PRIVATE_65: the same, where every
+    /// caller passes `driver` (its own attributes, or NULL).
+    fn ibv_cmd_reg_dmabuf_mr_65(pd: *mut ibv_pd, offset: u64, length: usize, iova: u64, fd: c_int,
+                                access: c_int, vmr: *mut verbs_mr, driver: *mut ibv_command_buffer)
+        -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!pd.is_null() && !vmr.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: the provider passes a live PD and MR and a live chain (or
+        // NULL) in `driver`.
+        unsafe { reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr, driver) }
+    }
+}
+rdma_util::symver!(default ibv_cmd_reg_dmabuf_mr, "IBVERBS_PRIVATE_65", ibv_cmd_reg_dmabuf_mr_65);
 
 #[cfg(test)]
 mod tests {

@@ -14,7 +14,7 @@ use crate::abi::verbs::*;
 use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Allocates a memory window (write() command). Fills `mw`'s context,
     /// PD, rkey, handle and type. Returns 0 or an errno value.
     fn ibv_cmd_alloc_mw(pd: *mut ibv_pd, type_: ibv_mw_type, mw: *mut ibv_mw,
@@ -43,6 +43,7 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_alloc_mw);
 
 /// `ibv_cmd_dealloc_mw`.
 ///
@@ -71,7 +72,7 @@ pub(crate) unsafe fn dealloc_mw(mw: *mut ibv_mw) -> c_int {
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Destroys a memory window. Returns 0 or an errno value; EIO counts as
     /// success when disassociated destroy is allowed.
     fn ibv_cmd_dealloc_mw(mw: *mut ibv_mw) -> c_int, on_panic = libc::EIO;
@@ -81,6 +82,7 @@ rdma_util::export! {
         unsafe { dealloc_mw(mw) }
     }
 }
+private_abi_both!(ibv_cmd_dealloc_mw);
 
 #[cfg(test)]
 mod tests {

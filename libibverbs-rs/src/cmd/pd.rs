@@ -14,7 +14,7 @@ use crate::abi::verbs::*;
 use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Allocates a PD (write() command, provider data after `cmd`/`resp`).
     /// Sets `pd->handle` and `pd->context`. Returns 0 or an errno value.
     fn ibv_cmd_alloc_pd(context: *mut ibv_context, pd: *mut ibv_pd, cmd: *mut ibv_alloc_pd,
@@ -35,6 +35,7 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_alloc_pd);
 
 /// `ibv_cmd_dealloc_pd`.
 ///
@@ -63,7 +64,7 @@ pub(crate) unsafe fn dealloc_pd(pd: *mut ibv_pd) -> c_int {
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Destroys a PD (ioctl, or write() on older kernels). Returns 0 or an
     /// errno value; EIO counts as success when disassociated destroy is
     /// allowed.
@@ -74,6 +75,7 @@ rdma_util::export! {
         unsafe { dealloc_pd(pd) }
     }
 }
+private_abi_both!(ibv_cmd_dealloc_pd);
 
 #[cfg(test)]
 mod tests {

@@ -51,8 +51,10 @@ unsafe fn set_qp(
     qp: *mut ibv_qp,
     a: &ibv_qp_init_attr_ex,
     vxrcd: *mut verbs_xrcd,
+    pabi: crate::pabi::Pabi,
 ) {
-    // SAFETY: qp (and vqp if not NULL) are the caller's live objects.
+    // SAFETY: qp (and vqp if not NULL, in `pabi`'s layout) are the caller's
+    // live objects.
     unsafe {
         (*qp).qp_context = a.qp_context;
         (*qp).pd = a.pd;
@@ -65,10 +67,12 @@ unsafe fn set_qp(
         libc::pthread_mutex_init(addr_of_mut!((*qp).mutex), ptr::null());
         libc::pthread_cond_init(addr_of_mut!((*qp).cond), ptr::null());
         if !vqp.is_null() {
-            (*vqp).comp_mask = 0;
+            // Where comp_mask and xrcd are depends on the provider's release.
+            let (comp_mask, xrcd) = crate::pabi::vqp_tail(vqp, pabi);
+            *comp_mask = 0;
             if a.comp_mask & IBV_QP_INIT_ATTR_XRCD != 0 {
-                (*vqp).comp_mask |= VERBS_QP_XRCD;
-                (*vqp).xrcd = vxrcd;
+                *comp_mask |= VERBS_QP_XRCD;
+                *xrcd = vxrcd;
             }
         }
     }
@@ -118,6 +122,8 @@ unsafe fn icmd_create_qp(
         let Some(state) = cmd_state(ctx) else {
             return einval();
         };
+        // The layout of the provider's verbs_qp.
+        let pabi = crate::ctx_priv::priv_of(ctx).pabi;
         let mut cmd_space = CmdSpace::new();
         let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 15, link)
         {
@@ -280,7 +286,7 @@ unsafe fn icmd_create_qp(
                         Err(e) => return e,
                     }
                 }
-                set_qp(vqp, qp, a, vxrcd);
+                set_qp(vqp, qp, a, vxrcd, pabi);
                 return 0;
             }
             Fallback::TryWriteEx => {
@@ -324,7 +330,7 @@ unsafe fn icmd_create_qp(
                     }
                     Err(e) => return e,
                 }
-                set_qp(vqp, qp, a, vxrcd);
+                set_qp(vqp, qp, a, vxrcd, pabi);
                 return 0;
             }
             Fallback::Success => {}
@@ -332,12 +338,12 @@ unsafe fn icmd_create_qp(
         }
         (*qp).handle = cmdb.read_obj(handle);
         (*qp).qp_num = qp_num;
-        set_qp(vqp, qp, a, vxrcd);
+        set_qp(vqp, qp, a, vxrcd, pabi);
     }
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Creates a QP from the basic attributes; on success `attr->cap` holds
     /// the actual capacities. Returns 0 or an errno value.
     fn ibv_cmd_create_qp(pd: *mut ibv_pd, qp: *mut ibv_qp, attr: *mut ibv_qp_init_attr,
@@ -374,8 +380,9 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_create_qp);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Creates a QP from extended attributes limited to PD, XRC domain and
     /// send-ops flags. Returns 0 or an errno value (errno set too).
     fn ibv_cmd_create_qp_ex(context: *mut ibv_context, qp: *mut verbs_qp,
@@ -400,8 +407,9 @@ rdma_util::export! {
         unsafe { icmd_create_qp(context, qp, ptr::null_mut(), attr_ex, cmdb.as_ptr()) }
     }
 }
+private_abi_both!(ibv_cmd_create_qp_ex);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Creates a QP from extended attributes (creation flags, TSO header,
     /// RSS indirection table...). Returns 0 or an errno value (errno set
     /// too).
@@ -434,6 +442,7 @@ rdma_util::export! {
         unsafe { icmd_create_qp(context, qp, ptr::null_mut(), attr_ex, cmdb.as_ptr()) }
     }
 }
+private_abi_both!(ibv_cmd_create_qp_ex2);
 
 /// The MODIFY_QP fields for the attributes in `attr_mask` (others are left
 /// as the caller's command has them).
@@ -561,7 +570,7 @@ fn beyond_classic_modify(attr_mask: c_int) -> bool {
     attr_mask as u32 & !(IBV_QP_RATE_LIMIT - 1) != 0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Modifies a QP (write() command). Returns 0 or an errno value;
     /// EOPNOTSUPP for attributes only the extended command carries.
     fn ibv_cmd_modify_qp(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int,
@@ -579,8 +588,9 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_modify_qp);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Modifies a QP with the extended write() command (which also carries
     /// the rate limit). Returns 0 or an errno value.
     fn ibv_cmd_modify_qp_ex(qp: *mut ibv_qp, attr: *mut ibv_qp_attr, attr_mask: c_int,
@@ -606,8 +616,9 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_modify_qp_ex);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Reads a QP's attributes (write() command) into `attr` and `init_attr`.
     /// Returns 0 or an errno value; EOPNOTSUPP for attributes the command
     /// cannot report.
@@ -676,6 +687,7 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_query_qp);
 
 /// `ibv_cmd_destroy_qp`: destroys the QP, then waits until the application
 /// has acknowledged the async events the kernel reported for it.
@@ -721,7 +733,7 @@ pub(crate) unsafe fn destroy_qp(qp: *mut ibv_qp) -> c_int {
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Destroys a QP and waits for its async events to be acknowledged.
     /// Returns 0 or an errno value; EIO counts as success (without waiting)
     /// when disassociated destroy is allowed.
@@ -732,6 +744,7 @@ rdma_util::export! {
         unsafe { destroy_qp(qp) }
     }
 }
+private_abi_both!(ibv_cmd_destroy_qp);
 
 #[cfg(test)]
 mod tests {

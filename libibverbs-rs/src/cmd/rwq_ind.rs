@@ -90,7 +90,7 @@ unsafe fn create_rwq_ind_table(
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Creates an RSS indirection table over `1 << log_ind_tbl_size` WQs
     /// (extended write() command; the provider's response data follows
     /// `resp`). Fills the table's handle, number and context. Returns 0 or
@@ -108,6 +108,7 @@ rdma_util::export! {
         unsafe { create_rwq_ind_table(context, init_attr, rwq_ind_table, resp, resp_size) }
     }
 }
+private_abi_both!(ibv_cmd_create_rwq_ind_table);
 
 /// `ibv_cmd_destroy_rwq_ind_table`.
 ///
@@ -140,7 +141,7 @@ pub(crate) unsafe fn destroy_rwq_ind_table(table: *mut ibv_rwq_ind_table) -> c_i
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Destroys an RSS indirection table (ioctl, or the extended write() on
     /// older kernels). Returns 0 or an errno value; EIO counts as success
     /// when disassociated destroy is allowed.
@@ -152,6 +153,7 @@ rdma_util::export! {
         unsafe { destroy_rwq_ind_table(rwq_ind_table) }
     }
 }
+private_abi_both!(ibv_cmd_destroy_rwq_ind_table);
 
 #[cfg(test)]
 mod tests {

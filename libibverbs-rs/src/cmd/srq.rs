@@ -204,7 +204,7 @@ unsafe fn icmd_create_srq(
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Creates a basic SRQ; on success `attr->attr` holds the actual
     /// max_wr/max_sge. Returns 0 or an errno value.
     fn ibv_cmd_create_srq(pd: *mut ibv_pd, srq: *mut ibv_srq, attr: *mut ibv_srq_init_attr,
@@ -234,8 +234,9 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_create_srq);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Creates an SRQ of any type (basic, XRC, tag matching) from extended
     /// attributes, which must name the PD. Returns 0 or an errno value
     /// (errno set too): EOPNOTSUPP for unknown comp_mask bits, EINVAL for
@@ -266,6 +267,7 @@ rdma_util::export! {
         unsafe { icmd_create_srq(a.pd, srq, ptr::null_mut(), attr_ex, cmdb.as_ptr()) }
     }
 }
+private_abi_both!(ibv_cmd_create_srq_ex);
 
 /// `ibv_cmd_modify_srq` for uverbs ABI 3, whose MODIFY_SRQ payload has a
 /// different layout: rebuilt in a temporary buffer, provider data copied
@@ -300,7 +302,7 @@ unsafe fn modify_srq_v3(
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Changes an SRQ's max_wr and/or limit (write() command). Returns 0 or
     /// an errno value.
     fn ibv_cmd_modify_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr, srq_attr_mask: c_int,
@@ -322,8 +324,9 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_modify_srq);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Reads an SRQ's attributes (write() command). Returns 0 or an errno
     /// value.
     fn ibv_cmd_query_srq(srq: *mut ibv_srq, srq_attr: *mut ibv_srq_attr,
@@ -348,6 +351,7 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_query_srq);
 
 /// `ibv_cmd_destroy_srq`: destroys the SRQ, then waits until the
 /// application has acknowledged the async events the kernel reported.
@@ -393,7 +397,7 @@ pub(crate) unsafe fn destroy_srq(srq: *mut ibv_srq) -> c_int {
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Destroys an SRQ and waits for its async events to be acknowledged.
     /// Returns 0 or an errno value; EIO counts as success (without waiting)
     /// when disassociated destroy is allowed.
@@ -404,6 +408,7 @@ rdma_util::export! {
         unsafe { destroy_srq(srq) }
     }
 }
+private_abi_both!(ibv_cmd_destroy_srq);
 
 #[cfg(test)]
 mod tests {

@@ -120,7 +120,7 @@ unsafe fn create_wq(
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Creates a receive work queue (ioctl, or the extended write() on older
     /// kernels), with provider data after `cmd`/`resp` (either may be
     /// NULL). Fills the WQ's context, PD, CQ, type, handle and number, and
@@ -149,8 +149,9 @@ rdma_util::export! {
         }
     }
 }
+private_abi_both!(ibv_cmd_create_wq);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Changes a WQ's state and flags (extended write() command, provider
     /// data after `cmd`). Unknown attribute bits give EINVAL, unknown flags
     /// EOPNOTSUPP. Records the new state in `wq` when it was changed.
@@ -192,6 +193,7 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_modify_wq);
 
 /// `ibv_cmd_destroy_wq`: destroys the WQ, then waits until the application
 /// has acknowledged as many async events as the kernel reported for it.
@@ -240,7 +242,7 @@ pub(crate) unsafe fn destroy_wq(wq: *mut ibv_wq) -> c_int {
     0
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Destroys a WQ and waits for its outstanding async events to be
     /// acknowledged. Returns 0 or an errno value; EIO counts as success
     /// (without waiting) when disassociated destroy is allowed.
@@ -251,6 +253,7 @@ rdma_util::export! {
         unsafe { destroy_wq(wq) }
     }
 }
+private_abi_both!(ibv_cmd_destroy_wq);
 
 #[cfg(test)]
 mod tests {

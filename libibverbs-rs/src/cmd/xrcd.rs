@@ -17,7 +17,7 @@ use crate::abi::verbs::*;
 use crate::cmd::cmd_bit;
 use rdma_util::ensure;
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Opens (or creates, by `oflags`) the XRC domain of the file `attr->fd`
     /// (write() command, provider data after `cmd`/`resp`). Both the FD and
     /// OFLAGS mask bits are required (EINVAL); unknown bits give EOPNOTSUPP.
@@ -57,6 +57,7 @@ rdma_util::export! {
         0
     }
 }
+private_abi_both!(ibv_cmd_open_xrcd);
 
 /// `ibv_cmd_close_xrcd`.
 ///
@@ -86,7 +87,7 @@ pub(crate) unsafe fn close_xrcd(xrcd: *mut verbs_xrcd) -> c_int {
     }
 }
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Closes an XRC domain (ioctl, or write() on older kernels). Returns 0
     /// or an errno value; EIO counts as success when disassociated destroy
     /// is allowed.
@@ -97,8 +98,9 @@ rdma_util::export! {
         unsafe { close_xrcd(xrcd) }
     }
 }
+private_abi_both!(ibv_cmd_close_xrcd);
 
-rdma_util::export! {
+rdma_util::export_versioned! {
     /// Opens an existing XRC target QP (number `attr->qp_num`) through the
     /// XRC domain `attr->xrcd` (write() command, provider data after
     /// `cmd`/`resp`). The XRCD, NUM and TYPE mask bits are required
@@ -151,15 +153,19 @@ rdma_util::export! {
             (*q).events_completed = 0;
             libc::pthread_mutex_init(addr_of_mut!((*q).mutex), ptr::null());
             libc::pthread_cond_init(addr_of_mut!((*q).cond), ptr::null());
-            (*qp).comp_mask = 0;
-            if (offset_of!(verbs_qp, xrcd) as i64) < vqp_sz as i64 {
-                (*qp).comp_mask = VERBS_QP_XRCD;
-                (*qp).xrcd = vxrcd;
+            // Where comp_mask and xrcd are depends on the provider's release.
+            let pabi = crate::ctx_priv::priv_of(context).pabi;
+            let (comp_mask, xrcd) = crate::pabi::vqp_tail(qp, pabi);
+            *comp_mask = 0;
+            if (crate::pabi::vqp_xrcd_offset(pabi) as i64) < vqp_sz as i64 {
+                *comp_mask = VERBS_QP_XRCD;
+                *xrcd = vxrcd;
             }
         }
         0
     }
 }
+private_abi_both!(ibv_cmd_open_qp);
 
 #[cfg(test)]
 mod tests {
