@@ -352,6 +352,12 @@ pub mod symbols {
         pub extra: Vec<DynSym>,
         /// Both export name@version, but differently: always an error.
         pub mismatched: Vec<String>,
+        /// Upstream's default `name@@V` that ours exports as `name@V`, because
+        /// ours has `name@@W` for a newer node W (a name has one default
+        /// version; when one library serves several releases, the newest
+        /// release's is it). The same symbol otherwise; a versioned reference
+        /// binds to either.
+        pub default_elsewhere: Vec<String>,
         /// How many upstream symbols we export identically.
         pub matching: usize,
     }
@@ -374,7 +380,10 @@ pub mod symbols {
                 continue;
             };
             let mut diffs = Vec::new();
-            if u.default != o.default {
+            let default_elsewhere = u.default
+                && !o.default
+                && ours.iter().any(|x| x.name == o.name && x.default && x.version != o.version);
+            if u.default != o.default && !default_elsewhere {
                 diffs.push(format!(
                     "upstream {} but ours {}",
                     u.versioned_name(),
@@ -393,7 +402,11 @@ pub mod symbols {
             if u.kind == "OBJECT" && u.size != o.size {
                 diffs.push(format!("object size: upstream {}, ours {}", u.size, o.size));
             }
-            if diffs.is_empty() {
+            if diffs.is_empty() && default_elsewhere {
+                let newer = ours.iter().find(|x| x.name == o.name && x.default).map(|x| x.versioned_name());
+                c.default_elsewhere
+                    .push(format!("{} is ours {} ({})", u.versioned_name(), o.versioned_name(), newer.unwrap_or_default()));
+            } else if diffs.is_empty() {
                 c.matching += 1;
             } else {
                 c.mismatched
