@@ -15,11 +15,12 @@
  *                node type and transport (devices exist only when a
  *                registered provider matched and allocated them)
  *
- * Registration: this program defines verbs_register_driver_34 itself (it
- * is linked with -rdynamic, so a provider's constructor binds to this
- * definition first). It prints "register NAME" with the name of the
- * provider's verbs_device_ops and hands the call on to the library's own
- * (dlvsym RTLD_NEXT, version IBVERBS_PRIVATE_34). That shows the constructor
+ * Registration: this program defines verbs_register_driver_34 and _65
+ * itself (it is linked with -rdynamic, so a provider's constructor binds to
+ * these definitions first). Each prints "register NAME" with the name of
+ * the provider's verbs_device_ops and hands the call on to the library's
+ * own (dlvsym RTLD_NEXT, version IBVERBS_PRIVATE_34 or _65; both private
+ * ABIs keep the name first in verbs_device_ops). That shows the constructor
  * really registered, also for providers whose devices cannot be faked
  * (siw and mana match by kernel driver id only).
  *
@@ -44,19 +45,29 @@ struct ops_head {
 	const char *name;
 };
 
-void verbs_register_driver_34(const struct ops_head *ops);
-void verbs_register_driver_34(const struct ops_head *ops)
+static void hand_on(const struct ops_head *ops, const char *fn, const char *version)
 {
 	void (*real)(const struct ops_head *) =
-		(void (*)(const struct ops_head *))dlvsym(RTLD_NEXT, "verbs_register_driver_34",
-							  "IBVERBS_PRIVATE_34");
+		(void (*)(const struct ops_head *))dlvsym(RTLD_NEXT, fn, version);
 
 	printf("register %s\n", ops && ops->name ? ops->name : "(null)");
 	if (!real) {
-		printf("register: no verbs_register_driver_34@IBVERBS_PRIVATE_34 to hand on to\n");
+		printf("register: no %s@%s to hand on to\n", fn, version);
 		exit(1);
 	}
 	real(ops);
+}
+
+void verbs_register_driver_34(const struct ops_head *ops);
+void verbs_register_driver_34(const struct ops_head *ops)
+{
+	hand_on(ops, "verbs_register_driver_34", "IBVERBS_PRIVATE_34");
+}
+
+void verbs_register_driver_65(const struct ops_head *ops);
+void verbs_register_driver_65(const struct ops_head *ops)
+{
+	hand_on(ops, "verbs_register_driver_65", "IBVERBS_PRIVATE_65");
 }
 
 static int find_ibverbs(struct dl_phdr_info *info, size_t size, void *data)

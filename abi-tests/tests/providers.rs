@@ -137,6 +137,7 @@ const MATCHABLE: &[(&str, &str, &str, &str)] = &[
 /// kernel lacks, so no sysfs tree can make them match. Their loading is
 /// still checked by test 1.
 const DRIVER_ID_ONLY: &[(&str, &str)] = &[
+    ("ionic", "VERBS_DRIVER_ID(RDMA_DRIVER_IONIC) only (rdma-core 65)"),
     ("mana", "VERBS_DRIVER_ID(RDMA_DRIVER_MANA) only"),
     ("siw", "VERBS_DRIVER_ID(RDMA_DRIVER_SIW) only"),
 ];
@@ -243,7 +244,7 @@ fn providers(u: &Userland) -> Vec<PathBuf> {
         .into_iter()
         .filter(|p| {
             let n = p.file_name().unwrap_or_default().to_string_lossy();
-            p.parent() == Some(Path::new(PROVIDER_DIR)) && n.starts_with("lib") && n.ends_with("-rdmav34.so")
+            p.parent() == Some(Path::new(PROVIDER_DIR)) && n.starts_with("lib") && provider_suffix(&n).is_some()
         })
         .collect();
     v.sort();
@@ -268,11 +269,22 @@ fn providers(u: &Userland) -> Vec<PathBuf> {
     v
 }
 
+/// The `-rdmavNN.so` suffix of a provider file name (NN: the private ABI it
+/// was built for, 34 or 65).
+fn provider_suffix(name: &str) -> Option<&str> {
+    let i = name.rfind("-rdmav")?;
+    let tail = &name[i..];
+    let digits = tail.strip_prefix("-rdmav")?.strip_suffix(".so")?;
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some(tail)
+}
+
 fn short_name(p: &Path) -> String {
     let n = p.file_name().unwrap().to_string_lossy();
-    n.trim_start_matches("lib")
-        .trim_end_matches("-rdmav34.so")
-        .to_string()
+    let n = n.trim_start_matches("lib");
+    match provider_suffix(n) {
+        Some(sfx) => n[..n.len() - sfx.len()].to_string(),
+        None => n.to_string(),
+    }
 }
 
 /// Builds the probe as `name` (one per test: tests run in parallel) into
@@ -384,6 +396,15 @@ fn providers_load_into_ours_and_register(u: &Userland) {
 #[test]
 fn every_provider_loads_into_ours_and_registers() {
     providers_load_into_ours_and_register(&Userland::host());
+}
+
+#[test]
+fn every_sid_provider_loads_into_ours_and_registers() {
+    if !paths::is_root() {
+        eprintln!("every_sid_provider_loads_into_ours_and_registers: not root, cannot chroot; skipped");
+        return;
+    }
+    providers_load_into_ours_and_register(&Userland::chroot("sid", "sid", "load"));
 }
 
 #[test]
@@ -543,4 +564,13 @@ fn every_debian13_provider_registers_with_ours() {
         return;
     }
     providers_register_with_ours(&Userland::chroot("Debian 13", "trixie", "register"));
+}
+
+#[test]
+fn every_sid_provider_registers_with_ours() {
+    if !paths::is_root() {
+        eprintln!("every_sid_provider_registers_with_ours: not root, cannot chroot; skipped");
+        return;
+    }
+    providers_register_with_ours(&Userland::chroot("sid", "sid", "register"));
 }
