@@ -624,6 +624,53 @@ mod tests {
     use crate::testkit::ctx::{no_ops, FakeCtx};
     use std::mem::offset_of;
 
+    unsafe extern "C" fn p_alloc_dmah(_: *mut ibv_context, _: *mut verbs65::ibv_dmah_init_attr) -> *mut verbs65::ibv_dmah {
+        ptr::null_mut()
+    }
+    unsafe extern "C" fn p_alloc_pd(_: *mut ibv_context) -> *mut ibv_pd {
+        ptr::null_mut()
+    }
+
+    #[test]
+    fn a_65_context_has_65s_size_and_front_slots() {
+        let mut f = FakeCtx::with_pabi(0, Pabi::P65);
+        // The dummies are in the front slots from the start, and the size is
+        // 65's, so verbs.h's verbs_get_ctx_op finds them.
+        assert_eq!(f.v65().sz, std::mem::size_of::<verbs65::verbs_context>());
+        let dummy = crate::dummy_ops::DUMMY_OPS.alloc_dmah;
+        assert_eq!(f.v65().alloc_dmah.map(|p| p as usize), dummy.map(|p| p as usize));
+        // SAFETY: all-NULL is a valid ops table.
+        let mut ops: driver65::verbs_context_ops = unsafe { std::mem::zeroed() };
+        ops.alloc_dmah = Some(p_alloc_dmah);
+        ops.alloc_pd = Some(p_alloc_pd);
+        // SAFETY: the provider's view: the whole context in 65's layout.
+        unsafe { verbs_set_ops_65(f.v65(), &ops) };
+        assert_eq!(f.v65().alloc_dmah.map(|p| p as usize), Some(p_alloc_dmah as *const () as usize));
+        // A slot 44 also has, reached through the 65 layout and the 44 view alike.
+        assert_eq!(f.v65().context.ops._compat_alloc_pd.map(|p| p as usize), Some(p_alloc_pd as *const () as usize));
+        // SAFETY: the context is live.
+        assert_eq!(unsafe { ops_of(f.ctx()) }.alloc_pd.map(|p| p as usize), Some(p_alloc_pd as *const () as usize));
+        // SAFETY: as above.
+        assert_eq!(unsafe { (*f.vctx()).context.ops._compat_alloc_pd }.map(|p| p as usize), Some(p_alloc_pd as *const () as usize));
+    }
+
+    #[test]
+    fn a_34_context_keeps_44s_size_and_nothing_in_front() {
+        let mut f = FakeCtx::with_pabi(0, Pabi::P34);
+        // SAFETY: the context is live.
+        assert_eq!(unsafe { (*f.vctx()).sz }, std::mem::size_of::<verbs_context>());
+        // The 34 table has no alloc_dmah: the op stays the dummy, EOPNOTSUPP.
+        // SAFETY: all-NULL is a valid ops table.
+        let ops: verbs_context_ops = unsafe { std::mem::zeroed() };
+        f.set_ops(&ops);
+        // SAFETY: the context is live.
+        let op = unsafe { ops_of(f.ctx()) }.alloc_dmah.unwrap();
+        rdma_util::ffi::set_errno(0);
+        // SAFETY: the dummy reads nothing.
+        assert!(unsafe { op(f.ctx(), ptr::null_mut()) }.is_null());
+        assert_eq!(rdma_util::ffi::errno(), libc::EOPNOTSUPP);
+    }
+
     #[test]
     fn init_cq_takes_a_channel_reference() {
         let mut f = FakeCtx::new(0);

@@ -106,12 +106,25 @@ static INIT_LOCK: Mutex<()> = parking_lot::const_mutex(());
 /// ibv_fork_init(): 0, or an errno value (EINVAL when dontfork/dofork ran
 /// first, ENOSYS when madvise does not work, ENOMEM). Also called from
 /// library init for RDMAV_FORK_SAFE / IBV_FORK_SAFE.
+/// The first rdma-core release whose ibv_fork_init does nothing when the
+/// kernel makes fork safe by itself.
+const FORK_INIT_SKIPPED_SINCE: crate::provider_release::Release = (51, 0);
+
 pub(crate) fn fork_init() -> c_int {
     let _serial = INIT_LOCK.lock();
     if std::env::var_os("RDMAV_HUGEPAGES_SAFE").is_some() {
         HUGE_PAGES.store(true, Ordering::Relaxed);
     }
     if PAGE_SIZE.load(Ordering::Acquire) != 0 {
+        return 0;
+    }
+    // From rdma-core 51 on, nothing is set up when the kernel copies pinned
+    // pages on fork (so IBV_FORK_SAFE and the like are ignored there, and a
+    // late call is not EINVAL). On a system of an older release (Debian 12:
+    // 44) its library still sets up, and so do we.
+    if crate::provider_release::system_release().is_some_and(|r| r >= FORK_INIT_SKIPPED_SINCE)
+        && rdma_util::netlink::get_copy_on_fork()
+    {
         return 0;
     }
     if TOO_LATE.load(Ordering::Relaxed) {

@@ -86,6 +86,37 @@ pub(crate) fn release_of_provider(path: &Path) -> Option<Release> {
     found
 }
 
+/// The rdma-core release whose providers are installed: the one release of
+/// the versioned provider files in the provider directory (any private
+/// ABI's suffix), found once. None when there are none, or they disagree.
+///
+/// Upstream's behaviour changed in a few places between the releases we
+/// serve without a change of symbols (see `fork::fork_init`); the system's
+/// own release decides there, as the distribution's library would.
+pub(crate) fn system_release() -> Option<Release> {
+    static SYSTEM: std::sync::OnceLock<Option<Release>> = std::sync::OnceLock::new();
+    *SYSTEM.get_or_init(|| release_of_dir(Path::new(crate::loader::PROVIDER_DIR)))
+}
+
+/// The one release of the versioned provider files (`*-rdmavNN.so`) in `dir`.
+fn release_of_dir(dir: &Path) -> Option<Release> {
+    let mut found: Option<Release> = None;
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let n = e.file_name();
+        let Some(n) = n.to_str() else { continue };
+        if !n.contains("-rdmav") {
+            continue;
+        }
+        if let Some(r) = release_of_file(&dir.join(n)) {
+            match found {
+                Some(f) if f != r => return None,
+                _ => found = Some(r),
+            }
+        }
+    }
+    found
+}
+
 /// The file a provider's ops table was loaded from, by dladdr.
 fn file_of(ops: *const verbs_device_ops) -> Option<PathBuf> {
     // SAFETY: an all-zero Dl_info is a valid value to be overwritten.
@@ -209,6 +240,7 @@ mod tests {
         if let Some(home) = std::env::var_os("HOME") {
             let ul = PathBuf::from(home).join(".cache/rdma-core-rs/userland");
             dirs.push((ul.join("trixie").join(crate::loader::PROVIDER_DIR.trim_start_matches('/')), Some((56, 1))));
+            dirs.push((ul.join("sid").join(crate::loader::PROVIDER_DIR.trim_start_matches('/')), Some((65, 0))));
         }
         let mut checked = 0;
         for (dir, want) in dirs {
@@ -223,6 +255,9 @@ mod tests {
                 assert_eq!(r, Some(want), "{}", e.path().display());
                 checked += 1;
             }
+            // The directory as a whole: what system_release() reads.
+            let host = release_of_file(&PathBuf::from(crate::loader::PROVIDER_DIR).join("../libibverbs.so.1"));
+            assert_eq!(release_of_dir(&dir), want.or(host), "{}", dir.display());
         }
         eprintln!("{checked} providers checked");
     }

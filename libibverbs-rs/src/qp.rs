@@ -192,20 +192,42 @@ export! {
 }
 
 export! {
-    /// ibv_query_qp_data_in_order@@IBVERBS_1.14: the provider's
-    /// IBV_QUERY_QP_DATA_IN_ORDER_* flags on x86 (upstream asks providers
-    /// only there), 0 (no guarantee) elsewhere. The result has no error
-    /// value: a NULL QP gives 0 with errno EINVAL.
+    /// ibv_query_qp_data_in_order@@IBVERBS_1.14, as rdma-core 65 answers:
+    /// with IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS the provider's capability
+    /// bits (whole-message order implying 128-byte order), else 1 or 0 for
+    /// whole-message order; 0 for unknown flags, and on other CPUs than x86
+    /// unless IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY asks about the device
+    /// alone. The result has no error value: a NULL QP gives 0 with errno
+    /// EINVAL.
     fn ibv_query_qp_data_in_order(qp: *mut ibv_qp, op: ibv_wr_opcode, flags: u32) -> c_int, on_panic = 0;
     {
-        if !cfg!(any(target_arch = "x86", target_arch = "x86_64")) {
+        use crate::abi::verbs65::{
+            IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES as ALIGNED_128, IBV_QUERY_QP_DATA_IN_ORDER_DEVICE_ONLY as DEVICE_ONLY,
+            IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS as RETURN_CAPS, IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG as WHOLE_MSG,
+        };
+        // rdma-core 65's rules. With rdma-core 44's providers (flags other
+        // than 0 answered 0, else 0 or 1) they give 44's answers too.
+        if flags & !(RETURN_CAPS | DEVICE_ONLY) != 0 {
+            return 0;
+        }
+        // Only x86 is known to deliver in order, unless the caller asks
+        // about the device alone.
+        if !cfg!(any(target_arch = "x86", target_arch = "x86_64")) && flags & DEVICE_ONLY == 0 {
             return 0;
         }
         ensure!(usable(qp), libc::EINVAL, 0);
         // SAFETY: checked above; the application's QP, whose context is a live context of this library.
         let Some(f) = unsafe { ops_of((*qp).context) }.query_qp_data_in_order else { return 0 };
         // SAFETY: provider op with the caller's arguments.
-        unsafe { f(qp, op, flags) }
+        let mut caps = unsafe { f(qp, op, flags) } as u32;
+        if caps & WHOLE_MSG != 0 {
+            caps |= ALIGNED_128;
+        }
+        if flags & RETURN_CAPS != 0 {
+            caps as c_int
+        } else {
+            (caps & WHOLE_MSG != 0) as c_int
+        }
     }
 }
 
@@ -315,8 +337,7 @@ mod tests {
     fn vqp(ctx: *mut ibv_context, pabi: Pabi, comp_mask: u32) -> Box<driver65::verbs_qp> {
         // SAFETY: all-zero is a valid verbs_qp of either layout.
         let mut q: Box<driver65::verbs_qp> = Box::new(unsafe { std::mem::zeroed() });
-        // SAFETY: the QP head is the same in both layouts.
-        unsafe { q.base.qp.context = ctx };
+        q.base.qp.context = ctx;
         let p: *mut driver65::verbs_qp = &mut *q;
         let (m, _) = crate::pabi::vqp_tail(p.cast(), pabi);
         // SAFETY: inside the box for either layout.
@@ -531,7 +552,12 @@ mod verb_tests {
             set_errno(0);
             assert_eq!(ibv_set_ece(qp, &mut ece), libc::EOPNOTSUPP);
             assert_eq!(errno(), libc::EOPNOTSUPP);
-            assert_eq!(ibv_query_qp_data_in_order(qp, IBV_WR_RDMA_WRITE, 1), IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG as c_int);
+            // rdma-core 65's rules: whole-message order implies 128-byte
+            // order; the capability bits only when asked for, else 0 or 1;
+            // flags it does not know answer 0 without asking the provider.
+            assert_eq!(ibv_query_qp_data_in_order(qp, IBV_WR_RDMA_WRITE, 1), 3);
+            assert_eq!(ibv_query_qp_data_in_order(qp, IBV_WR_RDMA_WRITE, 0), 1);
+            assert_eq!(ibv_query_qp_data_in_order(qp, IBV_WR_RDMA_WRITE, 4), 0);
             assert_eq!(ibv_destroy_qp_v11(qp), 0);
         }
         let pdp = &mut pd as *mut ibv_pd as usize;
@@ -550,6 +576,7 @@ mod verb_tests {
                     format!("query_ece {q:x}"),
                     format!("query_ece {q:x}"),
                     format!("in_order {q:x} {IBV_WR_RDMA_WRITE} 1"),
+                    format!("in_order {q:x} {IBV_WR_RDMA_WRITE} 0"),
                     format!("destroy {q:x}"),
                 ]
             )

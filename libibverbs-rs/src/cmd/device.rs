@@ -55,7 +55,7 @@ unsafe fn cmd_get_context(vctx: *mut verbs_context, fds: *const verbs65::ibv_fd_
         if let Some(f) = fds.as_ref() {
             // An array of ints; a length that overflows is left for the
             // kernel to refuse, as upstream does.
-            let len = size_of::<c_int>().checked_mul(f.count as usize).unwrap_or(usize::MAX);
+            let len = size_of::<c_int>().saturating_mul(f.count as usize);
             cmdb.fill_in(UVERBS_ATTR_GET_CONTEXT_FD_ARR, f.arr.cast(), len);
         }
 
