@@ -53,6 +53,7 @@ pub(crate) mod flow;
 pub(crate) mod mr_extra;
 pub(crate) mod legacy;
 pub(crate) mod cq_extra;
+pub(crate) mod dmah;
 
 /// Number of operations in `verbs_context_ops`, which is also the number of
 /// bits in the per-context "ioctl not supported" bitmap.
