@@ -54,6 +54,7 @@ pub(crate) mod mr_extra;
 pub(crate) mod legacy;
 pub(crate) mod cq_extra;
 pub(crate) mod dmah;
+pub(crate) mod comp_cntr;
 
 /// Number of operations in `verbs_context_ops`, which is also the number of
 /// bits in the per-context "ioctl not supported" bitmap.
