@@ -39,6 +39,7 @@ mod context;
 mod cq;
 mod ctx_priv;
 mod device;
+mod dmabuf_heap;
 mod dummy_ops;
 mod fork;
 mod import;

@@ -32,7 +32,9 @@
 //! The numbers in the constants are printed by `abi-tests/probe/kern_abi.c`,
 //! and so are the sizes, alignments and field offsets that
 //! `src/layout/kern.rs` checks (`abi-tests/probe/run.sh` writes that file and
-//! checks that the constants here are the ones the probe prints).
+//! checks that the constants here are the ones the probe prints). The one
+//! exception is the section of ids rdma-core 65's headers add, which that
+//! probe cannot see; `src/layout/hand_kept.rs` checks those.
 
 // ---------------------------------------------------------------------------
 // rdma-core kern-abi.h
@@ -547,6 +549,100 @@ pub const UVERBS_ATTR_QUERY_GID_ENTRY_PORT: u16 = 0;
 pub const UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX: u16 = 1;
 pub const UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS: u16 = 2;
 pub const UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY: u16 = 3;
+
+// ---------------------------------------------------------------------------
+// What rdma-core 65.0's kernel-headers add to the ioctl protocol
+// (`rdma/ib_user_ioctl_cmds.h` and `rdma/ib_user_ioctl_verbs.h`): DMA
+// handles, dma-buf export, the REG_MR method, port speed and completion
+// counters. The probe compiles against 44's headers, which lack them, so
+// `src/layout/hand_kept.rs` checks these values (read from 65's headers and
+// compared once with gcc against them). Kernels older than these methods
+// answer EPROTONOSUPPORT (or ENOTTY without the ioctl framework).
+
+// Objects continuing `uverbs_default_objects` after ASYNC_EVENT.
+pub const UVERBS_OBJECT_DMAH: u16 = 17;
+pub const UVERBS_OBJECT_DMABUF: u16 = 18;
+pub const UVERBS_OBJECT_COMP_CNTR: u16 = 19;
+// Methods continuing `uverbs_methods_device` after QUERY_GID_ENTRY.
+pub const UVERBS_METHOD_QUERY_PORT_SPEED: u16 = 7;
+pub const UVERBS_METHOD_QUERY_COMP_CNTR_CAPS: u16 = 8;
+pub type uverbs_attrs_query_port_speed_cmd_attr_ids = u16;
+pub const UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM: u16 = 0;
+pub const UVERBS_ATTR_QUERY_PORT_SPEED_RESP: u16 = 1;
+pub type uverbs_attrs_query_comp_cntr_caps_attr_ids = u16;
+pub const UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_MAX_COUNTERS: u16 = 0;
+pub const UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_MAX_VALUE: u16 = 1;
+pub const UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_SUPPORTED_QP_ATTACH_OPS: u16 = 2;
+// A method continuing `uverbs_methods_qp` after QP_DESTROY.
+pub const UVERBS_METHOD_QP_ATTACH_COMP_CNTR: u16 = 2;
+pub type uverbs_attrs_qp_attach_comp_cntr_cmd_attr_ids = u16;
+pub const UVERBS_ATTR_QP_ATTACH_COMP_CNTR_HANDLE: u16 = 0;
+pub const UVERBS_ATTR_QP_ATTACH_COMP_CNTR_CNTR_HANDLE: u16 = 1;
+pub const UVERBS_ATTR_QP_ATTACH_COMP_CNTR_OP_MASK: u16 = 2;
+pub type uverbs_attrs_alloc_dmah_cmd_attr_ids = u16;
+pub const UVERBS_ATTR_ALLOC_DMAH_HANDLE: u16 = 0;
+pub const UVERBS_ATTR_ALLOC_DMAH_CPU_ID: u16 = 1;
+pub const UVERBS_ATTR_ALLOC_DMAH_TPH_MEM_TYPE: u16 = 2;
+pub const UVERBS_ATTR_ALLOC_DMAH_PH: u16 = 3;
+pub type uverbs_attrs_free_dmah_cmd_attr_ids = u16;
+/// C spells it without the H.
+pub const UVERBS_ATTR_FREE_DMA_HANDLE: u16 = 0;
+pub type uverbs_methods_dmah = u16;
+pub const UVERBS_METHOD_DMAH_ALLOC: u16 = 0;
+pub const UVERBS_METHOD_DMAH_FREE: u16 = 1;
+pub type uverbs_attrs_alloc_dmabuf_cmd_attr_ids = u16;
+pub const UVERBS_ATTR_ALLOC_DMABUF_HANDLE: u16 = 0;
+pub const UVERBS_ATTR_ALLOC_DMABUF_PGOFF: u16 = 1;
+pub type uverbs_methods_dmabuf = u16;
+pub const UVERBS_METHOD_DMABUF_ALLOC: u16 = 0;
+// A method continuing `uverbs_methods_mr` after REG_DMABUF_MR.
+pub const UVERBS_METHOD_REG_MR: u16 = 5;
+pub type uverbs_attrs_reg_mr_cmd_attr_ids = u16;
+pub const UVERBS_ATTR_REG_MR_HANDLE: u16 = 0;
+pub const UVERBS_ATTR_REG_MR_PD_HANDLE: u16 = 1;
+pub const UVERBS_ATTR_REG_MR_DMA_HANDLE: u16 = 2;
+pub const UVERBS_ATTR_REG_MR_IOVA: u16 = 3;
+pub const UVERBS_ATTR_REG_MR_ADDR: u16 = 4;
+pub const UVERBS_ATTR_REG_MR_LENGTH: u16 = 5;
+pub const UVERBS_ATTR_REG_MR_ACCESS_FLAGS: u16 = 6;
+pub const UVERBS_ATTR_REG_MR_FD: u16 = 7;
+pub const UVERBS_ATTR_REG_MR_FD_OFFSET: u16 = 8;
+pub const UVERBS_ATTR_REG_MR_RESP_LKEY: u16 = 9;
+pub const UVERBS_ATTR_REG_MR_RESP_RKEY: u16 = 10;
+pub type uverbs_methods_comp_cntr = u16;
+pub const UVERBS_METHOD_COMP_CNTR_CREATE: u16 = 0;
+pub const UVERBS_METHOD_COMP_CNTR_DESTROY: u16 = 1;
+pub const UVERBS_METHOD_COMP_CNTR_MODIFY: u16 = 2;
+pub const UVERBS_METHOD_COMP_CNTR_READ: u16 = 3;
+pub type uverbs_attrs_create_comp_cntr_cmd_attr_ids = u16;
+pub const UVERBS_ATTR_CREATE_COMP_CNTR_HANDLE: u16 = 0;
+pub type uverbs_attrs_destroy_comp_cntr_cmd_attr_ids = u16;
+pub const UVERBS_ATTR_DESTROY_COMP_CNTR_HANDLE: u16 = 0;
+pub type uverbs_attrs_modify_comp_cntr_cmd_attr_ids = u16;
+pub const UVERBS_ATTR_MODIFY_COMP_CNTR_HANDLE: u16 = 0;
+pub const UVERBS_ATTR_MODIFY_COMP_CNTR_ENTRY: u16 = 1;
+pub const UVERBS_ATTR_MODIFY_COMP_CNTR_OP: u16 = 2;
+pub const UVERBS_ATTR_MODIFY_COMP_CNTR_VALUE: u16 = 3;
+pub type uverbs_attrs_read_comp_cntr_cmd_attr_ids = u16;
+pub const UVERBS_ATTR_READ_COMP_CNTR_HANDLE: u16 = 0;
+pub const UVERBS_ATTR_READ_COMP_CNTR_ENTRY: u16 = 1;
+pub const UVERBS_ATTR_READ_COMP_CNTR_RESP_VALUE: u16 = 2;
+/// Which of a completion counter's two values a command addresses.
+pub type ib_uverbs_comp_cntr_entry = u32;
+pub const IB_UVERBS_COMP_CNTR_ENTRY_COMP: u32 = 0;
+pub const IB_UVERBS_COMP_CNTR_ENTRY_ERR: u32 = 1;
+pub type ib_uverbs_comp_cntr_modify_op = u32;
+pub const IB_UVERBS_COMP_CNTR_MODIFY_OP_SET: u32 = 0;
+pub const IB_UVERBS_COMP_CNTR_MODIFY_OP_INC: u32 = 1;
+/// The operations whose completions an attached counter counts (the
+/// kernel's bits; the verbs' `IBV_QP_ATTACH_COMP_CNTR_OP_*` are translated).
+pub type ib_uverbs_qp_attach_comp_cntr_op = u32;
+pub const IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_SEND: u32 = 1 << 0;
+pub const IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_RECV: u32 = 1 << 1;
+pub const IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_RDMA_READ: u32 = 1 << 2;
+pub const IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_READ: u32 = 1 << 3;
+pub const IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_RDMA_WRITE: u32 = 1 << 4;
+pub const IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_WRITE: u32 = 1 << 5;
 
 // ---------------------------------------------------------------------------
 // Kernel structures

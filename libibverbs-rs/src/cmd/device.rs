@@ -1,5 +1,6 @@
 //! Device and context commands: GET_CONTEXT, QUERY_CONTEXT, the async event
-//! FD, QUERY_DEVICE(_EX) and QUERY_PORT (upstream's `cmd_device.c`).
+//! FD, QUERY_DEVICE(_EX), QUERY_PORT and (rdma-core 65, exported at
+//! IBVERBS_PRIVATE_65 only) QUERY_PORT_SPEED (upstream's `cmd_device.c`).
 
 use core::mem::size_of;
 use core::ptr;
@@ -302,6 +303,29 @@ rdma_util::export_versioned! {
     }
 }
 private_abi_both!(ibv_cmd_query_port);
+
+rdma_util::export! {
+    /// Asks the kernel for a port's effective speed (ioctl only; the unit is
+    /// the kernel's, 100 Mb/s), written to `*speed`. Returns 0 or an errno
+    /// value; kernels older than the method answer EPROTONOSUPPORT.
+    fn ibv_cmd_query_port_speed(context: *mut ibv_context, port_num: u32, speed: *mut u64)
+        -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!context.is_null(), libc::EINVAL, libc::EINVAL);
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT_SPEED, 2) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        cmdb.fill_const_in(UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM, port_num as u64);
+        // SAFETY: the provider passes its live context and room for the
+        // speed (a NULL one the kernel refuses with EFAULT).
+        unsafe {
+            cmdb.fill_out_ptr(UVERBS_ATTR_QUERY_PORT_SPEED_RESP, speed);
+            cmdb.execute(context)
+        }
+    }
+}
 
 /// `ibv_cmd_query_device_any`: QUERY_DEVICE_EX when the caller wants more
 /// than `ibv_device_attr` (falling back to QUERY_DEVICE on kernels without
@@ -821,6 +845,35 @@ mod tests {
         assert_eq!(b.len(), 24);
         assert_eq!(&b[..8], &cat(&[&le32(2), &le16(6), &le16(10)])[..]);
         assert_eq!(&b[16..24], &[2, 0, 0, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn query_port_speed() {
+        let mut t = TestCtx::new(1, false);
+        let ctx = t.ctx();
+        let mut speed = 0u64;
+        let k = FakeKernel::new().on_ioctl(|c| {
+            c.write_out_val(UVERBS_ATTR_QUERY_PORT_SPEED_RESP, 4000u64);
+            0
+        });
+        // SAFETY: live context and speed.
+        let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_query_port_speed(ctx, 2, &mut speed) });
+        assert_eq!((ret, speed), (0, 4000));
+        let (hdr, a) = sent[0].ioctl();
+        // UVERBS_OBJECT_DEVICE (0), QUERY_PORT_SPEED (7): the port as a
+        // 64-bit constant, the speed's 8 bytes by pointer.
+        assert_eq!((hdr.object_id, hdr.method_id), (0, 7));
+        assert_eq!(
+            attr_tuples(a),
+            vec![(0, 8, 1, 2), (1, 8, 1, &speed as *const u64 as u64)]
+        );
+
+        // A kernel without the method: its errno, the speed untouched, and
+        // no write() fallback.
+        let k = FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT);
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_query_port_speed(ctx, 1, &mut speed) });
+        assert_eq!((ret, speed, sent.len()), (libc::EPROTONOSUPPORT, 4000, 1));
     }
 
     fn dev_resp() -> ib_uverbs_ex_query_device_resp {

@@ -1,8 +1,9 @@
 //! Device memory (upstream's `cmd_dm.c`): allocating and freeing on-device
-//! memory and registering it as an MR. ioctl-only methods, no write()
-//! fallback.
+//! memory and registering it as an MR; and (rdma-core 65's `cmd_dmabuf.c`,
+//! exported at IBVERBS_PRIVATE_65 only) exporting device pages as a dma-buf.
+//! ioctl-only methods, no write() fallback.
 
-use libc::{c_int, c_uint};
+use libc::{c_int, c_uint, off_t};
 
 use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
 use super::is_destroy_err;
@@ -119,6 +120,30 @@ rdma_util::export_versioned! {
 }
 private_abi_both!(ibv_cmd_reg_dm_mr);
 
+rdma_util::export! {
+    /// Asks the kernel for a dma-buf file descriptor over the memory that
+    /// mmap() of the context's command FD maps at page offset `pg_off` (an
+    /// offset the kernel gave the provider; ioctl only). Returns the new
+    /// descriptor, or -1 with errno set.
+    fn ibv_cmd_export_dmabuf_fd(ctx: *mut ibv_context, pg_off: off_t) -> c_int, on_panic = -1;
+    {
+        ensure!(!ctx.is_null(), libc::EINVAL, -1);
+        let mut cmd_space = CmdSpace::new();
+        let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_DMABUF, UVERBS_METHOD_DMABUF_ALLOC, 2) {
+            Ok(b) => b,
+            Err(_) => return -1,
+        };
+        let fd = cmdb.fill_out_fd(UVERBS_ATTR_ALLOC_DMABUF_HANDLE);
+        cmdb.fill_in_u64(UVERBS_ATTR_ALLOC_DMABUF_PGOFF, pg_off as u64);
+        // SAFETY: the provider passes its live context; both attributes are
+        // inline.
+        if unsafe { cmdb.execute(ctx) } != 0 {
+            return -1;
+        }
+        cmdb.read_fd(fd)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +192,31 @@ mod tests {
         let (ret, _) = with_kernel(k(), || unsafe { ibv_cmd_free_dm(&mut dm) });
         crate::cmd::set_allow_disassociate_destroy(false);
         assert_eq!(ret, 0);
+    }
+
+    #[test]
+    fn export_dmabuf_fd() {
+        let mut t = TestCtx::new(1, false);
+        let ctx = t.ctx();
+        let k = FakeKernel::new().on_ioctl(|c| {
+            c.set_data(UVERBS_ATTR_ALLOC_DMABUF_HANDLE, 23);
+            0
+        });
+        // SAFETY: live context.
+        let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_export_dmabuf_fd(ctx, 0x1_0000_0003) });
+        assert_eq!(ret, 23);
+        let (hdr, a) = sent[0].ioctl();
+        // UVERBS_OBJECT_DMABUF (18), ALLOC (0): the FD slot, then the page
+        // offset as 64 bits.
+        assert_eq!((hdr.object_id, hdr.method_id), (18, 0));
+        assert_eq!(attr_tuples(a), vec![(0, 0, 1, 0), (1, 8, 1, 0x1_0000_0003)]);
+
+        // A kernel without the method: -1 and errno.
+        rdma_util::ffi::set_errno(0);
+        let k = FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT);
+        // SAFETY: live context.
+        let (ret, _) = with_kernel(k, || unsafe { ibv_cmd_export_dmabuf_fd(ctx, 0) });
+        assert_eq!((ret, rdma_util::ffi::errno()), (-1, libc::EPROTONOSUPPORT));
     }
 
     #[test]

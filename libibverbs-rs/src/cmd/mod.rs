@@ -53,12 +53,23 @@ pub(crate) mod flow;
 pub(crate) mod mr_extra;
 pub(crate) mod legacy;
 pub(crate) mod cq_extra;
+pub(crate) mod dmah;
+pub(crate) mod comp_cntr;
 
 /// Number of operations in `verbs_context_ops`, which is also the number of
 /// bits in the per-context "ioctl not supported" bitmap.
 pub(crate) const VERBS_OPS_NUM: usize = size_of::<verbs_context_ops>() / size_of::<*const ()>();
 
-const BITMAP_WORDS: usize = VERBS_OPS_NUM.div_ceil(64);
+/// The bit of `reg_mr_ex`, an operation rdma-core 65 added to the ops table:
+/// 44's table, which [`cmd_bit!`] indexes, lacks it, so it gets the first
+/// bit after that table's.
+pub(crate) const REG_MR_EX_BIT: usize = VERBS_OPS_NUM;
+
+/// Bits in the unsupported-ioctl bitmap: one per op of 44's table, then
+/// [`REG_MR_EX_BIT`].
+const CMD_BITS: usize = VERBS_OPS_NUM + 1;
+
+const BITMAP_WORDS: usize = CMD_BITS.div_ceil(64);
 
 /// The bit that stands for one operation in the unsupported-ioctl bitmap: its
 /// index in `verbs_context_ops` (`cmd_bit!(create_cq)`).
@@ -122,7 +133,7 @@ impl CmdCtxState {
 
     /// The kernel has no ioctl framework at all: every operation falls back.
     pub(crate) fn mark_all_ioctls_unsupported(&self) {
-        for bit in 0..VERBS_OPS_NUM {
+        for bit in 0..CMD_BITS {
             self.mark_ioctl_unsupported(bit);
         }
     }

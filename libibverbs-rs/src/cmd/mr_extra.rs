@@ -1,22 +1,31 @@
 //! The MR helpers beyond plain registration (upstream's `ibv_cmd_rereg_mr`
 //! in `cmd.c`, and `ibv_cmd_query_mr`, `ibv_cmd_advise_mr`,
-//! `ibv_cmd_reg_dmabuf_mr` in `cmd_mr.c`).
+//! `ibv_cmd_reg_dmabuf_mr` in `cmd_mr.c`), and rdma-core 65's
+//! `ibv_cmd_reg_mr_ex` (exported at IBVERBS_PRIVATE_65 only).
 //!
-//! Re-registration is a classic write() command; the other three exist only
-//! as ioctl methods of the MR object.
+//! Re-registration is a classic write() command; query, advise and dma-buf
+//! registration exist only as ioctl methods of the MR object. The extended
+//! registration is the REG_MR ioctl method, with the classic REG_MR write()
+//! command as fallback for plain user memory.
 
 use core::mem::size_of;
 use core::ptr::{self, addr_of_mut};
 use libc::{c_int, c_void};
 
 use super::ioctl::{ibv_command_buffer, CmdBuf, CmdSpace};
-use super::write::execute_cmd_write;
+use super::write::{execute_cmd_write, execute_ioctl_fallback, Fallback};
 use crate::abi::driver::*;
+use crate::abi::driver65::verbs_dmah;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
+use crate::abi::verbs65::{
+    ibv_mr_init_attr, IBV_REG_MR_MASK_ADDR, IBV_REG_MR_MASK_DMAH, IBV_REG_MR_MASK_FD,
+    IBV_REG_MR_MASK_FD_OFFSET, IBV_REG_MR_MASK_IOVA,
+};
+use crate::cmd::REG_MR_EX_BIT;
 use crate::provider_release::passes_dmabuf_driver;
 use rdma_util::ensure;
-use rdma_util::ffi::errno;
+use rdma_util::ffi::{errno, set_errno};
 
 rdma_util::export_versioned! {
     /// Re-registers an MR (write() command, provider data after
@@ -207,6 +216,146 @@ rdma_util::export_versioned! {
     }
 }
 rdma_util::symver!(default ibv_cmd_reg_dmabuf_mr, "IBVERBS_PRIVATE_65", ibv_cmd_reg_dmabuf_mr_65);
+
+/// `errno = e; return e;`, for the argument errors of [`reg_mr_ex`].
+fn fail(e: c_int) -> c_int {
+    set_errno(e);
+    e
+}
+
+/// `ibv_cmd_reg_mr_ex`.
+///
+/// # Safety
+/// `pd` and `vmr` are live; `attr.dmah`, when its mask bit is set, is NULL
+/// or the `ibv_dmah` of a live `verbs_dmah`.
+unsafe fn reg_mr_ex(pd: *mut ibv_pd, vmr: *mut verbs_mr, attr: &ibv_mr_init_attr) -> c_int {
+    let has = |bit: u32| attr.comp_mask & bit as u64 != 0;
+    let fd_based = has(IBV_REG_MR_MASK_FD);
+    let addr = attr.addr as usize as u64;
+    let mut length = attr.length as u64;
+    let mut cmd_space = CmdSpace::new();
+    let mut cmdb = match CmdBuf::new_in(&mut cmd_space, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_MR, 11) {
+        Ok(b) => b,
+        Err(e) => return e,
+    };
+    // The memory is either a dma-buf (FD with an offset into it) or user
+    // memory at ADDR, never both.
+    if fd_based {
+        if !has(IBV_REG_MR_MASK_FD_OFFSET) || has(IBV_REG_MR_MASK_ADDR) {
+            return fail(libc::EINVAL);
+        }
+        cmdb.fill_in_u64(UVERBS_ATTR_REG_MR_FD_OFFSET, attr.fd_offset);
+        cmdb.fill_in_fd(UVERBS_ATTR_REG_MR_FD, attr.fd);
+    } else {
+        if has(IBV_REG_MR_MASK_FD_OFFSET) || !has(IBV_REG_MR_MASK_ADDR) {
+            return fail(libc::EINVAL);
+        }
+        cmdb.fill_in_u64(UVERBS_ATTR_REG_MR_ADDR, addr);
+        // On-demand paging of the whole address space (an implicit MR): the
+        // kernel wants all ones as the length, and no address.
+        if attr.access as u32 & IBV_ACCESS_ON_DEMAND != 0 && attr.length == usize::MAX {
+            if !attr.addr.is_null() {
+                return fail(libc::EINVAL);
+            }
+            length = u64::MAX;
+        }
+    }
+    // The kernel needs an IOVA; user memory defaults to its address.
+    let iova = if has(IBV_REG_MR_MASK_IOVA) {
+        attr.iova
+    } else if !fd_based {
+        addr
+    } else {
+        return fail(libc::EINVAL);
+    };
+    cmdb.fill_in_u64(UVERBS_ATTR_REG_MR_IOVA, iova);
+
+    let mut lkey = 0u32;
+    let mut rkey = 0u32;
+    let handle = cmdb.fill_out_obj(UVERBS_ATTR_REG_MR_HANDLE);
+    // SAFETY: lkey and rkey outlive the command.
+    unsafe {
+        cmdb.fill_out_ptr(UVERBS_ATTR_REG_MR_RESP_LKEY, &mut lkey);
+        cmdb.fill_out_ptr(UVERBS_ATTR_REG_MR_RESP_RKEY, &mut rkey);
+    }
+    // SAFETY: pd is live (caller).
+    let (ctx, pd_handle) = unsafe { ((*pd).context, (*pd).handle) };
+    cmdb.fill_in_obj(UVERBS_ATTR_REG_MR_PD_HANDLE, pd_handle);
+    cmdb.fill_in_u64(UVERBS_ATTR_REG_MR_LENGTH, length);
+    cmdb.fill_in_u32(UVERBS_ATTR_REG_MR_ACCESS_FLAGS, attr.access as u32);
+    if has(IBV_REG_MR_MASK_DMAH) {
+        if attr.dmah.is_null() {
+            // Upstream would dereference NULL here.
+            return fail(libc::EINVAL);
+        }
+        // SAFETY: a non-NULL dmah is the first field of a live verbs_dmah
+        // (caller).
+        let dmah_handle = unsafe { (*attr.dmah.cast::<verbs_dmah>()).handle };
+        cmdb.fill_in_obj(UVERBS_ATTR_REG_MR_DMA_HANDLE, dmah_handle);
+    }
+
+    // SAFETY: ctx is the PD's live context; the attributes point to locals
+    // that outlive the command.
+    match unsafe { execute_ioctl_fallback(ctx, REG_MR_EX_BIT, cmdb.as_ptr()) } {
+        Fallback::Success => {}
+        Fallback::Error(e) => return e,
+        Fallback::TryWrite | Fallback::TryWriteEx => {
+            // A kernel without the method: plain user memory still has the
+            // classic REG_MR command; a dma-buf or a DMA handle has no
+            // write() form.
+            if fd_based || has(IBV_REG_MR_MASK_DMAH) {
+                return fail(libc::EOPNOTSUPP);
+            }
+            let mut req = ibv_reg_mr::default();
+            let mut resp = ib_uverbs_reg_mr_resp::default();
+            // SAFETY: live PD and MR (caller); req and resp are whole.
+            return unsafe {
+                super::mr::reg_mr(
+                    pd,
+                    attr.addr,
+                    length as usize,
+                    iova,
+                    attr.access,
+                    vmr,
+                    &mut req,
+                    size_of::<ibv_reg_mr>(),
+                    &mut resp,
+                    size_of::<ib_uverbs_reg_mr_resp>(),
+                )
+            };
+        }
+    }
+    // SAFETY: vmr is live (caller).
+    unsafe {
+        let mr = &mut (*vmr).ibv_mr;
+        mr.handle = cmdb.read_obj(handle);
+        mr.context = ctx;
+        mr.lkey = lkey;
+        mr.rkey = rkey;
+        (*vmr).mr_type = if fd_based { IBV_MR_TYPE_DMABUF_MR } else { IBV_MR_TYPE_MR };
+        (*vmr).access = attr.access;
+    }
+    0
+}
+
+rdma_util::export! {
+    /// Registers an MR from `ibv_mr_init_attr` (the REG_MR ioctl method):
+    /// user memory at `addr` (IOVA defaulting to it) or a dma-buf `fd` at
+    /// `fd_offset` (IOVA required), optionally with a DMA handle. An
+    /// inconsistent mask is refused with EINVAL before any command. Kernels
+    /// without the method get the classic REG_MR write() for user memory,
+    /// EOPNOTSUPP otherwise. Fills the handle, keys and context of
+    /// `vmr->ibv_mr`, the MR type and access (the caller fills the rest).
+    /// Returns 0 or an errno value.
+    fn ibv_cmd_reg_mr_ex(pd: *mut ibv_pd, vmr: *mut verbs_mr, mr_init_attr: *mut ibv_mr_init_attr)
+        -> c_int, on_panic = libc::EIO;
+    {
+        ensure!(!pd.is_null() && !vmr.is_null() && !mr_init_attr.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: the provider passes a live PD and MR, and the attributes
+        // (whose DMA handle, if named, is one of ours).
+        unsafe { reg_mr_ex(pd, vmr, &*mr_init_attr) }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -446,5 +595,218 @@ mod tests {
         }
         assert_eq!(junk, [0xa5u8; 64]);
         let _ = drv.as_ptr();
+    }
+
+    fn mr_init(comp_mask: u32) -> ibv_mr_init_attr {
+        // SAFETY: plain C struct, valid when zero.
+        let mut a: ibv_mr_init_attr = unsafe { zeroed_unchecked() };
+        a.comp_mask = comp_mask as u64;
+        a.length = 0x2000;
+        a.access = (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ) as c_int;
+        a.addr = 0x7000_0000 as *mut c_void;
+        a.iova = 0x10_0000;
+        a.fd = 12;
+        a.fd_offset = 0x3000;
+        a
+    }
+
+    /// A PD of `t`'s context, and an MR whose fields the caller of the
+    /// helper (not the helper) fills, preset to be seen untouched.
+    fn pd_and_mr(t: &mut TestCtx) -> (ibv_pd, verbs_mr) {
+        // SAFETY: plain C structs, valid when zero.
+        let (mut pd, mut vmr): (ibv_pd, verbs_mr) = unsafe { (zeroed_unchecked(), zeroed_unchecked()) };
+        pd.context = t.ctx();
+        pd.handle = 3;
+        vmr.ibv_mr.length = 0x99;
+        vmr.mr_type = IBV_MR_TYPE_NULL_MR;
+        (pd, vmr)
+    }
+
+    fn answer_reg_mr(c: &mut IoctlCmd) -> c_int {
+        c.set_data(UVERBS_ATTR_REG_MR_HANDLE, 0x41);
+        c.write_out_val(UVERBS_ATTR_REG_MR_RESP_LKEY, 0x1111u32);
+        c.write_out_val(UVERBS_ATTR_REG_MR_RESP_RKEY, 0x2222u32);
+        0
+    }
+
+    #[test]
+    fn reg_mr_ex_user_memory() {
+        let mut t = TestCtx::new(1, false);
+        let (mut pd, mut vmr) = pd_and_mr(&mut t);
+        let mut attr = mr_init(IBV_REG_MR_MASK_ADDR);
+        let access = attr.access as u64;
+        // SAFETY: live PD, MR and attributes.
+        let (ret, sent) = with_kernel(FakeKernel::new().on_ioctl(answer_reg_mr), || unsafe {
+            ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, &mut attr)
+        });
+        assert_eq!(ret, 0);
+        let (hdr, a) = sent[0].ioctl();
+        // UVERBS_OBJECT_MR (7), REG_MR (5). ADDR (4), the IOVA (3) defaulting
+        // to it, the handle, the keys (9, 10), PD (1), LENGTH (5), ACCESS (6).
+        assert_eq!((hdr.object_id, hdr.method_id, hdr.num_attrs), (7, 5, 8));
+        let at = attr_tuples(a);
+        assert_eq!(&at[..3], &[(4, 8, 1, 0x7000_0000), (3, 8, 1, 0x7000_0000), (0, 0, 1, 0)]);
+        assert_eq!((at[3].0, at[3].1, at[4].0, at[4].1), (9, 4, 10, 4));
+        assert_eq!(&at[5..], &[(1, 0, 1, 3), (5, 8, 1, 0x2000), (6, 4, 1, access)]);
+        let mr = &vmr.ibv_mr;
+        assert_eq!((mr.handle, mr.lkey, mr.rkey, mr.context), (0x41, 0x1111, 0x2222, pd.context));
+        assert_eq!((vmr.mr_type, vmr.access), (IBV_MR_TYPE_MR, attr.access));
+        assert_eq!((mr.length, mr.pd), (0x99, ptr::null_mut()), "left to the caller");
+
+        // An explicit IOVA replaces the address as IOVA.
+        attr.comp_mask |= IBV_REG_MR_MASK_IOVA as u64;
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(FakeKernel::new().on_ioctl(answer_reg_mr), || unsafe {
+            ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, &mut attr)
+        });
+        assert_eq!(ret, 0);
+        assert_eq!(attr_tuples(&sent[0].ioctl().1[..2]), vec![(4, 8, 1, 0x7000_0000), (3, 8, 1, 0x10_0000)]);
+
+        // Implicit on-demand MR: no address, all ones as length.
+        let mut odp = mr_init(IBV_REG_MR_MASK_ADDR);
+        odp.access = IBV_ACCESS_ON_DEMAND as c_int;
+        odp.addr = ptr::null_mut();
+        odp.length = usize::MAX;
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(FakeKernel::new().on_ioctl(answer_reg_mr), || unsafe {
+            ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, &mut odp)
+        });
+        assert_eq!(ret, 0);
+        let a = sent[0].ioctl().1;
+        assert_eq!(attr_tuples(&a[6..7]), vec![(5, 8, 1, u64::MAX)]);
+
+        // The kernel's own refusal is final: no write().
+        let k = FakeKernel::new().on_ioctl(|_| libc::EFAULT);
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, &mut attr) });
+        assert_eq!((ret, sent.len()), (libc::EFAULT, 1));
+    }
+
+    #[test]
+    fn reg_mr_ex_dmabuf_with_dma_handle() {
+        let mut t = TestCtx::new(1, false);
+        let (mut pd, mut vmr) = pd_and_mr(&mut t);
+        // SAFETY: plain C struct, valid when zero.
+        let mut dmah: verbs_dmah = unsafe { zeroed_unchecked() };
+        dmah.handle = 0x66;
+        let mut attr = mr_init(
+            IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET | IBV_REG_MR_MASK_IOVA | IBV_REG_MR_MASK_DMAH,
+        );
+        attr.dmah = &mut dmah.dmah;
+        // SAFETY: live PD, MR, attributes and DMA handle.
+        let (ret, sent) = with_kernel(FakeKernel::new().on_ioctl(answer_reg_mr), || unsafe {
+            ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, &mut attr)
+        });
+        assert_eq!(ret, 0);
+        let (hdr, a) = sent[0].ioctl();
+        assert_eq!((hdr.object_id, hdr.method_id, hdr.num_attrs), (7, 5, 10));
+        let at = attr_tuples(a);
+        // FD_OFFSET (8), FD (7, the descriptor in data), IOVA (3) ... and
+        // last the DMA handle (2).
+        assert_eq!(&at[..3], &[(8, 8, 1, 0x3000), (7, 0, 1, 12), (3, 8, 1, 0x10_0000)]);
+        assert_eq!(at[9], (2, 0, 1, 0x66));
+        assert!(at.iter().all(|x| x.0 != UVERBS_ATTR_REG_MR_ADDR));
+        assert_eq!((vmr.ibv_mr.handle, vmr.mr_type), (0x41, IBV_MR_TYPE_DMABUF_MR));
+
+        // A dma-buf without IOVA, or a DMA handle bit without a handle.
+        for bad in [IBV_REG_MR_MASK_IOVA, 0] {
+            let mut a = attr;
+            a.comp_mask &= !(bad as u64);
+            if bad == 0 {
+                a.dmah = ptr::null_mut();
+            }
+            rdma_util::ffi::set_errno(0);
+            // SAFETY: as above.
+            let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe { ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, &mut a) });
+            assert_eq!((ret, rdma_util::ffi::errno(), sent.len()), (libc::EINVAL, libc::EINVAL, 0), "bad {bad}");
+        }
+    }
+
+    #[test]
+    fn reg_mr_ex_refuses_inconsistent_masks_without_a_command() {
+        let mut t = TestCtx::new(1, false);
+        let (mut pd, mut vmr) = pd_and_mr(&mut t);
+        let cases = [
+            // dma-buf without its offset, or with an address too
+            IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_IOVA,
+            IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET | IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_IOVA,
+            // user memory without an address, or with a dma-buf offset
+            IBV_REG_MR_MASK_IOVA,
+            IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_FD_OFFSET,
+        ];
+        for mask in cases {
+            let mut attr = mr_init(mask);
+            rdma_util::ffi::set_errno(0);
+            // SAFETY: live PD, MR and attributes.
+            let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe { ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, &mut attr) });
+            assert_eq!((ret, rdma_util::ffi::errno(), sent.len()), (libc::EINVAL, libc::EINVAL, 0), "mask {mask:#x}");
+        }
+        // On-demand paging of everything cannot start at an address.
+        let mut attr = mr_init(IBV_REG_MR_MASK_ADDR);
+        attr.access = IBV_ACCESS_ON_DEMAND as c_int;
+        attr.length = usize::MAX;
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(FakeKernel::new(), || unsafe { ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, &mut attr) });
+        assert_eq!((ret, sent.len()), (libc::EINVAL, 0));
+        // SAFETY: NULL arguments are refused before use.
+        assert_eq!(unsafe { ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, ptr::null_mut()) }, libc::EINVAL);
+    }
+
+    #[test]
+    fn reg_mr_ex_without_the_method_falls_back_to_reg_mr_for_user_memory() {
+        let mut t = TestCtx::new(1, false);
+        let (mut pd, mut vmr) = pd_and_mr(&mut t);
+        let mut attr = mr_init(IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_IOVA);
+        let k = || {
+            FakeKernel::new().on_ioctl(|_| libc::EPROTONOSUPPORT).on_write(|w| {
+                w.respond(&cat(&[&le32(0x42), &le32(0x3333), &le32(0x4444)]));
+                0
+            })
+        };
+        // SAFETY: live PD, MR and attributes.
+        let (ret, sent) = with_kernel(k(), || unsafe { ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, &mut attr) });
+        assert_eq!(ret, 0);
+        assert_eq!(sent.len(), 2);
+        let b = sent[1].write_bytes();
+        // REG_MR (9), 12 words in, 3 out; after the response address: start,
+        // length, the IOVA as hca_va, the PD, the access flags.
+        assert_eq!(&b[..8], &cat(&[&le32(9), &le16(12), &le16(3)])[..]);
+        assert_eq!(
+            &b[16..],
+            &cat(&[&le64(0x7000_0000), &le64(0x2000), &le64(0x10_0000), &le32(3), &le32(attr.access as u32)])[..]
+        );
+        let mr = &vmr.ibv_mr;
+        assert_eq!((mr.handle, mr.lkey, mr.rkey, mr.context), (0x42, 0x3333, 0x4444, pd.context));
+        assert_eq!((vmr.mr_type, vmr.access), (IBV_MR_TYPE_MR, attr.access));
+        // The context remembers: the next registration skips the ioctl.
+        assert!(t.state().ioctl_unsupported(REG_MR_EX_BIT));
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(k(), || unsafe { ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, &mut attr) });
+        assert_eq!(ret, 0);
+        assert_eq!(sent.len(), 1);
+        assert!(!sent[0].write_bytes().is_empty(), "a write(), not an ioctl");
+
+        // A dma-buf, or a DMA handle, has no write() form.
+        // SAFETY: plain C struct, valid when zero.
+        let mut dmah: verbs_dmah = unsafe { zeroed_unchecked() };
+        let mut with_dmah = attr;
+        with_dmah.comp_mask |= IBV_REG_MR_MASK_DMAH as u64;
+        with_dmah.dmah = &mut dmah.dmah;
+        let dmabuf = mr_init(IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET | IBV_REG_MR_MASK_IOVA);
+        for mut a in [with_dmah, dmabuf] {
+            rdma_util::ffi::set_errno(0);
+            // SAFETY: as above.
+            let (ret, sent) = with_kernel(k(), || unsafe { ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, &mut a) });
+            assert_eq!((ret, rdma_util::ffi::errno(), sent.len()), (libc::EOPNOTSUPP, libc::EOPNOTSUPP, 0));
+        }
+
+        // A kernel without any ioctl (ENOTTY) marks this operation too.
+        let mut t = TestCtx::new(1, false);
+        let (mut pd, mut vmr) = pd_and_mr(&mut t);
+        let k = FakeKernel::new().on_ioctl(|_| libc::ENOTTY);
+        // SAFETY: as above.
+        let (ret, sent) = with_kernel(k, || unsafe { ibv_cmd_reg_mr_ex(&mut pd, &mut vmr, &mut attr) });
+        assert_eq!((ret, sent.len()), (0, 2));
+        assert!(t.state().ioctl_unsupported(REG_MR_EX_BIT));
     }
 }

@@ -54,6 +54,82 @@ mod kern {
     );
 }
 
+/// `kern.rs`: the ids and enums rdma-core 65.0's `kernel-headers/` add to
+/// the ioctl protocol (DMA handles, dma-buf export, REG_MR, port speed,
+/// completion counters). The kern probe compiles against 44's headers, which
+/// lack them; the values were read from 65's `rdma/ib_user_ioctl_cmds.h`
+/// and `rdma/ib_user_ioctl_verbs.h` and compared once with gcc against them.
+mod kern_v65 {
+    use crate::kern::*;
+
+    crate::assert_consts!(
+        UVERBS_OBJECT_DMAH = 17,
+        UVERBS_ATTR_GET_CONTEXT_FD_ARR = 2,
+        UVERBS_ATTR_CREATE_CQ_BUFFER_VA = 8,
+        UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH = 9,
+        UVERBS_ATTR_CREATE_CQ_BUFFER_FD = 10,
+        UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET = 11,
+        UVERBS_OBJECT_DMABUF = 18,
+        UVERBS_OBJECT_COMP_CNTR = 19,
+        UVERBS_METHOD_QUERY_PORT_SPEED = 7,
+        UVERBS_METHOD_QUERY_COMP_CNTR_CAPS = 8,
+        UVERBS_ATTR_QUERY_PORT_SPEED_PORT_NUM = 0,
+        UVERBS_ATTR_QUERY_PORT_SPEED_RESP = 1,
+        UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_MAX_COUNTERS = 0,
+        UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_MAX_VALUE = 1,
+        UVERBS_ATTR_QUERY_COMP_CNTR_CAPS_SUPPORTED_QP_ATTACH_OPS = 2,
+        UVERBS_METHOD_QP_ATTACH_COMP_CNTR = 2,
+        UVERBS_ATTR_QP_ATTACH_COMP_CNTR_HANDLE = 0,
+        UVERBS_ATTR_QP_ATTACH_COMP_CNTR_CNTR_HANDLE = 1,
+        UVERBS_ATTR_QP_ATTACH_COMP_CNTR_OP_MASK = 2,
+        UVERBS_ATTR_ALLOC_DMAH_HANDLE = 0,
+        UVERBS_ATTR_ALLOC_DMAH_CPU_ID = 1,
+        UVERBS_ATTR_ALLOC_DMAH_TPH_MEM_TYPE = 2,
+        UVERBS_ATTR_ALLOC_DMAH_PH = 3,
+        UVERBS_ATTR_FREE_DMA_HANDLE = 0,
+        UVERBS_METHOD_DMAH_ALLOC = 0,
+        UVERBS_METHOD_DMAH_FREE = 1,
+        UVERBS_ATTR_ALLOC_DMABUF_HANDLE = 0,
+        UVERBS_ATTR_ALLOC_DMABUF_PGOFF = 1,
+        UVERBS_METHOD_DMABUF_ALLOC = 0,
+        UVERBS_METHOD_REG_MR = 5,
+        UVERBS_ATTR_REG_MR_HANDLE = 0,
+        UVERBS_ATTR_REG_MR_PD_HANDLE = 1,
+        UVERBS_ATTR_REG_MR_DMA_HANDLE = 2,
+        UVERBS_ATTR_REG_MR_IOVA = 3,
+        UVERBS_ATTR_REG_MR_ADDR = 4,
+        UVERBS_ATTR_REG_MR_LENGTH = 5,
+        UVERBS_ATTR_REG_MR_ACCESS_FLAGS = 6,
+        UVERBS_ATTR_REG_MR_FD = 7,
+        UVERBS_ATTR_REG_MR_FD_OFFSET = 8,
+        UVERBS_ATTR_REG_MR_RESP_LKEY = 9,
+        UVERBS_ATTR_REG_MR_RESP_RKEY = 10,
+        UVERBS_METHOD_COMP_CNTR_CREATE = 0,
+        UVERBS_METHOD_COMP_CNTR_DESTROY = 1,
+        UVERBS_METHOD_COMP_CNTR_MODIFY = 2,
+        UVERBS_METHOD_COMP_CNTR_READ = 3,
+        UVERBS_ATTR_CREATE_COMP_CNTR_HANDLE = 0,
+        UVERBS_ATTR_DESTROY_COMP_CNTR_HANDLE = 0,
+        UVERBS_ATTR_MODIFY_COMP_CNTR_HANDLE = 0,
+        UVERBS_ATTR_MODIFY_COMP_CNTR_ENTRY = 1,
+        UVERBS_ATTR_MODIFY_COMP_CNTR_OP = 2,
+        UVERBS_ATTR_MODIFY_COMP_CNTR_VALUE = 3,
+        UVERBS_ATTR_READ_COMP_CNTR_HANDLE = 0,
+        UVERBS_ATTR_READ_COMP_CNTR_ENTRY = 1,
+        UVERBS_ATTR_READ_COMP_CNTR_RESP_VALUE = 2,
+        IB_UVERBS_COMP_CNTR_ENTRY_COMP = 0,
+        IB_UVERBS_COMP_CNTR_ENTRY_ERR = 1,
+        IB_UVERBS_COMP_CNTR_MODIFY_OP_SET = 0,
+        IB_UVERBS_COMP_CNTR_MODIFY_OP_INC = 1,
+        IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_SEND = 0x1,
+        IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_RECV = 0x2,
+        IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_RDMA_READ = 0x4,
+        IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_READ = 0x8,
+        IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_RDMA_WRITE = 0x10,
+        IB_UVERBS_QP_ATTACH_COMP_CNTR_OP_REMOTE_RDMA_WRITE = 0x20,
+    );
+}
+
 /// `cma_v65.rs`: what rdma-core 65.0's `librdmacm/rdma_cma.h` adds, which
 /// no probe compiles against yet (Debian 12 installs 44's header). Values
 /// counted from the 65.0 header (the event enum continues after

@@ -18,7 +18,7 @@
 //! | `kern.rs`              | `kern.rs`                       | `abi-tests/probe/run.sh`        |
 //! | `ucma.rs`              | `ucma.rs`                       | `abi-tests/probe/run-rdmacm.sh` |
 //! | `cma.rs`               | `cma.rs`                        | `abi-tests/probe/run-rdmacm.sh` |
-//! | `hand_kept.rs`         | `acm.rs`, `cma_v65.rs`, `ucma_v65.rs`, a few types of others | kept by hand |
+//! | `hand_kept.rs`         | `acm.rs`, `cma_v65.rs`, `ucma_v65.rs`, 65's ids in `kern.rs`, a few types of others | kept by hand |
 //!
 //! The files of a module that re-exports an older one (`verbs_v65.rs`,
 //! `driver/pabi65.rs`) check everything the module provides, re-exported
