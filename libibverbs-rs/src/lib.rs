@@ -40,6 +40,7 @@ mod cq;
 mod ctx_priv;
 mod device;
 mod dmabuf_heap;
+mod dmah;
 mod dummy_ops;
 mod fork;
 mod import;
