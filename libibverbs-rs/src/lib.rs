@@ -39,6 +39,7 @@ mod context;
 mod cq;
 mod ctx_priv;
 mod device;
+mod dm;
 mod dmabuf_heap;
 mod dmah;
 mod dummy_ops;

@@ -14,6 +14,7 @@ use crate::cmd::write::{execute_ioctl_fallback, Fallback};
 use crate::ctx_priv::ops_of;
 use crate::device::sysfs_of;
 use crate::sysfs::read_ibdev_file;
+use crate::util::query_without_output;
 use rdma_util::{ensure, export, export_versioned, symver};
 
 export_versioned! {
@@ -86,6 +87,28 @@ export_versioned! {
     }
 }
 symver!(default ibv_query_port, "IBVERBS_1.1", ibv_query_port_v11);
+
+export! {
+    /// ibv_query_port_speed@@IBVERBS_1.16: the port's effective speed, in
+    /// units of 100 Mb/s, into `*port_speed`, from the provider; 0 or an
+    /// errno value (EOPNOTSUPP without provider support). A NULL context is
+    /// EINVAL; a NULL `port_speed` is handled as [`query_without_output`]
+    /// says.
+    fn ibv_query_port_speed(context: *mut ibv_context, port_num: u32, port_speed: *mut u64) -> c_int,
+        on_panic = libc::EIO;
+    {
+        ensure!(!context.is_null(), libc::EINVAL, libc::EINVAL);
+        // SAFETY: checked non-NULL; a context the application got from this library.
+        let Some(f) = unsafe { ops_of(context) }.query_port_speed else { return libc::EOPNOTSUPP };
+        if port_speed.is_null() {
+            let mut scratch = 0u64;
+            // SAFETY: provider op with the caller's context and port, into a local.
+            return query_without_output(unsafe { f(context, port_num, &mut scratch) });
+        }
+        // SAFETY: provider op with the caller's arguments.
+        unsafe { f(context, port_num, port_speed) }
+    }
+}
 
 fn is_zero_gid(g: &ibv_gid) -> bool {
     // SAFETY: every bit pattern of the 16 raw bytes is valid.
@@ -551,5 +574,90 @@ mod tests {
         assert_eq!(scan_hex16(b"0xffff"), Some(0xffff));
         assert_eq!(scan_hex16(b":"), None);
         assert_eq!(scan_hex16(b""), None);
+    }
+
+    mod port_speed {
+        use super::super::*;
+        use crate::testkit::ctx::FakeCtx;
+        use rdma_util::ffi::{errno, set_errno};
+        use std::cell::RefCell;
+
+        thread_local! {
+            /// (context, port) of each call, and what the op returns.
+            static CALLS: RefCell<Vec<(usize, u32)>> = const { RefCell::new(Vec::new()) };
+            static RET: RefCell<c_int> = const { RefCell::new(0) };
+        }
+
+        unsafe extern "C" fn p_speed(ctx: *mut ibv_context, port: u32, speed: *mut u64) -> c_int {
+            CALLS.with(|c| c.borrow_mut().push((ctx as usize, port)));
+            let r = RET.with(|r| *r.borrow());
+            if r == 0 {
+                // SAFETY: the caller's (or the library's scratch) output.
+                unsafe { *speed = 4000 };
+            }
+            r
+        }
+
+        fn provider() -> FakeCtx {
+            let mut c = FakeCtx::with_pabi(0, Pabi::P65);
+            // SAFETY: all-zero is every op unset.
+            let mut ops: crate::abi::driver65::verbs_context_ops = unsafe { std::mem::zeroed() };
+            ops.query_port_speed = Some(p_speed);
+            c.set_ops65(&ops);
+            c
+        }
+
+        #[test]
+        fn dispatches_to_the_provider() {
+            let mut c = provider();
+            let ctx = c.ctx();
+            let mut speed = 0u64;
+            // SAFETY: our live fake context and a local output.
+            assert_eq!(unsafe { ibv_query_port_speed(ctx, 0x1_0002, &mut speed) }, 0);
+            assert_eq!(speed, 4000);
+            RET.with(|r| *r.borrow_mut() = libc::EIO);
+            speed = 1;
+            // SAFETY: as above.
+            assert_eq!(unsafe { ibv_query_port_speed(ctx, 1, &mut speed) }, libc::EIO);
+            assert_eq!(speed, 1);
+            RET.with(|r| *r.borrow_mut() = 0);
+            CALLS.with(|c| assert_eq!(*c.borrow(), vec![(ctx as usize, 0x1_0002), (ctx as usize, 1)]));
+        }
+
+        #[test]
+        fn without_the_op_it_is_eopnotsupp() {
+            for pabi in [Pabi::P34, Pabi::P65] {
+                let mut c = FakeCtx::with_pabi(0, pabi);
+                let mut speed = 9u64;
+                set_errno(0);
+                // SAFETY: our live fake context with the default ops.
+                assert_eq!(unsafe { ibv_query_port_speed(c.ctx(), 1, &mut speed) }, libc::EOPNOTSUPP);
+                // Upstream's NULL output reaches the default op, which ignores it.
+                // SAFETY: as above; NULL output on purpose.
+                assert_eq!(unsafe { ibv_query_port_speed(c.ctx(), 1, ptr::null_mut()) }, libc::EOPNOTSUPP);
+                assert_eq!((speed, errno()), (9, 0), "{pabi:?}");
+            }
+        }
+
+        #[test]
+        fn null_arguments() {
+            let mut speed = 0u64;
+            set_errno(0);
+            // SAFETY: rejected before use.
+            assert_eq!(unsafe { ibv_query_port_speed(ptr::null_mut(), 1, &mut speed) }, libc::EINVAL);
+            assert_eq!(errno(), libc::EINVAL);
+            let mut c = provider();
+            // A provider that fails keeps its error; one that succeeds would
+            // have written through NULL.
+            RET.with(|r| *r.borrow_mut() = libc::ENODEV);
+            // SAFETY: our live fake context; NULL output on purpose.
+            assert_eq!(unsafe { ibv_query_port_speed(c.ctx(), 1, ptr::null_mut()) }, libc::ENODEV);
+            RET.with(|r| *r.borrow_mut() = 0);
+            set_errno(0);
+            // SAFETY: as above.
+            assert_eq!(unsafe { ibv_query_port_speed(c.ctx(), 1, ptr::null_mut()) }, libc::EINVAL);
+            assert_eq!(errno(), libc::EINVAL);
+            assert_eq!(CALLS.with(|c| c.borrow().len()), 2);
+        }
     }
 }

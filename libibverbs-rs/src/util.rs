@@ -204,6 +204,20 @@ pub(crate) fn warn(msg: &str) {
     let _ = std::io::stderr().lock().write_all(msg.as_bytes());
 }
 
+/// The result of a query whose caller passed a NULL output pointer, made
+/// into scratch space instead. Upstream hands the NULL to the op: the default
+/// op, and a provider that fails before writing, return their error without
+/// touching it, and that result stands; an op that succeeds would have
+/// written through it and crashed, so success becomes EINVAL (returned and
+/// in errno), since the caller has nowhere to receive the answer.
+pub(crate) fn query_without_output(op_result: std::ffi::c_int) -> std::ffi::c_int {
+    if op_result != 0 {
+        return op_result;
+    }
+    rdma_util::ffi::set_errno(libc::EINVAL);
+    libc::EINVAL
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
