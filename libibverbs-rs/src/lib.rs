@@ -32,6 +32,7 @@ macro_rules! private_abi_both {
 
 mod abi;
 mod ah;
+mod buf;
 mod channel;
 mod cmd;
 mod compat_1_0;
