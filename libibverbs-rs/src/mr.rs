@@ -1,17 +1,23 @@
 //! Memory regions: ibv_reg_mr (and its _iova/_iova2 forms), ibv_reg_dmabuf_mr,
-//! ibv_rereg_mr and ibv_dereg_mr (verbs.c).
+//! ibv_reg_mr_ex and ibv_reg_buf_mr, ibv_rereg_mr and ibv_dereg_mr (verbs.c).
 //!
 //! Registration brackets the provider call with the fork-safety hooks: the
 //! range is marked "don't copy on fork" first and unmarked again if the
 //! provider fails; deregistration unmarks it once the provider has released
-//! the MR. On-demand-paging MRs never pin memory, so they skip both.
+//! the MR. On-demand-paging MRs never pin memory, so they skip both, and so
+//! do dma-buf registrations, whose memory is not the process's.
 
 use std::ffi::{c_int, c_uint, c_void};
 use std::ptr;
 
 use crate::abi::driver::*;
+use crate::abi::driver65::ibv_buf;
 use crate::abi::kern::IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS;
 use crate::abi::verbs::*;
+use crate::abi::verbs65::{
+    ibv_mr_init_attr, ibv_mr_init_attr_mask, IBV_REG_MR_MASK_ADDR, IBV_REG_MR_MASK_BUF, IBV_REG_MR_MASK_DMAH,
+    IBV_REG_MR_MASK_FD, IBV_REG_MR_MASK_FD_OFFSET, IBV_REG_MR_MASK_IOVA,
+};
 use crate::ctx_priv::ops_of;
 use rdma_util::ffi::set_errno;
 use rdma_util::{ensure, export, export_versioned, symver};
@@ -193,6 +199,129 @@ pub(crate) unsafe fn reg_dmabuf_mr(pd: *mut ibv_pd, offset: u64, length: usize, 
     mr
 }
 
+/// Whether `mask` (an ibv_mr_init_attr comp_mask) has `bit`.
+fn has(mask: u64, bit: ibv_mr_init_attr_mask) -> bool {
+    mask & u64::from(bit) != 0
+}
+
+/// Upstream's fill_mr_init_attr_from_buf: checks a buffer registration
+/// (IBV_REG_MR_MASK_BUF) and turns it into one the lower layers know. The
+/// range must be within the buffer, given by address, on the buffer's own PD,
+/// and not also as a dma-buf. Memory behind a dma-buf is then registered
+/// through it (fd, offset in it, and the address as I/O virtual address,
+/// which the caller therefore cannot choose); other memory by address. False,
+/// with errno EINVAL, for a request that breaks these rules, and for a NULL
+/// buffer (which upstream would dereference).
+fn buf_to_attr(pd: *mut ibv_pd, attr: &mut ibv_mr_init_attr) -> bool {
+    let fail = || {
+        set_errno(libc::EINVAL);
+        false
+    };
+    if attr.buf.is_null() {
+        return fail();
+    }
+    // SAFETY: checked non-NULL; a handle the caller got from ibv_alloc_buf.
+    let buf = unsafe { &*attr.buf };
+    let mask = attr.comp_mask;
+    if pd != buf.pd || !has(mask, IBV_REG_MR_MASK_ADDR) {
+        return fail();
+    }
+    let (base, addr) = (buf.addr as usize, attr.addr as usize);
+    let Some(off) = addr.checked_sub(base) else { return fail() };
+    if off > buf.size || attr.length > buf.size - off {
+        return fail();
+    }
+    if has(mask, IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET) {
+        return fail();
+    }
+    attr.comp_mask &= !u64::from(IBV_REG_MR_MASK_BUF);
+    // Exactly -1 means "no dma-buf", as upstream tests it.
+    if buf.dmabuf_fd != -1 {
+        if has(mask, IBV_REG_MR_MASK_IOVA) {
+            return fail();
+        }
+        attr.comp_mask &= !u64::from(IBV_REG_MR_MASK_ADDR);
+        attr.comp_mask |= u64::from(IBV_REG_MR_MASK_FD | IBV_REG_MR_MASK_FD_OFFSET | IBV_REG_MR_MASK_IOVA);
+        attr.fd = buf.dmabuf_fd;
+        attr.fd_offset = off as u64;
+        attr.iova = addr as u64;
+    }
+    true
+}
+
+/// Upstream's ibv_reg_mr_ex: one registration for user memory, dma-buf
+/// memory, a DMA handle's placement or an ibv_alloc_buf buffer, as the
+/// attributes' mask says. NULL with errno set on failure.
+///
+/// The provider gets a copy of the attributes holding only the fields the
+/// mask marks valid (the others zero), with a buffer request already
+/// translated; the caller's attributes are never written. Unknown mask bits
+/// are passed on for the provider to judge (the default op, built on the
+/// older registrations, refuses them). Fork protection covers the range by
+/// address unless the memory is on-demand paged or a dma-buf; the optional
+/// access bits are dropped for kernels that do not know them, as for
+/// ibv_reg_mr. On success the library sets the MR's context, PD and length,
+/// and its address: the registered address, or for a registration without
+/// one (dma-buf), the offset in the dma-buf, as ibv_reg_dmabuf_mr records it.
+///
+/// # Safety
+/// `pd` is a live PD whose context and the context's device are set.
+pub(crate) unsafe fn reg_mr_ex(pd: *mut ibv_pd, req: &ibv_mr_init_attr) -> *mut ibv_mr {
+    let mask = req.comp_mask;
+    let valid = |bit| has(mask, bit);
+    let mut attr = ibv_mr_init_attr {
+        length: req.length,
+        access: req.access,
+        comp_mask: mask,
+        iova: if valid(IBV_REG_MR_MASK_IOVA) { req.iova } else { 0 },
+        addr: if valid(IBV_REG_MR_MASK_ADDR) { req.addr } else { ptr::null_mut() },
+        fd: if valid(IBV_REG_MR_MASK_FD) { req.fd } else { 0 },
+        fd_offset: if valid(IBV_REG_MR_MASK_FD_OFFSET) { req.fd_offset } else { 0 },
+        dmah: if valid(IBV_REG_MR_MASK_DMAH) { req.dmah } else { ptr::null_mut() },
+        buf: if valid(IBV_REG_MR_MASK_BUF) { req.buf } else { ptr::null_mut() },
+    };
+    if has(attr.comp_mask, IBV_REG_MR_MASK_BUF) && !buf_to_attr(pd, &mut attr) {
+        return ptr::null_mut();
+    }
+    let need_fork = (attr.access as c_uint) & IBV_ACCESS_ON_DEMAND == 0 && !has(attr.comp_mask, IBV_REG_MR_MASK_FD);
+    // As upstream, even without an address in the mask: the range then
+    // starts at NULL.
+    if need_fork && dontfork_range(attr.addr, attr.length) != 0 {
+        return ptr::null_mut();
+    }
+    // SAFETY: the caller's live PD.
+    let context = unsafe { (*pd).context };
+    // SAFETY: a live context's device is the verbs_device its provider
+    // allocated (ibv_device is its first member).
+    let core_support = unsafe { (*(*context).device.cast::<verbs_device>()).core_support };
+    if core_support & IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS as u64 == 0 {
+        attr.access &= !(IBV_ACCESS_OPTIONAL_RANGE as c_int);
+    }
+    // SAFETY: the context of the caller's live PD is a live context of this library.
+    let mr = match unsafe { ops_of(context) }.reg_mr_ex {
+        // SAFETY: provider (or default) op with the caller's PD and our copy.
+        Some(f) => unsafe { f(pd, &mut attr) },
+        None => {
+            set_errno(libc::EOPNOTSUPP);
+            ptr::null_mut()
+        }
+    };
+    if mr.is_null() {
+        if need_fork {
+            // errno is the provider's; upstream ignores this result too.
+            let _ = dofork_range(attr.addr, attr.length);
+        }
+        return mr;
+    }
+    // SAFETY: the provider's new MR.
+    let m = unsafe { &mut *mr };
+    m.context = context;
+    m.length = attr.length;
+    m.pd = pd;
+    m.addr = if has(attr.comp_mask, IBV_REG_MR_MASK_ADDR) { attr.addr } else { attr.fd_offset as usize as *mut c_void };
+    mr
+}
+
 /// Checks of a PD argument where upstream would crash.
 fn pd_usable(pd: *mut ibv_pd) -> bool {
     // SAFETY: short-circuit: each pointer is read only once checked non-NULL.
@@ -277,6 +406,44 @@ export! {
     }
 }
 
+export! {
+    /// ibv_reg_mr_ex@@IBVERBS_1.15: see [`reg_mr_ex`]. A NULL PD (or one
+    /// without its context or device) or NULL attributes are EINVAL.
+    fn ibv_reg_mr_ex(pd: *mut ibv_pd, mr_init_attr: *mut ibv_mr_init_attr) -> *mut ibv_mr,
+        on_panic = ptr::null_mut();
+    {
+        ensure!(pd_usable(pd) && !mr_init_attr.is_null(), libc::EINVAL, ptr::null_mut());
+        // SAFETY: the caller's PD, checked usable, and attributes, checked non-NULL.
+        unsafe { reg_mr_ex(pd, &*mr_init_attr) }
+    }
+}
+
+export! {
+    /// ibv_reg_buf_mr@@IBVERBS_1.17: registers `length` bytes at `addr`
+    /// within a buffer of ibv_alloc_buf, as ibv_reg_mr_ex with the buffer and
+    /// the address (see [`buf_to_attr`] for the rules). A NULL PD (or one
+    /// without its context or device) or buffer is EINVAL.
+    fn ibv_reg_buf_mr(pd: *mut ibv_pd, buf: *mut ibv_buf, addr: *mut c_void, length: usize, access: c_int)
+        -> *mut ibv_mr, on_panic = ptr::null_mut();
+    {
+        ensure!(pd_usable(pd), libc::EINVAL, ptr::null_mut());
+        let req = ibv_mr_init_attr {
+            length,
+            access,
+            comp_mask: u64::from(IBV_REG_MR_MASK_BUF | IBV_REG_MR_MASK_ADDR),
+            iova: 0,
+            addr,
+            fd: 0,
+            fd_offset: 0,
+            dmah: ptr::null_mut(),
+            buf,
+        };
+        // SAFETY: the caller's PD, checked usable; the buffer is checked by
+        // buf_to_attr before use.
+        unsafe { reg_mr_ex(pd, &req) }
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -296,6 +463,54 @@ pub(crate) mod tests {
         Rereg(usize, c_int, usize, usize, usize, c_int),
         /// reg_dmabuf_mr(pd, offset, length, iova, fd, access).
         RegDmabuf(usize, u64, usize, u64, c_int, c_int),
+        /// reg_mr_ex(pd, attributes as the provider saw them).
+        RegEx(usize, ExAttr),
+    }
+
+    /// An ibv_mr_init_attr as plain comparable values.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub(crate) struct ExAttr {
+        pub(crate) length: usize,
+        pub(crate) access: c_int,
+        pub(crate) comp_mask: u64,
+        pub(crate) iova: u64,
+        pub(crate) addr: usize,
+        pub(crate) fd: c_int,
+        pub(crate) fd_offset: u64,
+        pub(crate) dmah: usize,
+        pub(crate) buf: usize,
+    }
+
+    impl From<&ibv_mr_init_attr> for ExAttr {
+        fn from(a: &ibv_mr_init_attr) -> Self {
+            ExAttr {
+                length: a.length,
+                access: a.access,
+                comp_mask: a.comp_mask,
+                iova: a.iova,
+                addr: a.addr as usize,
+                fd: a.fd,
+                fd_offset: a.fd_offset,
+                dmah: a.dmah as usize,
+                buf: a.buf as usize,
+            }
+        }
+    }
+
+    impl ExAttr {
+        fn to_c(self) -> ibv_mr_init_attr {
+            ibv_mr_init_attr {
+                length: self.length,
+                access: self.access,
+                comp_mask: self.comp_mask,
+                iova: self.iova,
+                addr: self.addr as *mut c_void,
+                fd: self.fd,
+                fd_offset: self.fd_offset,
+                dmah: self.dmah as *mut _,
+                buf: self.buf as *mut _,
+            }
+        }
     }
 
     #[derive(Default)]
@@ -395,6 +610,43 @@ pub(crate) mod tests {
         vmr.ibv_mr.addr = ptr::dangling_mut();
         vmr.ibv_mr.lkey = 0x99;
         Box::into_raw(vmr).cast()
+    }
+
+    unsafe extern "C" fn fake_reg_mr_ex(pd: *mut ibv_pd, attr: *mut ibv_mr_init_attr) -> *mut ibv_mr {
+        // SAFETY: the library's copy of the attributes.
+        log(Ev::RegEx(pd as usize, ExAttr::from(unsafe { &*attr })));
+        if let Some(e) = S.with(|s| s.borrow().reg_fail) {
+            set_errno(e);
+            return ptr::null_mut();
+        }
+        // SAFETY: all-zero is a valid verbs_mr.
+        let mut vmr: Box<verbs_mr> = Box::new(unsafe { std::mem::zeroed() });
+        // Junk where the library's values go: the tests see them replaced.
+        vmr.ibv_mr.context = ptr::dangling_mut();
+        vmr.ibv_mr.pd = ptr::dangling_mut();
+        vmr.ibv_mr.addr = ptr::dangling_mut();
+        vmr.ibv_mr.length = 1;
+        vmr.ibv_mr.lkey = 0x55;
+        Box::into_raw(vmr).cast()
+    }
+
+    /// A context of a PABI 65 provider with the fake reg_mr/dereg_mr/
+    /// rereg_mr/reg_dmabuf_mr, and reg_mr_ex when `ex`; a PD on it.
+    fn provider65(core_support: u64, ex: bool) -> (FakeCtx, Box<ibv_pd>) {
+        S.with(|s| *s.borrow_mut() = Script::default());
+        let mut c = FakeCtx::with_pabi(core_support, crate::pabi::Pabi::P65);
+        let mut ops = no_ops();
+        ops.reg_mr = Some(fake_reg_mr);
+        ops.dereg_mr = Some(fake_dereg_mr);
+        ops.rereg_mr = Some(fake_rereg_mr);
+        ops.reg_dmabuf_mr = Some(fake_reg_dmabuf_mr);
+        let mut ops65 = crate::context::ops65_of_34(&ops);
+        if ex {
+            ops65.reg_mr_ex = Some(fake_reg_mr_ex);
+        }
+        c.set_ops65(&ops65);
+        let pd = Box::new(ibv_pd { context: c.ctx(), handle: 5 });
+        (c, pd)
     }
 
     fn provider(core_support: u64) -> (FakeCtx, Box<ibv_pd>) {
@@ -833,6 +1085,307 @@ pub(crate) mod tests {
             assert!(unsafe { ibv_reg_dmabuf_mr(p, 0, 8, 0, 3, 0) }.is_null());
             assert_eq!(errno(), libc::EINVAL);
         }
+        assert_eq!(take_log(), vec![]);
+    }
+
+    const M_IOVA: u64 = IBV_REG_MR_MASK_IOVA as u64;
+    const M_ADDR: u64 = IBV_REG_MR_MASK_ADDR as u64;
+    const M_FD: u64 = IBV_REG_MR_MASK_FD as u64;
+    const M_FD_OFFSET: u64 = IBV_REG_MR_MASK_FD_OFFSET as u64;
+    const M_DMAH: u64 = IBV_REG_MR_MASK_DMAH as u64;
+    const M_BUF: u64 = IBV_REG_MR_MASK_BUF as u64;
+    const M_DMABUF: u64 = M_FD | M_FD_OFFSET | M_IOVA;
+
+    /// ibv_reg_mr_ex with `req`, checking that the caller's attributes are
+    /// left as they were.
+    fn reg_ex(pd: *mut ibv_pd, req: ExAttr) -> *mut ibv_mr {
+        let mut a = req.to_c();
+        // SAFETY: our PD (or a bad one the verb rejects) and local attributes;
+        // the fake providers do not touch the memory.
+        let mr = unsafe { ibv_reg_mr_ex(pd, &mut a) };
+        assert_eq!(ExAttr::from(&a), req, "the caller's attributes are read only");
+        mr
+    }
+
+    /// The MR's (context, pd, addr, length, lkey).
+    fn fields(mr: *mut ibv_mr) -> (*mut ibv_context, *mut ibv_pd, usize, usize, u32) {
+        assert!(!mr.is_null());
+        // SAFETY: a live MR of a fake provider.
+        let m = unsafe { &*mr };
+        (m.context, m.pd, m.addr as usize, m.length, m.lkey)
+    }
+
+    #[test]
+    fn reg_mr_ex_hands_the_provider_only_the_valid_fields() {
+        let (_c, mut pd) = provider65(0, true);
+        let pdp: *mut ibv_pd = &mut *pd;
+        let unknown = 1u64 << 40;
+        // fd, fd_offset and buf are junk the mask does not mark valid.
+        let req = ExAttr {
+            length: 0x1000, access: LOCAL_WRITE, comp_mask: M_ADDR | M_IOVA | M_DMAH | unknown, iova: 0x9000,
+            addr: 0xa000, fd: 77, fd_offset: 0x44, dmah: 0xd0, buf: 0xb0,
+        };
+        let mr = reg_ex(pdp, req);
+        let seen = ExAttr { fd: 0, fd_offset: 0, buf: 0, ..req };
+        assert_eq!(take_log(), vec![Ev::DontFork(0xa000, 0x1000), Ev::RegEx(pdp as usize, seen)]);
+        assert_eq!(fields(mr), (pd.context, pdp, 0xa000, 0x1000, 0x55));
+        // An ordinary MR: its deregistration releases the range.
+        // SAFETY: the MR just registered.
+        assert_eq!(unsafe { ibv_dereg_mr_v11(mr) }, 0);
+        assert_eq!(take_log(), vec![Ev::Dereg(mr as usize), Ev::DoFork(0xa000, 0x1000)]);
+
+        // Nothing valid but the length and access: all else is zero.
+        let junk = ExAttr { length: 8, access: 0, comp_mask: 0, iova: 1, addr: 2, fd: 3, fd_offset: 4, dmah: 5, buf: 6 };
+        let mr = reg_ex(pdp, junk);
+        let seen = ExAttr { length: 8, ..ExAttr::default() };
+        // The fork range starts at NULL, as upstream's does.
+        assert_eq!(take_log(), vec![Ev::DontFork(0, 8), Ev::RegEx(pdp as usize, seen)]);
+        // No address and no dma-buf offset: the MR's address is 0.
+        assert_eq!(fields(mr), (pd.context, pdp, 0, 8, 0x55));
+    }
+
+    #[test]
+    fn reg_mr_ex_fork_protection() {
+        let (_c, mut pd) = provider65(0, true);
+        let pdp: *mut ibv_pd = &mut *pd;
+        let p = pdp as usize;
+        let plain = ExAttr { length: 64, access: LOCAL_WRITE, comp_mask: M_ADDR, addr: 0x4000, ..ExAttr::default() };
+
+        // On-demand paging: no fork hooks.
+        let odp = ExAttr { access: ODP | LOCAL_WRITE, ..plain };
+        assert!(!reg_ex(pdp, odp).is_null());
+        assert_eq!(take_log(), vec![Ev::RegEx(p, odp)]);
+
+        // A dma-buf: no fork hooks, and the MR's address is the offset.
+        let dmabuf = ExAttr { comp_mask: M_DMABUF, fd: 5, fd_offset: 0x3000, iova: 0x77000, addr: 0, ..plain };
+        let mr = reg_ex(pdp, dmabuf);
+        assert_eq!(take_log(), vec![Ev::RegEx(p, dmabuf)]);
+        assert_eq!(fields(mr), (pd.context, pdp, 0x3000, 64, 0x55));
+
+        // The provider fails: the range is released again, its errno kept.
+        S.with(|s| s.borrow_mut().reg_fail = Some(libc::EFAULT));
+        set_errno(0);
+        assert!(reg_ex(pdp, plain).is_null());
+        assert_eq!(errno(), libc::EFAULT);
+        assert_eq!(take_log(), vec![Ev::DontFork(0x4000, 64), Ev::RegEx(p, plain), Ev::DoFork(0x4000, 64)]);
+        for req in [odp, dmabuf] {
+            assert!(reg_ex(pdp, req).is_null());
+            assert_eq!(take_log(), vec![Ev::RegEx(p, req)]);
+        }
+        S.with(|s| s.borrow_mut().reg_fail = None);
+
+        // Marking the range fails: the provider is never asked.
+        S.with(|s| s.borrow_mut().dontfork_ret = libc::ENOMEM);
+        set_errno(0);
+        assert!(reg_ex(pdp, plain).is_null());
+        assert_eq!(errno(), libc::ENOMEM);
+        assert_eq!(take_log(), vec![Ev::DontFork(0x4000, 64)]);
+    }
+
+    #[test]
+    fn reg_mr_ex_optional_access_needs_core_support() {
+        let all = LOCAL_WRITE | IBV_ACCESS_OPTIONAL_RANGE as c_int;
+        for (core, expect) in [(0u64, LOCAL_WRITE), (IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS as u64, all)] {
+            let (_c, mut pd) = provider65(core, true);
+            let pdp: *mut ibv_pd = &mut *pd;
+            let req = ExAttr { length: 8, access: all, comp_mask: M_ADDR, addr: 0x2000, ..ExAttr::default() };
+            assert!(!reg_ex(pdp, req).is_null());
+            assert_eq!(take_log()[1], Ev::RegEx(pdp as usize, ExAttr { access: expect, ..req }), "core_support {core}");
+        }
+    }
+
+    #[test]
+    fn reg_mr_ex_without_provider_op_uses_the_older_registrations() {
+        // A provider of 65 without reg_mr_ex, and one of 34, which cannot have it.
+        for pabi65 in [true, false] {
+            let (_c, mut pd) = if pabi65 { provider65(0, false) } else { provider(0) };
+            let pdp: *mut ibv_pd = &mut *pd;
+            let p = pdp as usize;
+            let base = ExAttr { length: 0x100, access: LOCAL_WRITE, addr: 0x6000, ..ExAttr::default() };
+
+            // By address; the I/O virtual address is the address unless given.
+            let mr = reg_ex(pdp, ExAttr { comp_mask: M_ADDR, iova: 0x1234, ..base });
+            assert_eq!(take_log(), vec![Ev::DontFork(0x6000, 0x100), Ev::Reg(p, 0x6000, 0x100, 0x6000, LOCAL_WRITE)]);
+            assert_eq!(fields(mr), (pd.context, pdp, 0x6000, 0x100, 0x1234));
+            assert!(!reg_ex(pdp, ExAttr { comp_mask: M_ADDR | M_IOVA, iova: 0xf000, ..base }).is_null());
+            assert_eq!(take_log(), vec![Ev::DontFork(0x6000, 0x100), Ev::Reg(p, 0x6000, 0x100, 0xf000, LOCAL_WRITE)]);
+
+            // By dma-buf: fd, offset and I/O virtual address all needed.
+            let dmabuf = ExAttr { comp_mask: M_DMABUF, addr: 0, fd: 7, fd_offset: 0x2000, iova: 0x88000, ..base };
+            let mr = reg_ex(pdp, dmabuf);
+            assert_eq!(take_log(), vec![Ev::RegDmabuf(p, 0x2000, 0x100, 0x88000, 7, LOCAL_WRITE)]);
+            assert_eq!(fields(mr), (pd.context, pdp, 0x2000, 0x100, 0x99));
+
+            // Contradictory or incomplete requests: EINVAL, the fork hooks
+            // bracketing the failure wherever the request is not a dma-buf.
+            let a = base.addr;
+            for (mask, hooks) in [
+                (M_FD, false),
+                (M_FD | M_FD_OFFSET, false),
+                (M_FD | M_IOVA, false),
+                (M_DMABUF | M_ADDR, false),
+                (0, true),
+                (M_IOVA, true),
+                (M_ADDR | M_FD_OFFSET, true),
+            ] {
+                let req = ExAttr { comp_mask: mask, fd: 7, fd_offset: 0x2000, ..base };
+                set_errno(0);
+                assert!(reg_ex(pdp, req).is_null(), "mask {mask:#x}");
+                assert_eq!(errno(), libc::EINVAL, "mask {mask:#x}");
+                let start = if mask & M_ADDR != 0 { a } else { 0 };
+                let want = if hooks { vec![Ev::DontFork(start, 0x100), Ev::DoFork(start, 0x100)] } else { vec![] };
+                assert_eq!(take_log(), want, "mask {mask:#x}");
+            }
+
+            // What the older registrations cannot express: EOPNOTSUPP.
+            for mask in [M_ADDR | M_DMAH, M_ADDR | (1 << 6), M_ADDR | (1 << 63)] {
+                set_errno(0);
+                assert!(reg_ex(pdp, ExAttr { comp_mask: mask, dmah: 0xd0, ..base }).is_null(), "mask {mask:#x}");
+                assert_eq!(errno(), libc::EOPNOTSUPP, "mask {mask:#x}");
+                assert_eq!(take_log(), vec![Ev::DontFork(a, 0x100), Ev::DoFork(a, 0x100)], "mask {mask:#x}");
+            }
+        }
+
+        // No registration op at all: the default reg_mr's EOPNOTSUPP.
+        S.with(|s| *s.borrow_mut() = Script::default());
+        let mut c = FakeCtx::with_pabi(0, crate::pabi::Pabi::P65);
+        let mut pd = ibv_pd { context: c.ctx(), handle: 0 };
+        set_errno(0);
+        assert!(reg_ex(&mut pd, ExAttr { length: 8, comp_mask: M_ADDR, addr: 0x8000, ..ExAttr::default() }).is_null());
+        assert_eq!(errno(), libc::EOPNOTSUPP);
+        assert_eq!(take_log(), vec![Ev::DontFork(0x8000, 8), Ev::DoFork(0x8000, 8)]);
+    }
+
+    /// A buffer handle of 0x4000 bytes at 0x10000 on `pd`.
+    fn buf_on(pd: *mut ibv_pd, dmabuf_fd: c_int) -> ibv_buf {
+        ibv_buf { addr: 0x10000 as *mut c_void, size: 0x4000, pd, dmabuf_fd }
+    }
+
+    #[test]
+    fn buffers_register_by_address_or_by_their_dmabuf() {
+        let (_c, mut pd) = provider65(0, true);
+        let pdp: *mut ibv_pd = &mut *pd;
+        let p = pdp as usize;
+        let mut plain = buf_on(pdp, -1);
+        let mut dma = buf_on(pdp, 9);
+        let (pb, db) = (&mut plain as *mut ibv_buf, &mut dma as *mut ibv_buf);
+
+        // SAFETY: our PD and buffer handle; the fake provider touches no memory.
+        let mr = unsafe { ibv_reg_buf_mr(pdp, pb, 0x11000 as *mut c_void, 0x1000, LOCAL_WRITE) };
+        let seen = ExAttr { length: 0x1000, access: LOCAL_WRITE, comp_mask: M_ADDR, addr: 0x11000, buf: pb as usize,
+                            ..ExAttr::default() };
+        assert_eq!(take_log(), vec![Ev::DontFork(0x11000, 0x1000), Ev::RegEx(p, seen)]);
+        assert_eq!(fields(mr), (pd.context, pdp, 0x11000, 0x1000, 0x55));
+
+        // Behind a dma-buf: registered through it, at the offset in the
+        // buffer, the address as I/O virtual address; no fork hooks.
+        // SAFETY: as above.
+        let mr = unsafe { ibv_reg_buf_mr(pdp, db, 0x11000 as *mut c_void, 0x1000, LOCAL_WRITE) };
+        let seen = ExAttr { comp_mask: M_DMABUF, iova: 0x11000, fd: 9, fd_offset: 0x1000, buf: db as usize, ..seen };
+        assert_eq!(take_log(), vec![Ev::RegEx(p, seen)]);
+        assert_eq!(fields(mr), (pd.context, pdp, 0x1000, 0x1000, 0x55));
+
+        // Through ibv_reg_mr_ex: other valid bits are kept; an I/O virtual
+        // address is the caller's to choose for memory by address.
+        let req = ExAttr { length: 0x10, access: 0, comp_mask: M_BUF | M_ADDR | M_IOVA | M_DMAH, iova: 0xe000,
+                           addr: 0x10000, dmah: 0xd0, buf: pb as usize, ..ExAttr::default() };
+        assert!(!reg_ex(pdp, req).is_null());
+        assert_eq!(take_log(), vec![Ev::DontFork(0x10000, 0x10), Ev::RegEx(p, ExAttr { comp_mask: M_ADDR | M_IOVA | M_DMAH, ..req })]);
+        let req = ExAttr { comp_mask: M_BUF | M_ADDR | M_DMAH, iova: 0, buf: db as usize, ..req };
+        assert!(!reg_ex(pdp, req).is_null());
+        let seen = ExAttr { comp_mask: M_DMABUF | M_DMAH, iova: 0x10000, fd: 9, fd_offset: 0, ..req };
+        assert_eq!(take_log(), vec![Ev::RegEx(p, seen)]);
+
+        // Only -1 means "no dma-buf": any other value is taken for one.
+        let mut odd = buf_on(pdp, -2);
+        // SAFETY: as above.
+        assert!(!unsafe { ibv_reg_buf_mr(pdp, &mut odd, 0x10000 as *mut c_void, 8, 0) }.is_null());
+        assert!(matches!(take_log()[..], [Ev::RegEx(_, ExAttr { comp_mask: M_DMABUF, fd: -2, .. })]));
+
+        // The whole buffer, and an empty range at its end, are within it.
+        for (addr, len) in [(0x10000, 0x4000), (0x14000, 0)] {
+            // SAFETY: as above.
+            assert!(!unsafe { ibv_reg_buf_mr(pdp, pb, addr as *mut c_void, len, 0) }.is_null(), "{addr:#x}+{len:#x}");
+            assert_eq!(take_log().len(), 2);
+        }
+    }
+
+    #[test]
+    fn buffer_registrations_outside_the_rules_are_einval() {
+        let (_c, mut pd) = provider65(0, true);
+        let pdp: *mut ibv_pd = &mut *pd;
+        let mut other_pd = ibv_pd { context: pd.context, handle: 6 };
+        let mut plain = buf_on(pdp, -1);
+        let mut dma = buf_on(pdp, 9);
+        let mut foreign = buf_on(&mut other_pd, -1);
+        let (pb, db) = (&mut plain as *mut ibv_buf as usize, &mut dma as *mut ibv_buf as usize);
+        let req = ExAttr { length: 0x100, comp_mask: M_BUF | M_ADDR, addr: 0x10000, buf: pb, ..ExAttr::default() };
+        for (what, r) in [
+            ("another PD's buffer", ExAttr { buf: &mut foreign as *mut ibv_buf as usize, ..req }),
+            ("no address", ExAttr { comp_mask: M_BUF, ..req }),
+            ("before the buffer", ExAttr { addr: 0xffff, ..req }),
+            ("past its end", ExAttr { addr: 0x14001, length: 0, ..req }),
+            ("running over its end", ExAttr { addr: 0x13000, length: 0x1001, ..req }),
+            ("length overflowing", ExAttr { addr: 0x10001, length: usize::MAX, ..req }),
+            ("also a dma-buf fd", ExAttr { comp_mask: M_BUF | M_ADDR | M_FD, ..req }),
+            ("also a dma-buf offset", ExAttr { comp_mask: M_BUF | M_ADDR | M_FD_OFFSET, ..req }),
+            ("an iova for a dma-buf buffer", ExAttr { comp_mask: M_BUF | M_ADDR | M_IOVA, buf: db, ..req }),
+            ("no buffer", ExAttr { buf: 0, ..req }),
+        ] {
+            set_errno(0);
+            assert!(reg_ex(pdp, r).is_null(), "{what}");
+            assert_eq!(errno(), libc::EINVAL, "{what}");
+            assert_eq!(take_log(), vec![], "{what}");
+        }
+        set_errno(0);
+        // SAFETY: our PD; the NULL buffer is rejected before use.
+        assert!(unsafe { ibv_reg_buf_mr(pdp, ptr::null_mut(), 0x10000 as *mut c_void, 8, 0) }.is_null());
+        assert_eq!(errno(), libc::EINVAL);
+        assert_eq!(take_log(), vec![]);
+    }
+
+    #[test]
+    fn default_buffers_register_through_reg_mr() {
+        let (_c, mut pd) = provider(0);
+        let pdp: *mut ibv_pd = &mut *pd;
+        let mut h: *mut ibv_buf = ptr::null_mut();
+        // SAFETY: our PD; the library's default buffer ops.
+        let mem = unsafe { crate::buf::ibv_alloc_buf(pdp, 8192, &mut h) };
+        assert!(!mem.is_null());
+        let at = mem as usize + 4096;
+        // SAFETY: our PD and the buffer's handle.
+        let mr = unsafe { ibv_reg_buf_mr(pdp, h, at as *mut c_void, 4096, LOCAL_WRITE) };
+        assert_eq!(take_log(), vec![Ev::DontFork(at, 4096), Ev::Reg(pdp as usize, at, 4096, at as u64, LOCAL_WRITE)]);
+        assert_eq!(fields(mr), (pd.context, pdp, at, 4096, 0x1234));
+        // SAFETY: the MR, then the buffer.
+        unsafe {
+            assert_eq!(ibv_dereg_mr_v11(mr), 0);
+            crate::buf::ibv_free_buf(h);
+        }
+    }
+
+    #[test]
+    fn reg_mr_ex_null_arguments_are_einval() {
+        let (_c, mut pd) = provider65(0, true);
+        let mut no_ctx = ibv_pd { context: ptr::null_mut(), handle: 0 };
+        // SAFETY: all-zero is a valid ibv_context (device NULL).
+        let mut ctx: ibv_context = unsafe { std::mem::zeroed() };
+        let mut no_dev = ibv_pd { context: &mut ctx, handle: 0 };
+        let req = ExAttr { length: 8, comp_mask: M_ADDR, addr: 0x1000, ..ExAttr::default() };
+        let mut b = buf_on(&mut *pd, -1);
+        for p in [ptr::null_mut(), &mut no_ctx as *mut ibv_pd, &mut no_dev as *mut ibv_pd] {
+            set_errno(0);
+            assert!(reg_ex(p, req).is_null());
+            assert_eq!(errno(), libc::EINVAL);
+            set_errno(0);
+            // SAFETY: the bad PD is rejected before use.
+            assert!(unsafe { ibv_reg_buf_mr(p, &mut b, 0x10000 as *mut c_void, 8, 0) }.is_null());
+            assert_eq!(errno(), libc::EINVAL);
+        }
+        set_errno(0);
+        // SAFETY: our PD; NULL attributes are rejected before use.
+        assert!(unsafe { ibv_reg_mr_ex(&mut *pd, ptr::null_mut()) }.is_null());
+        assert_eq!(errno(), libc::EINVAL);
         assert_eq!(take_log(), vec![]);
     }
 }
