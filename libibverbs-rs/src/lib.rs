@@ -35,6 +35,7 @@ mod ah;
 mod buf;
 mod channel;
 mod cmd;
+mod comp_cntr;
 mod compat_1_0;
 mod context;
 mod cq;
