@@ -1,6 +1,6 @@
 //! Links libibverbs.so.1 the way upstream does: SONAME libibverbs.so.1 and the
-//! hand-kept version script (symbol versions IBVERBS_1.0 .. 1.14 and
-//! IBVERBS_PRIVATE_34). Also builds the small C shim for the variadic exports
+//! hand-kept version script (symbol versions IBVERBS_1.0 .. 1.18,
+//! IBVERBS_PRIVATE_34 and IBVERBS_PRIVATE_65). Also builds the small C shim for the variadic exports
 //! and leaves `libibverbs.so.1` beside the built `libibverbs.so`, so that
 //! `LD_LIBRARY_PATH=target/release` swaps our library in for any binary.
 use std::path::PathBuf;
