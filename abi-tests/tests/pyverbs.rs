@@ -181,7 +181,6 @@ fn debian13_pyverbs_imports_on_ours() {
 }
 
 #[test]
-#[ignore = "pending: sid's pyverbs binds IBVERBS_1.16-1.18 and its libmlx5 IBVERBS_PRIVATE_65"]
 fn sid_pyverbs_imports_on_ours() {
     userland_imports_on_ours("sid");
 }
