@@ -158,13 +158,15 @@ fn dlopen_now(path: &str) -> Result<(), String> {
 /// release's own libibverbs would.
 fn suffix_order() -> [&'static str; 2] {
     static ORDER: std::sync::OnceLock<[&'static str; 2]> = std::sync::OnceLock::new();
-    *ORDER.get_or_init(|| {
-        let [new, old] = PROVIDER_SUFFIXES;
-        let has_new = std::fs::read_dir(PROVIDER_DIR)
-            .map(|rd| rd.flatten().any(|e| e.file_name().to_string_lossy().ends_with(new)))
-            .unwrap_or(false);
-        if has_new { [new, old] } else { [old, new] }
-    })
+    *ORDER.get_or_init(|| suffix_order_in(std::path::Path::new(PROVIDER_DIR)))
+}
+
+fn suffix_order_in(dir: &std::path::Path) -> [&'static str; 2] {
+    let [new, old] = PROVIDER_SUFFIXES;
+    let has_new = std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().any(|e| e.file_name().to_string_lossy().ends_with(new)))
+        .unwrap_or(false);
+    if has_new { [new, old] } else { [old, new] }
 }
 
 /// Loads one provider by name: an absolute path (plus suffix), else from the
@@ -449,6 +451,23 @@ mod tests {
         let names = read_config_file(p.to_str().unwrap());
         assert_eq!(names, vec!["mlx5".to_string(), "foo".to_string()]);
         std::fs::remove_file(&p).unwrap();
+    }
+
+    #[test]
+    fn the_installed_providers_suffix_comes_first() {
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_default();
+        let ul = home.join(".cache/rdma-core-rs/userland");
+        let inside = PROVIDER_DIR.trim_start_matches('/');
+        // Debian 12 (the host) and 13 install -rdmav34.so providers, sid
+        // -rdmav65.so ones; an empty or missing directory keeps 34 first.
+        assert_eq!(suffix_order_in(std::path::Path::new(PROVIDER_DIR)), ["-rdmav34.so", "-rdmav65.so"]);
+        for (suite, first) in [("trixie", "-rdmav34.so"), ("sid", "-rdmav65.so")] {
+            let dir = ul.join(suite).join(inside);
+            if dir.is_dir() {
+                assert_eq!(suffix_order_in(&dir)[0], first, "{}", dir.display());
+            }
+        }
+        assert_eq!(suffix_order_in(std::path::Path::new("/nonexistent")), ["-rdmav34.so", "-rdmav65.so"]);
     }
 
     #[test]
