@@ -198,7 +198,8 @@ pub(crate) fn abi_ver() -> i32 {
 // versioned alias must be defined in the same object as its target, so the
 // byte itself is defined here in assembly and Rust reaches it by its hidden
 // name. Providers are shared objects and reach it through their GOT, so both
-// versions are the same byte.
+// versions are the same byte; an executable may have a copy (see
+// flag_copies).
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! allow_disassociate_destroy_asm {
     ($type:literal) => {
@@ -235,15 +236,38 @@ extern "C" {
     static verbs_allow_disassociate_destroy: AtomicBool;
 }
 
+/// Every place the flag can be: our byte, and where the dynamic linker put
+/// each of its two versioned names. They are all our byte unless an
+/// executable uses the variable directly: it then has its own copy of the
+/// version it linked against (a copy relocation), which every reference to
+/// that version, ours included, must use. Found once with dlvsym; a name not
+/// in the global scope (the library loaded RTLD_LOCAL) is our byte.
+fn flag_copies() -> &'static [usize; 3] {
+    static COPIES: std::sync::OnceLock<[usize; 3]> = std::sync::OnceLock::new();
+    COPIES.get_or_init(|| {
+        let own = std::ptr::addr_of!(verbs_allow_disassociate_destroy) as usize;
+        let find = |version: &std::ffi::CStr| {
+            // SAFETY: dlvsym reads the loader's tables; both strings are
+            // NUL-terminated.
+            let p = unsafe { libc::dlvsym(libc::RTLD_DEFAULT, c"verbs_allow_disassociate_destroy".as_ptr(), version.as_ptr()) };
+            if p.is_null() { own } else { p as usize }
+        };
+        [own, find(c"IBVERBS_PRIVATE_34"), find(c"IBVERBS_PRIVATE_65")]
+    })
+}
+
 pub(crate) fn set_allow_disassociate_destroy(allow: bool) {
-    // SAFETY: a byte defined for the life of the library, only ever
-    // accessed atomically.
-    unsafe { verbs_allow_disassociate_destroy.store(allow, Ordering::Relaxed) };
+    for &a in flag_copies() {
+        // SAFETY: each address is the byte defined above or the copy of it
+        // the dynamic linker made, alive for the process, and only ever
+        // accessed atomically by us.
+        unsafe { (*(a as *const AtomicBool)).store(allow, Ordering::Relaxed) };
+    }
 }
 
 pub(crate) fn allow_disassociate_destroy() -> bool {
     // SAFETY: as in set_allow_disassociate_destroy.
-    unsafe { verbs_allow_disassociate_destroy.load(Ordering::Relaxed) }
+    flag_copies().iter().any(|&a| unsafe { (*(a as *const AtomicBool)).load(Ordering::Relaxed) })
 }
 
 /// True when a destroy command's result `ret` means the caller must stop and
