@@ -53,6 +53,10 @@
 #
 #   compare NAME [options] CMD
 #       Run CMD in both variants; stdout, stderr and exit code must be equal.
+#       --expect RE    a line of the reference run's stdout must match the
+#                      extended regex RE (repeatable): shows that the program
+#                      got as far as it should, so that two runs failing the
+#                      same way early cannot pass
 #
 #   pair NAME [options] SERVER_CMD CLIENT_CMD
 #       Client/server pair (ibv_rc_pingpong, rping, ...): start SERVER_CMD in
@@ -488,6 +492,11 @@ compare() {
   else
     ok=0
   fi
+  local e
+  for e in "${o_expect[@]}"; do
+    if grep -Eq -- "$e" "$dir/upstream.out"; then report "ok: the reference printed a line matching /$e/"
+    else ok=0; report "FAIL: the reference printed no line matching /$e/"; fi
+  done
   if [[ $ok = 0 || ${SCEN_SHOW:-0} = 1 ]]; then
     show_run "$dir/upstream" "with Debian's libibverbs ($ref)"
     show_run "$dir/ours" "with ours (LD_LIBRARY_PATH=$OURS_DIR)"
