@@ -42,11 +42,9 @@ pub(crate) unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_dev
         Pabi::P34 => std::mem::size_of::<verbs_context>(),
         Pabi::P65 => std::mem::size_of::<verbs65::verbs_context>(),
     };
-    let p = Box::new(ContextPriv {
-        cmd: crate::cmd::CmdCtxState::new(driver_id),
-        ops: crate::dummy_ops::DUMMY_OPS,
-        pabi,
-    });
+    let mut state = crate::cmd::CmdCtxState::new(driver_id);
+    state.pabi = pabi;
+    let p = Box::new(ContextPriv { cmd: state, ops: crate::dummy_ops::DUMMY_OPS });
     c.priv_ = Box::into_raw(p).cast::<verbs_ex_private>();
     // SAFETY: vctx is now a valid context with dummy ops.
     unsafe { install_ops(vctx, &crate::dummy_ops::DUMMY_OPS) };
@@ -202,7 +200,7 @@ pub(crate) unsafe fn install_ops(vctx: *mut verbs_context, o: &driver65::verbs_c
     let v = unsafe { &mut *vctx };
     // SAFETY: priv was set by init_context; exclusive by the contract.
     let pr = unsafe { &mut *v.priv_.cast::<ContextPriv>() };
-    if pr.pabi == Pabi::P65 {
+    if pr.cmd.pabi == Pabi::P65 {
         // SAFETY: a 65-layout context: its front slots precede the 44 view.
         let v65 = unsafe { &mut *v65_of_v44(vctx) };
         macro_rules! front { ($($n:ident),*) => {$( if o.$n.is_some() { v65.$n = o.$n; } )*} }

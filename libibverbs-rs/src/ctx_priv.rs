@@ -7,7 +7,6 @@ use std::mem::offset_of;
 
 use crate::abi::driver65;
 use crate::abi::verbs::*;
-pub(crate) use crate::pabi::Pabi;
 
 /// Our per-context private data (upstream's struct verbs_ex_private), reached
 /// through verbs_context.priv. The command channel reads its state through
@@ -21,8 +20,6 @@ pub(crate) struct ContextPriv {
     /// has every op of the newest private ABI; a provider of an older one
     /// leaves the newer ops at their dummies.
     pub(crate) ops: driver65::verbs_context_ops,
-    /// The private ABI of the provider that created the context.
-    pub(crate) pabi: Pabi,
 }
 const _: () = assert!(offset_of!(ContextPriv, cmd) == 0);
 

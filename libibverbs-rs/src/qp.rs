@@ -303,7 +303,7 @@ pub(crate) unsafe fn qp_to_qp_ex(qp: *mut ibv_qp) -> *mut ibv_qp_ex {
     let vqp = qp.cast::<verbs_qp>();
     // SAFETY: providers allocate every QP as a verbs_qp (driver.h ABI) of
     // their release, and the QP's context is a live one of this library.
-    let (comp_mask, _) = crate::pabi::vqp_tail(vqp, unsafe { crate::ctx_priv::priv_of((*qp).context) }.pabi);
+    let (comp_mask, _) = crate::pabi::vqp_tail(vqp, unsafe { crate::cmd::pabi_of((*qp).context) });
     // SAFETY: as above.
     if unsafe { *comp_mask } & VERBS_QP_EX != 0 {
         // SAFETY: as above; taking the address of the union member only.

@@ -53,7 +53,7 @@ pub(crate) unsafe extern "C" fn lib_query_port(
         let p = unsafe { crate::ctx_priv::priv_of(context) };
         let Some(f) = p.ops.query_port else { return libc::EOPNOTSUPP };
         // What the provider writes: the ibv_port_attr of its release.
-        let full = match p.pabi {
+        let full = match p.cmd.pabi {
             Pabi::P34 => size_of::<ibv_port_attr>(),
             Pabi::P65 => size_of::<verbs65::ibv_port_attr>(),
         };

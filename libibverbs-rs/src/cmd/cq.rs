@@ -742,6 +742,64 @@ mod tests {
     }
 
     #[test]
+    fn create_cq_ex_65_sends_the_providers_cq_memory() {
+        let mut t = TestCtx::new(14, false);
+        let ctx = t.ctx();
+        // SAFETY: plain C structs.
+        let (mut vcq, mut attr): (Box<verbs_cq>, ibv_cq_init_attr_ex) =
+            unsafe { (Box::new(zeroed_unchecked()), zeroed_unchecked()) };
+        attr.cqe = 8;
+        let attr = attr;
+        let mut resp = RxeCqExResp::default();
+        let mut mem = [0u8; 64];
+        let va = driver65::verbs_create_cq_prov_attr {
+            buffer: driver65::verbs_create_cq_prov_attr_buffer {
+                length: 4096,
+                mem: driver65::verbs_create_cq_prov_attr_buffer_mem { ptr: mem.as_mut_ptr() },
+            },
+        };
+        let dmabuf = driver65::verbs_create_cq_prov_attr {
+            buffer: driver65::verbs_create_cq_prov_attr_buffer {
+                length: 8192,
+                mem: driver65::verbs_create_cq_prov_attr_buffer_mem {
+                    dmabuf: driver65::verbs_create_cq_prov_attr_buffer_mem_dmabuf { offset: 0x3000, fd: 7 },
+                },
+            },
+        };
+        let run = |prov: *const driver65::verbs_create_cq_prov_attr, flags: u32, vcq: &mut verbs_cq, resp: &mut RxeCqExResp| {
+            let k = FakeKernel::new().on_ioctl(|_| 0);
+            // SAFETY: live context, CQ, attributes and buffers.
+            with_kernel(k, || unsafe {
+                ibv_cmd_create_cq_ex2_65(ctx, &attr, prov, vcq, ptr::null_mut(), 0, &mut resp.ibv_resp,
+                                         size_of::<RxeCqExResp>(), flags, ptr::null_mut())
+            })
+        };
+        // A user address: BUFFER_VA and BUFFER_LENGTH.
+        let (ret, sent) = run(&va, driver65::CREATE_CQ_CMD_FLAGS_WITH_MEM_VA, &mut vcq, &mut resp);
+        assert_eq!(ret, 0);
+        let a = attr_tuples(sent[0].ioctl().1);
+        assert!(a.contains(&(UVERBS_ATTR_CREATE_CQ_BUFFER_VA, 8, 1, mem.as_ptr() as u64)), "{a:?}");
+        assert!(a.contains(&(UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH, 8, 1, 4096)), "{a:?}");
+        assert!(!a.iter().any(|t| t.0 == UVERBS_ATTR_CREATE_CQ_BUFFER_FD), "{a:?}");
+        // A dma-buf: BUFFER_FD, BUFFER_OFFSET and BUFFER_LENGTH.
+        let (ret, sent) = run(&dmabuf, driver65::CREATE_CQ_CMD_FLAGS_WITH_MEM_DMABUF, &mut vcq, &mut resp);
+        assert_eq!(ret, 0);
+        let a = attr_tuples(sent[0].ioctl().1);
+        assert!(a.iter().any(|t| t.0 == UVERBS_ATTR_CREATE_CQ_BUFFER_FD && t.3 == 7), "{a:?}");
+        assert!(a.contains(&(UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET, 8, 1, 0x3000)), "{a:?}");
+        assert!(a.contains(&(UVERBS_ATTR_CREATE_CQ_BUFFER_LENGTH, 8, 1, 8192)), "{a:?}");
+        assert!(!a.iter().any(|t| t.0 == UVERBS_ATTR_CREATE_CQ_BUFFER_VA), "{a:?}");
+        // Flags without the memory: EINVAL before any syscall.
+        let (ret, sent) = run(ptr::null(), driver65::CREATE_CQ_CMD_FLAGS_WITH_MEM_VA, &mut vcq, &mut resp);
+        assert_eq!((ret, sent.len()), (libc::EINVAL, 0));
+        // No memory flag: none of the buffer attributes, prov_attr unread.
+        let (ret, sent) = run(ptr::null(), 0, &mut vcq, &mut resp);
+        assert_eq!(ret, 0);
+        let a = attr_tuples(sent[0].ioctl().1);
+        assert!(!a.iter().any(|t| (UVERBS_ATTR_CREATE_CQ_BUFFER_VA..=UVERBS_ATTR_CREATE_CQ_BUFFER_OFFSET).contains(&t.0)), "{a:?}");
+    }
+
+    #[test]
     fn resize_and_notify() {
         let mut t = TestCtx::new(1, true);
         let mut cq = new_cq();

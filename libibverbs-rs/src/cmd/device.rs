@@ -278,7 +278,7 @@ pub(crate) unsafe fn query_port(
                 // rdma-core 65's ibv_port_attr ends with active_speed_ex,
                 // which its kernel headers carry in bytes 2..6 of what 44's
                 // call reserved. Only a 65 provider's buffer has room for it.
-                if crate::ctx_priv::priv_of(ctx).pabi == crate::pabi::Pabi::P65 {
+                if super::pabi_of(ctx) == crate::pabi::Pabi::P65 {
                     let r = resp_ex.reserved;
                     (*port_attr.cast::<crate::abi::verbs65::ibv_port_attr>()).active_speed_ex =
                         u32::from_ne_bytes([r[2], r[3], r[4], r[5]]);
@@ -577,6 +577,47 @@ mod tests {
     }
 
     #[test]
+    fn get_context_65_takes_the_65_layout_and_the_fd_array() {
+        let mut t = TestCtx::new(14, false);
+        // What a 65 provider passes: its context from the 65 layout's start,
+        // 48 bytes before the 44 view the library works with.
+        let v65 = crate::pabi::v65_of_v44(t.vctx());
+        let mut cmd = ibv_get_context::default();
+        let mut resp = ib_uverbs_get_context_resp::default();
+        let mut fds: [c_int; 3] = [5, 6, 9];
+        let arr = verbs65::ibv_fd_arr { arr: fds.as_mut_ptr(), count: 3 };
+        let k = FakeKernel::new().on_ioctl(|c| {
+            c.write_out_val(0, 6u32);
+            c.write_out_val(1, 1u64);
+            0
+        });
+        // SAFETY: a live context seen from the 65 layout (never read in
+        // front of the 44 view), live buffers and fd array.
+        let (ret, sent) = with_kernel(k, || unsafe {
+            ibv_cmd_get_context_65(v65, &mut cmd, size_of::<ibv_get_context>(), &arr, &mut resp,
+                                   size_of::<ib_uverbs_get_context_resp>())
+        });
+        assert_eq!(ret, 0);
+        let (hdr, a) = sent[0].ioctl();
+        assert_eq!(hdr.num_attrs, 3);
+        // The array: 3 ints, by pointer.
+        assert_eq!((a[2].attr_id, a[2].len), (UVERBS_ATTR_GET_CONTEXT_FD_ARR, 12));
+        // A pointer attribute carries the address.
+        assert_eq!(a[2].data, fds.as_ptr() as u64);
+        // Written through the 44 view, where the context really is.
+        // SAFETY: test context.
+        unsafe { assert_eq!((*t.ctx()).num_comp_vectors, 6) };
+        // Without an array (NULL), no attribute for it.
+        let k = FakeKernel::new().on_ioctl(|_| 0);
+        // SAFETY: as above.
+        let (_, sent) = with_kernel(k, || unsafe {
+            ibv_cmd_get_context_65(v65, &mut cmd, size_of::<ibv_get_context>(), ptr::null(), &mut resp,
+                                   size_of::<ib_uverbs_get_context_resp>())
+        });
+        assert_eq!(sent[0].ioctl().0.num_attrs, 2);
+    }
+
+    #[test]
     fn get_context_falls_back_to_write() {
         let mut t = TestCtx::new(14, false);
         let vctx = t.vctx();
@@ -812,6 +853,42 @@ mod tests {
         assert_eq!(ret, 0);
         check_port(&attr);
         assert_eq!(attr.port_cap_flags2, 0x12);
+    }
+
+    #[test]
+    fn query_port_fills_active_speed_ex_only_for_a_65_provider() {
+        let speed_ex = 0x0a0b0c0du32.to_ne_bytes();
+        for pabi in [crate::pabi::Pabi::P34, crate::pabi::Pabi::P65] {
+            let mut t = TestCtx::new(1, false);
+            t.state().pabi = pabi;
+            let ctx = t.ctx();
+            // SAFETY: plain C struct, valid when zero; 65's, the larger one,
+            // with a marker where 44's ends.
+            let mut attr: verbs65::ibv_port_attr = unsafe { core::mem::zeroed() };
+            attr.active_speed_ex = 0x77;
+            let mut cmd = ibv_query_port::default();
+            let k = FakeKernel::new().on_ioctl(move |c| {
+                c.write_out_val(
+                    1,
+                    ib_uverbs_query_port_resp_ex {
+                        legacy_resp: port_resp(),
+                        port_cap_flags2: 0x12,
+                        reserved: [0, 0, speed_ex[0], speed_ex[1], speed_ex[2], speed_ex[3]],
+                    },
+                );
+                0
+            });
+            // SAFETY: live context and a buffer of 65's size.
+            let (ret, _) = with_kernel(k, || unsafe {
+                ibv_cmd_query_port(ctx, 1, (&mut attr as *mut verbs65::ibv_port_attr).cast(), &mut cmd,
+                                   size_of::<ibv_query_port>())
+            });
+            assert_eq!(ret, 0);
+            // A 34 provider's buffer ends before the field: left alone.
+            let want = if pabi == crate::pabi::Pabi::P65 { 0x0a0b0c0d } else { 0x77 };
+            assert_eq!(attr.active_speed_ex, want, "{pabi:?}");
+            assert_eq!(attr.port_cap_flags2, 0x12);
+        }
     }
 
     #[test]

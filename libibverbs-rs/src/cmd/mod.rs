@@ -108,6 +108,9 @@ pub(crate) struct CmdCtxState {
     /// The context was imported (`ibv_import_device`): creating objects must
     /// not fall back to write(), which cannot pass the async event FD.
     pub(crate) imported: bool,
+    /// The private ABI of the provider that created the context: where the
+    /// members of its structures that moved between the ABIs are.
+    pub(crate) pabi: crate::pabi::Pabi,
     /// Operations whose ioctl method the kernel rejected; they go straight to
     /// the write() fallback from then on.
     unsupported_ioctls: [AtomicU64; BITMAP_WORDS],
@@ -119,6 +122,7 @@ impl CmdCtxState {
             driver_id,
             use_ioctl_write: false,
             imported: false,
+            pabi: crate::pabi::Pabi::P34,
             unsupported_ioctls: [const { AtomicU64::new(0) }; BITMAP_WORDS],
         }
     }
@@ -176,6 +180,16 @@ pub(crate) unsafe fn cmd_state<'a>(ctx: *mut ibv_context) -> Option<&'a CmdCtxSt
     // SAFETY: vctx contains the live ctx; priv_ points to a CmdCtxState-led
     // struct or is NULL.
     unsafe { ((*vctx).priv_ as *const CmdCtxState).as_ref() }
+}
+
+/// The private ABI of `ctx`'s provider (34 when the context has no command
+/// state, which no context of this library lacks).
+///
+/// # Safety
+/// As [`cmd_state`].
+pub(crate) unsafe fn pabi_of(ctx: *mut ibv_context) -> crate::pabi::Pabi {
+    // SAFETY: forwarded caller guarantee.
+    unsafe { cmd_state(ctx) }.map_or(crate::pabi::Pabi::P34, |s| s.pabi)
 }
 
 /// Process-wide uverbs ABI version (upstream's `abi_ver`), 0 until set.

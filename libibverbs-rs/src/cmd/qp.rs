@@ -123,7 +123,7 @@ unsafe fn icmd_create_qp(
             return einval();
         };
         // The layout of the provider's verbs_qp.
-        let pabi = crate::ctx_priv::priv_of(ctx).pabi;
+        let pabi = state.pabi;
         let mut cmd_space = CmdSpace::new();
         let mut cmdb = match CmdBuf::with_link_in(&mut cmd_space, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 15, link)
         {

@@ -154,7 +154,7 @@ rdma_util::export_versioned! {
             libc::pthread_mutex_init(addr_of_mut!((*q).mutex), ptr::null());
             libc::pthread_cond_init(addr_of_mut!((*q).cond), ptr::null());
             // Where comp_mask and xrcd are depends on the provider's release.
-            let pabi = crate::ctx_priv::priv_of(context).pabi;
+            let pabi = super::pabi_of(context);
             let (comp_mask, xrcd) = crate::pabi::vqp_tail(qp, pabi);
             *comp_mask = 0;
             if (crate::pabi::vqp_xrcd_offset(pabi) as i64) < vqp_sz as i64 {
