@@ -68,22 +68,7 @@ pub(crate) fn release_of_provider(path: &Path) -> Option<Release> {
     }
     let name = path.file_name()?.to_str()?;
     let suffix = &name[name.rfind("-rdmav")?..];
-    let dir = path.parent()?;
-    let mut found: Option<Release> = None;
-    for e in std::fs::read_dir(dir).ok()?.flatten() {
-        let n = e.file_name();
-        let Some(n) = n.to_str() else { continue };
-        if !n.ends_with(suffix) {
-            continue;
-        }
-        if let Some(r) = release_of_file(&dir.join(n)) {
-            match found {
-                Some(f) if f != r => return None,
-                _ => found = Some(r),
-            }
-        }
-    }
-    found
+    release_of_dir(path.parent()?, |n| n.ends_with(suffix))
 }
 
 /// The rdma-core release whose providers are installed: the one release of
@@ -95,16 +80,17 @@ pub(crate) fn release_of_provider(path: &Path) -> Option<Release> {
 /// own release decides there, as the distribution's library would.
 pub(crate) fn system_release() -> Option<Release> {
     static SYSTEM: std::sync::OnceLock<Option<Release>> = std::sync::OnceLock::new();
-    *SYSTEM.get_or_init(|| release_of_dir(Path::new(crate::loader::PROVIDER_DIR)))
+    *SYSTEM.get_or_init(|| release_of_dir(Path::new(crate::loader::PROVIDER_DIR), |n| n.contains("-rdmav")))
 }
 
-/// The one release of the versioned provider files (`*-rdmavNN.so`) in `dir`.
-fn release_of_dir(dir: &Path) -> Option<Release> {
+/// The one release of the files of `dir` whose names `pick` takes and whose
+/// real file names carry a release. None when none does, or they disagree.
+fn release_of_dir(dir: &Path, pick: impl Fn(&str) -> bool) -> Option<Release> {
     let mut found: Option<Release> = None;
     for e in std::fs::read_dir(dir).ok()?.flatten() {
         let n = e.file_name();
         let Some(n) = n.to_str() else { continue };
-        if !n.contains("-rdmav") {
+        if !pick(n) {
             continue;
         }
         if let Some(r) = release_of_file(&dir.join(n)) {
@@ -257,7 +243,7 @@ mod tests {
             }
             // The directory as a whole: what system_release() reads.
             let host = release_of_file(&PathBuf::from(crate::loader::PROVIDER_DIR).join("../libibverbs.so.1"));
-            assert_eq!(release_of_dir(&dir), want.or(host), "{}", dir.display());
+            assert_eq!(release_of_dir(&dir, |n| n.contains("-rdmav")), want.or(host), "{}", dir.display());
         }
         eprintln!("{checked} providers checked");
     }
