@@ -30,6 +30,7 @@ fn main() {
     // OUT_DIR is target/<profile>/build/<pkg>-<hash>/out: the profile
     // directory is three levels up. A relative symlink survives moving target/.
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    rdma_build_support::write_pkg_config("libibverbs", &dir, &out);
     if let Some(profile_dir) = out.ancestors().nth(3) {
         let link = profile_dir.join("libibverbs.so.1");
         if std::fs::read_link(&link).is_err() {

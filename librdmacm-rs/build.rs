@@ -21,6 +21,7 @@ fn main() {
     println!("cargo:rustc-link-lib=dylib=ibverbs");
 
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    rdma_build_support::write_pkg_config("librdmacm", &dir, &out);
     if let Some(profile_dir) = out.ancestors().nth(3) {
         let link = profile_dir.join("librdmacm.so.1");
         if std::fs::read_link(&link).is_err() {

@@ -37,6 +37,7 @@ pub mod cma_v65;
 pub mod driver;
 pub mod kern;
 pub mod netlink;
+pub mod proto;
 pub mod rsocket;
 pub mod ucma;
 pub mod ucma_v65;

@@ -59,3 +59,33 @@ pub fn system_lib_dir() -> std::path::PathBuf {
         .filter(|d| d.is_dir())
         .unwrap_or_else(|| usr_lib.to_path_buf())
 }
+
+/// Writes `<profile dir>/pkgconfig/<name>.pc` from `include/pkgconfig/<name>.pc.in`,
+/// with `libdir` the profile directory (where the library is built) and
+/// `includedir` the repository's include/: `PKG_CONFIG_PATH=target/release/pkgconfig`
+/// then builds a C program against this tree alone. `manifest_dir` is the
+/// calling crate's directory (one level below the workspace root), `out_dir`
+/// its OUT_DIR (target/<profile>/build/<pkg>-<hash>/out).
+pub fn write_pkg_config(name: &str, manifest_dir: &std::path::Path, out_dir: &std::path::Path) {
+    let root = manifest_dir.parent().unwrap_or(manifest_dir);
+    let template = root.join("include/pkgconfig").join(format!("{name}.pc.in"));
+    println!("cargo:rerun-if-changed={}", template.display());
+    let Some(profile_dir) = out_dir.ancestors().nth(3) else { return };
+    let Ok(text) = std::fs::read_to_string(&template) else {
+        println!("cargo:warning=no {}: {name}.pc not written", template.display());
+        return;
+    };
+    let abs = |p: &std::path::Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let text = text
+        .replace("@libdir@", &abs(profile_dir).display().to_string())
+        .replace("@includedir@", &abs(&root.join("include")).display().to_string());
+    let dir = profile_dir.join("pkgconfig");
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join(format!("{name}.pc"));
+    // Rewritten only when it changes, so its mtime means something.
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        if let Err(e) = std::fs::write(&path, text) {
+            println!("cargo:warning={}: {e}", path.display());
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! The prototypes of the public headers, as function-pointer types named
+//! after the functions: what a C program calls, with the exact C signature.
+//! Types only, like the rest of this crate; tools/gen-headers turns each into
+//! a C prototype, and each library checks its exported definitions against
+//! them at compile time.
+
+pub mod rdma_cma;
+pub mod rdma_verbs;
+pub mod rsocket;
+pub mod verbs;

@@ -1,0 +1,159 @@
+//! What goes where: the headers we ship, which rdma-abi modules feed them,
+//! and the few facts the Rust source cannot carry.
+
+/// One header of include/.
+pub struct Header {
+    /// Path under include/, as C includes it.
+    pub path: &'static str,
+    /// `None`: copied from include/hand/<path>. `Some`: generated.
+    pub gen: Option<Gen>,
+}
+
+pub struct Gen {
+    pub guard: &'static str,
+    /// What the header is for, the first line of its banner.
+    pub about: &'static str,
+    /// The #include lines, in order.
+    pub includes: &'static [&'static str],
+}
+
+const fn gen(
+    path: &'static str,
+    guard: &'static str,
+    about: &'static str,
+    includes: &'static [&'static str],
+) -> Header {
+    Header {
+        path,
+        gen: Some(Gen {
+            guard,
+            about,
+            includes,
+        }),
+    }
+}
+
+const fn hand(path: &'static str) -> Header {
+    Header { path, gen: None }
+}
+
+pub const HEADERS: &[Header] = &[
+    hand("infiniband/arch.h"),
+    hand("infiniband/ib_user_ioctl_verbs.h"),
+    hand("infiniband/verbs_api.h"),
+    hand("infiniband/sa-kern-abi.h"),
+    gen(
+        "infiniband/verbs.h",
+        "INFINIBAND_VERBS_H",
+        "The verbs API of libibverbs.so.1 (rdma-core 65's).",
+        &[
+            "<stdint.h>",
+            "<pthread.h>",
+            "<stddef.h>",
+            "<errno.h>",
+            "<string.h>",
+            "<linux/types.h>",
+            "<linux/if_ether.h>",
+            "<sys/types.h>",
+            "<infiniband/verbs_api.h>",
+        ],
+    ),
+    gen(
+        "infiniband/sa.h",
+        "INFINIBAND_SA_H",
+        "Subnet administration records (path and multicast member records).",
+        &["<infiniband/verbs.h>", "<linux/types.h>"],
+    ),
+    gen(
+        "infiniband/tm_types.h",
+        "_TM_TYPES_H",
+        "The headers of tag-matching messages on the wire.",
+        &["<linux/types.h>", "<stdint.h>"],
+    ),
+    gen(
+        "infiniband/ib.h",
+        "_RDMA_IB_H",
+        "InfiniBand addresses for sockets: AF_IB and struct sockaddr_ib.",
+        &["<linux/types.h>", "<stdint.h>", "<string.h>"],
+    ),
+    gen(
+        "rdma/rdma_cma.h",
+        "RDMA_CMA_H",
+        "The connection manager API of librdmacm.so.1 (rdma-core 65's).",
+        &[
+            "<netinet/in.h>",
+            "<sys/socket.h>",
+            "<infiniband/verbs.h>",
+            "<infiniband/sa.h>",
+        ],
+    ),
+    gen(
+        "rdma/rdma_verbs.h",
+        "RDMA_VERBS_H",
+        "Verbs helpers for rdma_cm identifiers.",
+        &[
+            "<assert.h>",
+            "<infiniband/verbs.h>",
+            "<rdma/rdma_cma.h>",
+            "<errno.h>",
+        ],
+    ),
+    gen(
+        "rdma/rsocket.h",
+        "RSOCKET_H",
+        "rsockets: a sockets API over RDMA.",
+        &[
+            "<infiniband/verbs.h>",
+            "<rdma/rdma_cma.h>",
+            "<sys/socket.h>",
+            "<errno.h>",
+            "<poll.h>",
+            "<sys/select.h>",
+            "<sys/mman.h>",
+            "<sys/epoll.h>",
+        ],
+    ),
+];
+
+/// The rdma-abi modules read, in order (a later definition of the same C
+/// name replaces an earlier one: rdma-core 65's types over 44's), each with
+/// the header its items go to when no banner says otherwise.
+pub const MODULES: &[(&str, Option<&str>)] = &[
+    ("verbs.rs", Some("infiniband/verbs.h")),
+    ("verbs_v65.rs", Some("infiniband/verbs.h")),
+    ("cma.rs", Some("rdma/rdma_cma.h")),
+    ("cma_v65.rs", Some("rdma/rdma_cma.h")),
+    ("rsocket.rs", Some("rdma/rsocket.h")),
+    ("proto/verbs.rs", Some("infiniband/verbs.h")),
+    ("proto/rdma_cma.rs", Some("rdma/rdma_cma.h")),
+    ("proto/rdma_verbs.rs", Some("rdma/rdma_verbs.h")),
+    ("proto/rsocket.rs", Some("rdma/rsocket.h")),
+];
+
+/// Names that verbs_api.h defines as macros for the kernel uAPI's
+/// (`ibv_flow_action_esp` is `ib_uverbs_flow_action_esp`, ...): rdma-abi
+/// mirrors those types under the ibv_ names, but C must not define them again.
+pub const VERBS_API_ALIASES: &[&str] = &[
+    "ibv_flow_action_esp_keymat",
+    "ibv_flow_action_esp_keymat_aes_gcm_iv_algo",
+    "ibv_flow_action_esp_keymat_aes_gcm",
+    "ibv_flow_action_esp_replay",
+    "ibv_flow_action_esp_replay_bmp",
+    "ibv_flow_action_esp_flags",
+    "ibv_flow_action_esp_encap",
+    "ibv_flow_action_esp",
+    "ibv_advise_mr_advice",
+    "IBV_ADVISE_MR_FLAG_FLUSH",
+    "IBV_QPF_GRH_REQUIRED",
+    "IBV_ACCESS_OPTIONAL_RANGE",
+    "IBV_ACCESS_OPTIONAL_FIRST",
+];
+
+/// Constants that upstream declares as members of an unnamed enum rather
+/// than as macros (rdma-abi gives them a plain integer type): one group per
+/// enum, by the first member's name.
+pub const ANON_ENUMS: &[&[&str]] = &[];
+
+/// Structs a header only declares (their bodies are private to the library
+/// and its providers), with the header that declares them.
+pub const OPAQUE: &[(&str, &str)] = &[("infiniband/verbs.h", "ibv_buf")];
