@@ -55,6 +55,7 @@ mod mr;
 mod neigh;
 mod pabi;
 mod pd;
+mod proto_check;
 mod provider_release;
 mod qp;
 mod query;

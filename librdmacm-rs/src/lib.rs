@@ -47,6 +47,7 @@ mod event_str;
 mod id;
 mod mcast;
 mod options;
+mod proto_check;
 mod qp;
 mod resolve;
 mod resolve_ai;
