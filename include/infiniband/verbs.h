@@ -150,7 +150,7 @@ enum ibv_rx_hash_fields {
 	IBV_RX_HASH_SRC_PORT_UDP = 1 << 6,
 	IBV_RX_HASH_DST_PORT_UDP = 1 << 7,
 	IBV_RX_HASH_IPSEC_SPI = 1 << 8,
-	IBV_RX_HASH_INNER = 1 << 31,
+	IBV_RX_HASH_INNER = 1U << 31,
 };
 
 enum ibv_raw_packet_caps {
@@ -755,6 +755,7 @@ enum ibv_dmah_init_attr_mask {
 };
 
 struct ibv_buf;
+struct verbs_ex_private;
 union ibv_gid;
 struct ibv_gid_entry;
 struct ibv_alloc_dm_attr;
@@ -847,6 +848,7 @@ struct ibv_flow_action;
 struct ibv_flow_action_esp_attr;
 struct _ibv_device_ops;
 struct ibv_device;
+struct ibv_context_ops;
 struct ibv_context;
 struct ibv_cq_init_attr_ex;
 struct ibv_parent_domain_init_attr;
@@ -854,7 +856,6 @@ struct ibv_counters_init_attr;
 struct ibv_counters;
 struct ibv_counter_attach_attr;
 struct ibv_values_ex;
-struct verbs_ex_private;
 struct verbs_context;
 struct ibv_dmah;
 struct ibv_mr_init_attr;
@@ -1857,43 +1858,46 @@ struct ibv_device {
 	char ibdev_path[IBV_SYSFS_PATH_MAX];
 };
 
+/* The data-path and legacy ops embedded in every `ibv_context`. */
+struct ibv_context_ops {
+	int (*_compat_query_device)(struct ibv_context *context, struct ibv_device_attr *device_attr);
+	int (*_compat_query_port)(struct ibv_context *context, uint8_t port_num, struct _compat_ibv_port_attr *port_attr);
+	void *(*_compat_alloc_pd)(void);
+	void *(*_compat_dealloc_pd)(void);
+	void *(*_compat_reg_mr)(void);
+	void *(*_compat_rereg_mr)(void);
+	void *(*_compat_dereg_mr)(void);
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
+	int (*dealloc_mw)(struct ibv_mw *mw);
+	void *(*_compat_create_cq)(void);
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	void *(*_compat_cq_event)(void);
+	void *(*_compat_resize_cq)(void);
+	void *(*_compat_destroy_cq)(void);
+	void *(*_compat_create_srq)(void);
+	void *(*_compat_modify_srq)(void);
+	void *(*_compat_query_srq)(void);
+	void *(*_compat_destroy_srq)(void);
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *recv_wr, struct ibv_recv_wr **bad_recv_wr);
+	void *(*_compat_create_qp)(void);
+	void *(*_compat_query_qp)(void);
+	void *(*_compat_modify_qp)(void);
+	void *(*_compat_destroy_qp)(void);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+	void *(*_compat_create_ah)(void);
+	void *(*_compat_destroy_ah)(void);
+	void *(*_compat_attach_mcast)(void);
+	void *(*_compat_detach_mcast)(void);
+	void *(*_compat_async_event)(void);
+};
+
 /* An open device. */
 struct ibv_context {
 	struct ibv_device *device;
-	struct {
-		int (*_compat_query_device)(struct ibv_context *context, struct ibv_device_attr *device_attr);
-		int (*_compat_query_port)(struct ibv_context *context, uint8_t port_num, struct _compat_ibv_port_attr *port_attr);
-		void *(*_compat_alloc_pd)(void);
-		void *(*_compat_dealloc_pd)(void);
-		void *(*_compat_reg_mr)(void);
-		void *(*_compat_rereg_mr)(void);
-		void *(*_compat_dereg_mr)(void);
-		struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
-		int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
-		int (*dealloc_mw)(struct ibv_mw *mw);
-		void *(*_compat_create_cq)(void);
-		int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
-		int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
-		void *(*_compat_cq_event)(void);
-		void *(*_compat_resize_cq)(void);
-		void *(*_compat_destroy_cq)(void);
-		void *(*_compat_create_srq)(void);
-		void *(*_compat_modify_srq)(void);
-		void *(*_compat_query_srq)(void);
-		void *(*_compat_destroy_srq)(void);
-		int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *recv_wr, struct ibv_recv_wr **bad_recv_wr);
-		void *(*_compat_create_qp)(void);
-		void *(*_compat_query_qp)(void);
-		void *(*_compat_modify_qp)(void);
-		void *(*_compat_destroy_qp)(void);
-		int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
-		int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
-		void *(*_compat_create_ah)(void);
-		void *(*_compat_destroy_ah)(void);
-		void *(*_compat_attach_mcast)(void);
-		void *(*_compat_detach_mcast)(void);
-		void *(*_compat_async_event)(void);
-	} ops;
+	struct ibv_context_ops ops;
 	int cmd_fd;
 	int async_fd;
 	int num_comp_vectors;
@@ -1951,15 +1955,6 @@ struct ibv_counter_attach_attr {
 struct ibv_values_ex {
 	uint32_t comp_mask;
 	struct timespec raw_clock;
-};
-
-/*
- * The library's private per-context data, reached through
- * `verbs_context::priv_`. Opaque here: the library defines the real layout
- * elsewhere and casts.
- */
-struct verbs_ex_private {
-	uint8_t _opaque[0];
 };
 
 /*

@@ -112,20 +112,18 @@ struct rdma_ib_addr {
 };
 
 struct rdma_addr {
-	/* C: unnamed (`src_addr`, `src_sin`, `src_sin6`, `src_storage`). */
 	union {
 		struct sockaddr src_addr;
 		struct sockaddr_in src_sin;
 		struct sockaddr_in6 src_sin6;
 		struct sockaddr_storage src_storage;
-	} src;
-	/* C: unnamed (`dst_addr`, `dst_sin`, `dst_sin6`, `dst_storage`). */
+	};
 	union {
 		struct sockaddr dst_addr;
 		struct sockaddr_in dst_sin;
 		struct sockaddr_in6 dst_sin6;
 		struct sockaddr_storage dst_storage;
-	} dst;
+	};
 	union {
 		struct rdma_ib_addr ibaddr;
 	} addr;

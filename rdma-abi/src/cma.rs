@@ -142,9 +142,9 @@ pub union rdma_addr_addr {
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct rdma_addr {
-    /// C: unnamed (`src_addr`, `src_sin`, `src_sin6`, `src_storage`).
+    /// C: anonymous union (`src_addr`, `src_sin`, `src_sin6`, `src_storage`).
     pub src: rdma_addr_src,
-    /// C: unnamed (`dst_addr`, `dst_sin`, `dst_sin6`, `dst_storage`).
+    /// C: anonymous union (`dst_addr`, `dst_sin`, `dst_sin6`, `dst_storage`).
     pub dst: rdma_addr_dst,
     pub addr: rdma_addr_addr,
 }

@@ -127,7 +127,7 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// A constant expression in C. `wide`: the constant is 64 bits, so its
     /// literals get a suffix.
-    fn expr(&self, e: &Expr, wide: Option<bool>) -> Result<String, String> {
+    fn expr(&self, e: &Expr, wide: Option<&'static str>) -> Result<String, String> {
         Ok(match e {
             Expr::Lit(l) => match &l.lit {
                 Lit::Int(i) => {
@@ -136,11 +136,7 @@ impl Ctx<'_> {
                         .strip_suffix(i.suffix())
                         .unwrap_or(&tok)
                         .replace('_', "");
-                    match wide {
-                        Some(false) => format!("{digits}ULL"),
-                        Some(true) => format!("{digits}LL"),
-                        None => digits,
-                    }
+                    format!("{digits}{}", wide.unwrap_or(""))
                 }
                 Lit::Bool(b) => (b.value as i32).to_string(),
                 _ => return Err("a non-integer literal".into()),
@@ -201,11 +197,7 @@ impl Ctx<'_> {
                     id
                 } else {
                     let v = self.model.eval(e)?;
-                    match wide {
-                        Some(false) => format!("{v}ULL"),
-                        Some(true) => format!("{v}LL"),
-                        None => v.to_string(),
-                    }
+                    format!("{v}{}", wide.unwrap_or(""))
                 }
             }
             _ => self.model.eval(e)?.to_string(),
@@ -220,10 +212,12 @@ impl Ctx<'_> {
     }
 }
 
-/// 64-bit constants need suffixed literals: `Some(signed)` for those.
-fn wide_of(model: &Model, ty: &Type) -> Option<bool> {
+/// The suffix a constant's literals need: 64-bit constants are computed in
+/// (unsigned) long long, and so is an enumerator beyond `int` in unsigned int.
+fn wide_of(model: &Model, ty: &Type) -> Option<&'static str> {
     match model.int_of(ty) {
-        Some((64, signed)) => Some(signed),
+        Some((64, false)) => Some("ULL"),
+        Some((64, true)) => Some("LL"),
         _ => None,
     }
 }
@@ -320,7 +314,8 @@ fn body(model: &Model, path: &str, o: &mut String) -> Result<(), String> {
             let Kind::Const { expr, .. } = &it.kind else {
                 continue;
             };
-            let e = ctx.expr(expr, None)?;
+            let big = model.eval(expr)? > i32::MAX as i128;
+            let e = ctx.expr(expr, big.then_some("U"))?;
             if name.is_some() {
                 o.push_str(&comment(&it.doc, "\t"));
             }
@@ -334,7 +329,7 @@ fn body(model: &Model, path: &str, o: &mut String) -> Result<(), String> {
     let records: Vec<(&RItem, &Record)> = items
         .iter()
         .filter_map(|i| match &i.kind {
-            Kind::Record(r) => Some((*i, r)),
+            Kind::Record(r) if !crate::manifest::OPAQUE.iter().any(|(_, s)| *s == i.name) => Some((*i, r)),
             _ => None,
         })
         .collect();
@@ -407,7 +402,7 @@ fn inline_type<'m>(
     ty: &Type,
 ) -> Option<(String, &'m Record)> {
     let n = last_ident(ty)?;
-    if !matches!(ty, Type::Path(_)) || n != format!("{outer}_{field}") {
+    if !matches!(ty, Type::Path(_)) || n != format!("{outer}_{field}") || manifest::NAMED_RECORDS.contains(&n.as_str()) {
         return None;
     }
     model.record(&n).map(|r| (n, r))

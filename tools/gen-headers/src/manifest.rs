@@ -156,4 +156,8 @@ pub const ANON_ENUMS: &[&[&str]] = &[];
 
 /// Structs a header only declares (their bodies are private to the library
 /// and its providers), with the header that declares them.
-pub const OPAQUE: &[(&str, &str)] = &[("infiniband/verbs.h", "ibv_buf")];
+pub const OPAQUE: &[(&str, &str)] = &[("infiniband/verbs.h", "ibv_buf"), ("infiniband/verbs.h", "verbs_ex_private")];
+
+/// Records whose name has the `<outer>_<member>` shape of an inline member's
+/// type but which C names and declares on their own.
+pub const NAMED_RECORDS: &[&str] = &["ibv_context_ops"];
