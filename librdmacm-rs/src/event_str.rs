@@ -1,6 +1,8 @@
 //! rdma_event_str: the fixed names of the CM event types.
 use core::ffi::{c_char, c_int};
 
+use crate::abi::cma::rdma_cm_event_type;
+
 /// Names indexed by `enum rdma_cm_event_type` (rdma_cma.h), NUL-terminated:
 /// rdma-core 65's names, which add the two address-resolution outcomes to
 /// 44's (a program of Debian 12 or 13 never sees those values). USER and
@@ -36,9 +38,11 @@ fn event_name(event: c_int) -> &'static [u8] {
 
 rdma_util::export! {
     /// Returns a static string naming `event`.
-    fn rdma_event_str(event: c_int) -> *const c_char, on_panic = c"UNKNOWN EVENT".as_ptr();
+    fn rdma_event_str(event: rdma_cm_event_type) -> *const c_char, on_panic = c"UNKNOWN EVENT".as_ptr();
     {
-        event_name(event).as_ptr().cast()
+        // The header's type is the enum (unsigned int); the value is looked
+        // up as C's int, as before: the same bits, the same answer.
+        event_name(event as c_int).as_ptr().cast()
     }
 }
 

@@ -9,9 +9,11 @@
 //! - the union `param` of `struct rdma_cm_event` gained a third member,
 //!   `uint64_t arg` (the argument of a USER event) at offset 0 of the
 //!   union. The other members are larger and 8-aligned, so the union and
-//!   [`rdma_cm_event`] keep 44's layout, and the types stay 44's (a second
-//!   `rdma_cm_event` would not be the one `rdma_cm_id::event` points to):
-//!   `arg` is the first 8 bytes of [`rdma_cm_event_param`];
+//!   [`rdma_cm_event`] keep 44's layout, and the library keeps 44's types (a
+//!   second `rdma_cm_event` would not be the one `rdma_cm_id::event` points
+//!   to): `arg` is the first 8 bytes of 44's union. [`rdma_cm_event_param`]
+//!   here, with `arg`, is the union as 65's header declares it, which
+//!   tools/gen-headers writes;
 //! - two `rdma_addrinfo` hint flags: `RAI_SA` (resolve an IB service
 //!   through the subnet administrator) and `RAI_DNS` (resolve a host name;
 //!   the default), which exclude each other.
@@ -30,6 +32,16 @@ pub const RDMA_CM_EVENT_ADDRINFO_RESOLVED: rdma_cm_event_type = 16;
 pub const RDMA_CM_EVENT_ADDRINFO_ERROR: rdma_cm_event_type = 17;
 pub const RDMA_CM_EVENT_USER: rdma_cm_event_type = 18;
 pub const RDMA_CM_EVENT_INTERNAL: rdma_cm_event_type = 19;
+
+/// The union `param` of `struct rdma_cm_event` as rdma-core 65 declares it.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union rdma_cm_event_param {
+    pub conn: rdma_conn_param,
+    pub ud: rdma_ud_param,
+    /// The argument of an `RDMA_CM_EVENT_USER` event.
+    pub arg: u64,
+}
 
 pub const RAI_SA: c_int = 0x0000_0010;
 pub const RAI_DNS: c_int = 0x0000_0020;

@@ -36,6 +36,7 @@ pub mod cma;
 pub mod cma_v65;
 pub mod driver;
 pub mod kern;
+pub mod kern_v65;
 pub mod netlink;
 pub mod proto;
 pub mod rsocket;

@@ -69,6 +69,10 @@
 use core::ffi::{c_char, c_int, c_uint, c_void};
 use libc::{pthread_cond_t, pthread_mutex_t, timespec};
 
+/// `<linux/types.h>`'s big-endian 64-bit integer, for a prototype that returns
+/// one (`ibv_get_device_guid`): a plain `u64` holding wire-order bytes.
+pub type __be64 = u64;
+
 // ---------------------------------------------------------------------------
 // GIDs
 // ---------------------------------------------------------------------------

@@ -208,3 +208,37 @@ mod ucma_v65 {
     // union, which keeps 44's size and 4-byte alignment.
     crate::assert_layout!(rdma_ucm_event_resp_param, size = 304, align = 4);
 }
+
+/// `kern_v65.rs`: rdma-core 65's copy of the kernel's ib_user_ioctl_verbs.h
+/// (numbers from a one-off probe compiled against rdma-core 65.0's
+/// kernel-headers/).
+mod kern_v65_module {
+    use crate::kern_v65::*;
+    crate::assert_layout!(
+        ib_uverbs_query_port_resp_ex,
+        size = 48,
+        align = 4,
+        port_cap_flags2 = 40,
+        reserved = 42,
+        active_speed_ex = 44
+    );
+    crate::assert_layout!(
+        ib_uverbs_buffer_desc,
+        size = 32,
+        align = 8,
+        type_ = 0,
+        fd = 4,
+        flags = 8,
+        optional_flags = 12,
+        addr = 16,
+        length = 24
+    );
+    crate::assert_consts!(
+        IB_UVERBS_CORE_SUPPORT_ROBUST_UDATA = 2,
+        IB_UVERBS_ACCESS_FLUSH_GLOBAL = 256,
+        IB_UVERBS_ACCESS_FLUSH_PERSISTENT = 512,
+        RDMA_DRIVER_IONIC = 21,
+        IB_UVERBS_BUFFER_TYPE_DMABUF = 0,
+        IB_UVERBS_BUFFER_TYPE_VA = 1,
+    );
+}

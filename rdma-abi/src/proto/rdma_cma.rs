@@ -75,7 +75,7 @@ pub type rdma_get_src_port = unsafe extern "C" fn(id: *mut rdma_cm_id) -> u16;
 pub type rdma_get_dst_port = unsafe extern "C" fn(id: *mut rdma_cm_id) -> u16;
 pub type rdma_get_devices = unsafe extern "C" fn(num_devices: *mut c_int) -> *mut *mut ibv_context;
 pub type rdma_free_devices = unsafe extern "C" fn(list: *mut *mut ibv_context);
-pub type rdma_event_str = unsafe extern "C" fn(event: c_int) -> *const c_char;
+pub type rdma_event_str = unsafe extern "C" fn(event: rdma_cm_event_type) -> *const c_char;
 pub type rdma_set_option = unsafe extern "C" fn(
     id: *mut rdma_cm_id,
     level: c_int,

@@ -11,6 +11,8 @@ pub struct Namer<'a> {
     pub model: &'a Model,
     /// Array lengths written by name when the constant is visible.
     pub visible: &'a dyn Fn(&str) -> bool,
+    /// Integers as the kernel uAPI spells them (`__u32`, `__s32`).
+    pub kernel: bool,
 }
 
 /// C's name for a Rust path type (no declarator).
@@ -22,6 +24,15 @@ fn base_name(n: &Namer, ty: &Type, big_endian: bool) -> Result<String, String> {
                 return Ok(format!("__be{bits}"));
             }
         }
+    }
+    if n.kernel {
+        if let Some((bits, signed)) = int_width(ty).filter(|_| id.starts_with(['u', 'i']) && id.len() <= 3) {
+            return Ok(format!("__{}{bits}", if signed { 's' } else { 'u' }));
+        }
+    }
+    // <linux/types.h>'s names, where rdma-abi uses them.
+    if id.starts_with("__be") || id.starts_with("__le") {
+        return Ok(id);
     }
     let prim = match id.as_str() {
         "u8" => "uint8_t",

@@ -42,12 +42,12 @@ pub fn header(model: &Model, h: &Header, hand: &Path) -> Result<String, String> 
     .ok();
     writeln!(
         o,
-        " * tools/gen-headers from the rdma-abi crate; the marked parts are hand-written"
+        " * tools/gen-headers from the rdma-abi crate; hand-written parts, where there"
     )
     .ok();
     writeln!(
         o,
-        " * (include/hand/{stem}.head.h, .tail.h).\n * {EDIT_NOTE} */"
+        " * are any, come from include/hand/{stem}.head.h and .tail.h and are marked.\n * {EDIT_NOTE} */"
     )
     .ok();
     writeln!(o, "#ifndef {0}\n#define {0}\n", g.guard).ok();
@@ -208,14 +208,19 @@ impl Ctx<'_> {
         Namer {
             model: self.model,
             visible: vis,
+            kernel: false,
         }
     }
 }
 
-/// The suffix a constant's literals need: 64-bit constants are computed in
-/// (unsigned) long long, and so is an enumerator beyond `int` in unsigned int.
-fn wide_of(model: &Model, ty: &Type) -> Option<&'static str> {
+/// The suffix a constant's literals need: a 64-bit constant is computed in
+/// (unsigned) long long, as upstream writes its 64-bit masks and bits; a
+/// `usize` (an array bound) only when its value does not fit `int`.
+fn wide_of(model: &Model, ty: &Type, value: i128) -> Option<&'static str> {
+    let fits_int = (i32::MIN as i128..=i32::MAX as i128).contains(&value);
+    let is_size = last_ident(ty).as_deref() == Some("usize");
     match model.int_of(ty) {
+        _ if is_size && fits_int => None,
         Some((64, false)) => Some("ULL"),
         Some((64, true)) => Some("LL"),
         _ => None,
@@ -232,48 +237,44 @@ fn body(model: &Model, path: &str, o: &mut String) -> Result<(), String> {
         model,
         visible: Default::default(),
     };
-    let anon_listed: HashSet<&str> = ANON_ENUMS.iter().flat_map(|g| g.iter().copied()).collect();
 
     // Which constants are enumerators: of a named enum, or of an unnamed one
     // (documented "anonymous C enum", or listed in the manifest).
     let mut groups: Vec<(Option<String>, Vec<&RItem>)> = Vec::new();
     let mut macros: Vec<&RItem> = Vec::new();
-    let mut in_anon: Option<String> = None; // the type of the unnamed enum being read
+    // The unnamed enum being read (its type), for a run of constants after
+    // one documented "anonymous C enum"; and where each manifest group went.
+    let mut in_anon: Option<String> = None;
+    let mut listed_at: Vec<Option<usize>> = vec![None; ANON_ENUMS.len()];
     for it in &items {
         let Kind::Const { ty, .. } = &it.kind else {
             in_anon = None;
             continue;
         };
         let tname = last_ident(ty).unwrap_or_default();
-        if model.is_enum(&tname)
-            && model
-                .get(&tname)
-                .is_some_and(|a| a.header.as_deref() == Some(path))
-        {
+        if model.is_enum(&tname) && model.get(&tname).is_some_and(|a| a.header.as_deref() == Some(path)) {
             in_anon = None;
-            match groups
-                .iter_mut()
-                .find(|(n, _)| n.as_deref() == Some(tname.as_str()))
-            {
+            match groups.iter_mut().find(|(n, _)| n.as_deref() == Some(tname.as_str())) {
                 Some((_, g)) => g.push(it),
                 None => groups.push((Some(tname), vec![it])),
             }
             continue;
         }
-        let starts = it.doc.to_lowercase().contains("anonymous c enum")
-            || ANON_ENUMS.iter().any(|g| g[0] == it.name);
-        if starts {
+        if let Some(g) = ANON_ENUMS.iter().position(|g| g.contains(&it.name.as_str())) {
+            in_anon = None;
+            match listed_at[g] {
+                Some(at) => groups[at].1.push(it),
+                None => {
+                    listed_at[g] = Some(groups.len());
+                    groups.push((None, vec![it]));
+                }
+            }
+        } else if it.doc.to_lowercase().contains("anonymous c enum") {
             groups.push((None, vec![it]));
             in_anon = Some(tname);
-        } else if in_anon.as_deref() == Some(tname.as_str())
-            && it.doc.is_empty()
-            && !ANON_ENUMS.iter().any(|g| g[0] == it.name)
-            || anon_listed.contains(it.name.as_str())
-        {
+        } else if in_anon.as_deref() == Some(tname.as_str()) && it.doc.is_empty() {
             if let Some((None, g)) = groups.last_mut() {
                 g.push(it);
-            } else {
-                macros.push(it);
             }
         } else {
             in_anon = None;
@@ -288,7 +289,7 @@ fn body(model: &Model, path: &str, o: &mut String) -> Result<(), String> {
         let Kind::Const { ty, expr } = &it.kind else {
             continue;
         };
-        let e = ctx.expr(expr, wide_of(model, ty))?;
+        let e = ctx.expr(expr, wide_of(model, ty, model.eval(expr)?))?;
         o.push_str(&comment(&it.doc, ""));
         let e = if e.contains(' ') || e.starts_with('-') {
             format!("({e})")
@@ -454,6 +455,11 @@ fn emit_record(
         .ok_or_else(|| format!("no record {name}"))?;
     let Kind::Record(r) = &it.kind else {
         return Ok(());
+    };
+    let n = &Namer {
+        model: n.model,
+        visible: n.visible,
+        kernel: it.kernel,
     };
     let mut deps = Vec::new();
     by_value_deps(n.model, name, r, &mut deps);

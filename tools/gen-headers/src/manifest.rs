@@ -39,9 +39,16 @@ const fn hand(path: &'static str) -> Header {
 
 pub const HEADERS: &[Header] = &[
     hand("infiniband/arch.h"),
-    hand("infiniband/ib_user_ioctl_verbs.h"),
     hand("infiniband/verbs_api.h"),
     hand("infiniband/sa-kern-abi.h"),
+    gen(
+        "infiniband/ib_user_ioctl_verbs.h",
+        // The kernel's own guard, as upstream's copy keeps it: whichever of
+        // the two a program includes first is the one it gets.
+        "IB_USER_IOCTL_VERBS_H",
+        "The kernel's uverbs ioctl uAPI as rdma-core 65 carries it (what verbs_api.h maps to IBV_ names).",
+        &["<linux/types.h>", "<rdma/ib_user_verbs.h>"],
+    ),
     gen(
         "infiniband/verbs.h",
         "INFINIBAND_VERBS_H",
@@ -119,6 +126,10 @@ pub const HEADERS: &[Header] = &[
 /// name replaces an earlier one: rdma-core 65's types over 44's), each with
 /// the header its items go to when no banner says otherwise.
 pub const MODULES: &[(&str, Option<&str>)] = &[
+    // The kernel uAPI mirrors first: only the items of ITEM_HEADERS are
+    // written from them, and the verbs modules' types win a name clash.
+    ("kern.rs", None),
+    ("kern_v65.rs", None),
     ("verbs.rs", Some("infiniband/verbs.h")),
     ("verbs_v65.rs", Some("infiniband/verbs.h")),
     ("cma.rs", Some("rdma/rdma_cma.h")),
@@ -152,7 +163,13 @@ pub const VERBS_API_ALIASES: &[&str] = &[
 /// Constants that upstream declares as members of an unnamed enum rather
 /// than as macros (rdma-abi gives them a plain integer type): one group per
 /// enum, by the first member's name.
-pub const ANON_ENUMS: &[&[&str]] = &[];
+pub const ANON_ENUMS: &[&[&str]] = &[
+    &["RDMA_OPTION_ID", "RDMA_OPTION_IB"],
+    &["RDMA_OPTION_ID_TOS", "RDMA_OPTION_ID_REUSEADDR", "RDMA_OPTION_ID_AFONLY", "RDMA_OPTION_ID_ACK_TIMEOUT"],
+    &["RDMA_OPTION_IB_PATH"],
+    &["RDMA_MAX_RESP_RES", "RDMA_MAX_INIT_DEPTH"],
+    &["RDMA_SQSIZE", "RDMA_RQSIZE", "RDMA_INLINE", "RDMA_IOMAPSIZE", "RDMA_ROUTE"],
+];
 
 /// Structs a header only declares (their bodies are private to the library
 /// and its providers), with the header that declares them.
@@ -161,3 +178,49 @@ pub const OPAQUE: &[(&str, &str)] = &[("infiniband/verbs.h", "ibv_buf"), ("infin
 /// Records whose name has the `<outer>_<member>` shape of an inline member's
 /// type but which C names and declares on their own.
 pub const NAMED_RECORDS: &[&str] = &["ibv_context_ops"];
+
+/// The modules whose integers are the kernel's `__u8` ... `__u64` and
+/// `__s8` ... `__s64`, as the uAPI headers spell them.
+pub const KERNEL_MODULES: &[&str] = &["kern.rs", "kern_v65.rs"];
+
+/// Headers that spell their integers the kernel's way too.
+pub const KERNEL_HEADERS: &[&str] = &["infiniband/ib.h", "infiniband/ib_user_ioctl_verbs.h"];
+
+/// Items placed by name (a module default or banner does not fit): the
+/// uAPI types rdma-core copies into `<infiniband/ib_user_ioctl_verbs.h>`.
+/// An enum's constants follow it.
+pub const ITEM_HEADERS: &[(&str, &str)] = &[
+    ("IB_UVERBS_ACCESS_OPTIONAL_FIRST", IOCTL_VERBS),
+    ("IB_UVERBS_ACCESS_OPTIONAL_LAST", IOCTL_VERBS),
+    ("ib_uverbs_core_support", IOCTL_VERBS),
+    ("ib_uverbs_access_flags", IOCTL_VERBS),
+    ("ib_uverbs_srq_type", IOCTL_VERBS),
+    ("ib_uverbs_wq_type", IOCTL_VERBS),
+    ("ib_uverbs_wq_flags", IOCTL_VERBS),
+    ("ib_uverbs_qp_type", IOCTL_VERBS),
+    ("ib_uverbs_qp_create_flags", IOCTL_VERBS),
+    ("ib_uverbs_query_port_cap_flags", IOCTL_VERBS),
+    ("ib_uverbs_query_port_flags", IOCTL_VERBS),
+    ("ib_uverbs_flow_action_esp_keymat", IOCTL_VERBS),
+    ("ib_uverbs_flow_action_esp_keymat_aes_gcm_iv_algo", IOCTL_VERBS),
+    ("ib_uverbs_flow_action_esp_keymat_aes_gcm", IOCTL_VERBS),
+    ("ib_uverbs_flow_action_esp_replay", IOCTL_VERBS),
+    ("ib_uverbs_flow_action_esp_replay_bmp", IOCTL_VERBS),
+    ("ib_uverbs_flow_action_esp_flags", IOCTL_VERBS),
+    ("ib_uverbs_flow_action_esp_encap", IOCTL_VERBS),
+    ("ib_uverbs_flow_action_esp", IOCTL_VERBS),
+    ("ib_uverbs_read_counters_flags", IOCTL_VERBS),
+    ("ib_uverbs_advise_mr_advice", IOCTL_VERBS),
+    ("ib_uverbs_advise_mr_flag", IOCTL_VERBS),
+    ("ib_uverbs_query_port_resp_ex", IOCTL_VERBS),
+    ("ib_uverbs_qp_cap", IOCTL_VERBS),
+    ("rdma_driver_id", IOCTL_VERBS),
+    ("ib_uverbs_gid_type", IOCTL_VERBS),
+    ("ib_uverbs_gid_entry", IOCTL_VERBS),
+    ("ib_uverbs_buffer_type", IOCTL_VERBS),
+    ("ib_uverbs_buffer_desc", IOCTL_VERBS),
+    ("ib_uverbs_comp_cntr_entry", IOCTL_VERBS),
+    ("ib_uverbs_comp_cntr_modify_op", IOCTL_VERBS),
+    ("ib_uverbs_qp_attach_comp_cntr_op", IOCTL_VERBS),
+];
+const IOCTL_VERBS: &str = "infiniband/ib_user_ioctl_verbs.h";

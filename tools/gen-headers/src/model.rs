@@ -42,6 +42,8 @@ pub struct RItem {
     pub header: Option<String>,
     /// The module it comes from (proto modules give prototypes).
     pub module: &'static str,
+    /// Its integers are spelled the kernel's way (`__u32`).
+    pub kernel: bool,
 }
 
 pub struct Model {
@@ -193,12 +195,15 @@ impl Model {
                     _ => continue,
                 };
                 let header = header_at(line);
+                let kernel = manifest::KERNEL_MODULES.contains(file)
+                    || header.as_deref().is_some_and(|h| manifest::KERNEL_HEADERS.contains(&h));
                 let it = RItem {
                     name: name.clone(),
                     kind,
                     doc,
                     header,
                     module: file,
+                    kernel,
                 };
                 match m.by_name.get(&name) {
                     // A later module's definition replaces the earlier one in place.
@@ -207,6 +212,19 @@ impl Model {
                         m.by_name.insert(name, m.items.len());
                         m.items.push(it);
                     }
+                }
+            }
+        }
+        // Items placed by name, and the constants of enums placed so.
+        for (name, h) in manifest::ITEM_HEADERS {
+            let i = *m.by_name.get(*name).ok_or_else(|| format!("ITEM_HEADERS: no item {name}"))?;
+            m.items[i].header = Some(h.to_string());
+        }
+        for i in 0..m.items.len() {
+            if let Kind::Const { ty, .. } = &m.items[i].kind {
+                let t = last_ident(ty).unwrap_or_default();
+                if let Some((_, h)) = manifest::ITEM_HEADERS.iter().find(|(n, _)| *n == t) {
+                    m.items[i].header = Some(h.to_string());
                 }
             }
         }
