@@ -63,11 +63,14 @@ MIRRORS = {
                   ["infiniband/verbs.h", "infiniband/sa.h", "infiniband/tm_types.h", "rdma/ib_user_sa.h"]),
     "driver_pabi65": (ABI + "/driver/pabi65.rs", "driver_probe_pabi65.c", ["infiniband/driver.h"]),
     "cma_abi": (ABI + "/cma_abi.rs", "cma_abi_probe_v65.c", ["rdma/rdma_cma_abi.h"]),
+    "opcode": (ABI + "/opcode.rs", "opcode_probe_v65.c", ["infiniband/opcode.h"]),
+    "rsocket": (ABI + "/rsocket.rs", "rsocket_probe_v65.c", ["rdma/rsocket.h"]),
 }
 FILES = {name: os.path.join(ROOT, m[0]) for name, m in MIRRORS.items()}
 # The script that compiles each probe against its release's headers (the
 # layout file names it); run.sh unless listed.
-SCRIPTS = {"verbs_v65": "run-65.sh", "driver_pabi65": "run-65.sh", "cma_abi": "run-65.sh"}
+SCRIPTS = {"verbs_v65": "run-65.sh", "driver_pabi65": "run-65.sh", "cma_abi": "run-65.sh",
+           "opcode": "run-65.sh", "rsocket": "run-65.sh"}
 
 # The mirrors whose hand-written probe prints the facts in order: name ->
 # (Rust mirror file, probe, the script that runs it).

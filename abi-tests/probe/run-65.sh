@@ -9,7 +9,10 @@
 #   driver_probe_pabi65.c against rdma-core 65's libibverbs/driver.h
 #                         -> layout/driver/pabi65.rs;
 #   cma_abi_probe_v65.c   against 65's <rdma/rdma_cma_abi.h>
-#                         -> layout/cma_abi.rs.
+#                         -> layout/cma_abi.rs;
+#   opcode_probe_v65.c    against 65's <infiniband/opcode.h>
+#                         -> layout/opcode.rs;
+#   rsocket_probe_v65.c   against 65's <rdma/rsocket.h> -> layout/rsocket.rs.
 #
 # None of these headers is installed here (the system has rdma-core 44's), so
 # every probe here is compiled against an unpacked rdma-core 65.0 source tree:
@@ -25,7 +28,7 @@ src=${RDMA_CORE_SRC65:-/tmp/up65}
 work=$(mktemp -d "${TMPDIR:-/tmp}/abi-probe65.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-python3 "$here/gen.py" probe verbs_v65 driver_pabi65 cma_abi
+python3 "$here/gen.py" probe verbs_v65 driver_pabi65 cma_abi opcode rsocket
 
 inc="$work/inc"
 mkdir -p "$inc/infiniband" "$inc/ccan"
@@ -71,7 +74,7 @@ cc $cflags -o "$work/layout_probe_v65" "$here/layout_probe_v65.c"
 # shellcheck disable=SC2086
 cc $cflags -o "$work/driver_probe_pabi65" "$here/driver_probe_pabi65.c"
 
-for p in cma_abi; do
+for p in cma_abi opcode rsocket; do
 	# shellcheck disable=SC2086
 	cc $cflags -o "$work/$p" "$here/${p}_probe_v65.c"
 done
@@ -80,10 +83,10 @@ done
 "$work/driver_probe_pabi65" > "$work/driver.out"
 python3 "$here/gen.py" assert verbs_v65 "$work/verbs.out"
 python3 "$here/gen.py" assert driver_pabi65 "$work/driver.out"
-for p in cma_abi; do
+for p in cma_abi opcode rsocket; do
 	"$work/$p" > "$work/$p.out"
 	python3 "$here/gen.py" assert "$p" "$work/$p.out"
 done
 echo "layout files written from $(cat "$work"/*.out | wc -l) measurements"
 rustfmt --edition 2021 "$layout/verbs_v65.rs" "$layout/driver/pabi65.rs" \
-	"$layout/cma_abi.rs"
+	"$layout/cma_abi.rs" "$layout/opcode.rs" "$layout/rsocket.rs"

@@ -22,6 +22,7 @@
 //!   the IB service and write-event commands;
 //! - [`cma_abi`], `<rdma/rdma_cma_abi.h>` (rdma-core 65): librdmacm's old
 //!   `ucma_abi_*` spelling of the rdma_cm device's commands;
+//! - [`opcode`], the BTH opcodes of `<infiniband/opcode.h>`;
 //! - [`rsocket`], the constants of `<rdma/rsocket.h>`.
 //!
 //! Every struct is checked at compile time against sizes, alignments and
@@ -40,6 +41,7 @@ pub mod cma_v65;
 pub mod driver;
 pub mod kern;
 pub mod netlink;
+pub mod opcode;
 pub mod proto;
 pub mod rsocket;
 pub mod ucma;
