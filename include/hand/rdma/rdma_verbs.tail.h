@@ -4,22 +4,12 @@
  * PD, posting work requests on the id's QP (or SRQ), and waiting for
  * completions on the id's CQs.
  *
- * Every helper is inline and calls libibverbs directly. The helpers that
- * return int return 0 on success and -1 with errno set on failure (see
- * rdma_seterrno); the completion helpers return the number of completions
- * taken (1) instead of 0.
+ * The 16 helpers below are inline and call libibverbs directly (the SRQ
+ * prototypes before them are generated). Those that return int return 0
+ * on success and -1 with errno set on failure (see rdma_seterrno); the
+ * completion helpers return the number of completions taken (1) instead
+ * of 0.
  */
-#if !defined(RDMA_VERBS_H)
-#define RDMA_VERBS_H
-
-#include <assert.h>
-#include <infiniband/verbs.h>
-#include <rdma/rdma_cma.h>
-#include <errno.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /*
  * Turns a verbs status (0, or a positive errno value) into the rdma_cm
@@ -32,12 +22,6 @@ static inline int rdma_seterrno(int ret)
 	errno = ret;
 	return -1;
 }
-
-/* A shared receive queue for the id, on pd (or the id's PD when NULL). */
-int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
-		    struct ibv_srq_init_attr *attr);
-int rdma_create_srq_ex(struct rdma_cm_id *id, struct ibv_srq_init_attr_ex *attr);
-void rdma_destroy_srq(struct rdma_cm_id *id);
 
 /*
  * Registering buffers on the id's PD. Every registration is locally
@@ -294,9 +278,3 @@ rdma_get_recv_comp(struct rdma_cm_id *id, struct ibv_wc *wc)
 	}
 	return n < 0 ? rdma_seterrno(n) : n;
 }
-
-#ifdef __cplusplus
-}
-#endif
-
-#endif /* RDMA_VERBS_H */
