@@ -74,7 +74,7 @@ pub const HEADERS: &[Header] = &[
         "infiniband/ib.h",
         "_RDMA_IB_H",
         "InfiniBand addresses for sockets: AF_IB and struct sockaddr_ib.",
-        &["<linux/types.h>", "<stdint.h>", "<string.h>"],
+        &["<linux/types.h>", "<stdint.h>", "<endian.h>", "<string.h>"],
     ),
     gen(
         "rdma/rdma_cma.h",
