@@ -264,7 +264,7 @@ class CType:
             return "__typeof__(%s) *" % self(t[5:])
         if t.startswith("*const "):
             return "const __typeof__(%s) *" % self(t[7:])
-        m = re.match(r"^\[(.*); (\w+)\]$", t)
+        m = re.match(r"^\[(.*); (\w+)(?: as usize)?\]$", t)
         if m:
             return "__typeof__(__typeof__(%s)[%s])" % (self(m.group(1)), m.group(2))
         t = re.sub(r"^(libc|core::ffi|core::sync::atomic)::", "", t)

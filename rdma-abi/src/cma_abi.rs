@@ -14,8 +14,8 @@
 //!
 //! Conventions as in [`crate::verbs`]: C names (the header field `in` is
 //! `in_`), anonymous enums' values typed as the field that holds them
-//! (`cmd`, `option`, `flags`: `u32`), `#define`s with C's width (`c_int`),
-//! array bounds `usize`, big-endian fields as plain integers holding the
+//! (`cmd`, `option`, `flags`: `u32`), `#define`s with C's width (`c_int`,
+//! array bounds included: arrays cast them to `usize`), big-endian fields as plain integers holding the
 //! wire-order bytes. The named unions `param` of `ucma_abi_event_resp` and
 //! `ucma_abi_write_cm_event` are [`ucma_abi_event_resp_param`] and
 //! [`ucma_abi_write_cm_event_param`]; the flexible arrays at the end of the
@@ -35,9 +35,9 @@ pub const RDMA_USER_CM_MIN_ABI_VERSION: c_int = 3;
 /// Newest rdma_cm device ABI the header describes.
 pub const RDMA_USER_CM_MAX_ABI_VERSION: c_int = 4;
 /// Room for private data in the connection parameters and REJECT.
-pub const RDMA_MAX_PRIVATE_DATA: usize = 256;
+pub const RDMA_MAX_PRIVATE_DATA: c_int = 256;
 
-// Command numbers (`cmd` of every command).
+/// Command numbers, the `cmd` of every command (an anonymous C enum).
 pub const UCMA_CMD_CREATE_ID: u32 = 0;
 pub const UCMA_CMD_DESTROY_ID: u32 = 1;
 pub const UCMA_CMD_BIND_IP: u32 = 2;
@@ -173,7 +173,7 @@ pub struct ucma_abi_resolve_route {
     pub timeout_ms: u32,
 }
 
-// What `ucma_abi_query::option` asks for.
+/// What `ucma_abi_query::option` asks for (an anonymous C enum).
 pub const UCMA_QUERY_ADDR: u32 = 0;
 pub const UCMA_QUERY_PATH: u32 = 1;
 pub const UCMA_QUERY_GID: u32 = 2;
@@ -239,7 +239,7 @@ pub struct ucma_abi_query_path_resp {
 pub struct ucma_abi_conn_param {
     pub qp_num: u32,
     pub reserved: u32,
-    pub private_data: [u8; RDMA_MAX_PRIVATE_DATA],
+    pub private_data: [u8; RDMA_MAX_PRIVATE_DATA as usize],
     pub private_data_len: u8,
     pub srq: u8,
     pub responder_resources: u8,
@@ -256,7 +256,7 @@ pub struct ucma_abi_ud_param {
     pub qp_num: u32,
     pub qkey: u32,
     pub ah_attr: ib_uverbs_ah_attr,
-    pub private_data: [u8; RDMA_MAX_PRIVATE_DATA],
+    pub private_data: [u8; RDMA_MAX_PRIVATE_DATA as usize],
     pub private_data_len: u8,
     pub reserved: [u8; 7],
     /// Pads the struct to a multiple of 8 bytes on every ABI.
@@ -316,7 +316,7 @@ pub struct ucma_abi_reject {
     pub private_data_len: u8,
     pub reason: u8,
     pub reserved: [u8; 2],
-    pub private_data: [u8; RDMA_MAX_PRIVATE_DATA],
+    pub private_data: [u8; RDMA_MAX_PRIVATE_DATA as usize],
 }
 
 #[repr(C)]
@@ -442,10 +442,11 @@ pub struct ucma_abi_migrate_resp {
     pub events_reported: u32,
 }
 
-// Which of `ucma_abi_ib_service`'s keys to resolve by (`flags`).
+/// Which of `ucma_abi_ib_service`'s keys to resolve by, bits of `flags`
+/// (an anonymous C enum).
 pub const UCMA_IB_SERVICE_FLAG_ID: u32 = 1 << 0;
 pub const UCMA_IB_SERVICE_FLAG_NAME: u32 = 1 << 1;
-pub const UCMA_IB_SERVICE_NAME_SIZE: usize = 64;
+pub const UCMA_IB_SERVICE_NAME_SIZE: c_int = 64;
 
 /// An IB service to resolve: by id, or by name (NUL-padded).
 #[repr(C)]
@@ -453,7 +454,7 @@ pub const UCMA_IB_SERVICE_NAME_SIZE: usize = 64;
 pub struct ucma_abi_ib_service {
     /// Host order.
     pub service_id: u64,
-    pub service_name: [u8; UCMA_IB_SERVICE_NAME_SIZE],
+    pub service_name: [u8; UCMA_IB_SERVICE_NAME_SIZE as usize],
     pub flags: u32,
     pub reserved: u32,
 }

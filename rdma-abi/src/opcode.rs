@@ -14,7 +14,8 @@
 //! The values are checked in `src/layout/opcode.rs` against the header
 //! (run `abi-tests/probe/run-65.sh`).
 
-// Transport bases.
+/// BTH opcodes, all in one anonymous C enum: the transport bases, the
+/// operation numbers, then each transport's sums.
 pub const IBV_OPCODE_RC: u32 = 0x00;
 pub const IBV_OPCODE_UC: u32 = 0x20;
 pub const IBV_OPCODE_RD: u32 = 0x40;

@@ -99,6 +99,23 @@ pub const HEADERS: &[Header] = &[
         ],
     ),
     gen(
+        "infiniband/opcode.h",
+        "INFINIBAND_OPCODE_H",
+        "The opcodes of the InfiniBand base transport header (BTH).",
+        &[],
+    ),
+    gen(
+        "rdma/rdma_cma_abi.h",
+        "RDMA_CMA_ABI_H",
+        "librdmacm's old spelling of the rdma_cm device commands (ucma_abi_*).",
+        &[
+            "<rdma/ib_user_sa.h>",
+            "<rdma/ib_user_verbs.h>",
+            "<infiniband/sa.h>",
+            "<netinet/in.h>",
+        ],
+    ),
+    gen(
         "rdma/rsocket.h",
         "RSOCKET_H",
         "rsockets: a sockets API over RDMA.",
@@ -119,11 +136,17 @@ pub const HEADERS: &[Header] = &[
 /// name replaces an earlier one: rdma-core 65's types over 44's), each with
 /// the header its items go to when no banner says otherwise.
 pub const MODULES: &[(&str, Option<&str>)] = &[
+    // The kernel uAPI's types, for the headers that embed them
+    // (rdma_cma_abi.h's struct ib_uverbs_ah_attr): declared by the kernel's
+    // headers, so none of them goes into ours.
+    ("kern.rs", None),
     ("verbs.rs", Some("infiniband/verbs.h")),
     ("verbs_v65.rs", Some("infiniband/verbs.h")),
     ("cma.rs", Some("rdma/rdma_cma.h")),
     ("cma_v65.rs", Some("rdma/rdma_cma.h")),
     ("rsocket.rs", Some("rdma/rsocket.h")),
+    ("opcode.rs", Some("infiniband/opcode.h")),
+    ("cma_abi.rs", Some("rdma/rdma_cma_abi.h")),
     ("proto/verbs.rs", Some("infiniband/verbs.h")),
     ("proto/rdma_cma.rs", Some("rdma/rdma_cma.h")),
     ("proto/rdma_verbs.rs", Some("rdma/rdma_verbs.h")),
