@@ -62,11 +62,15 @@ MIRRORS = {
     "verbs_v65": (ABI + "/verbs_v65.rs", "layout_probe_v65.c",
                   ["infiniband/verbs.h", "infiniband/sa.h", "infiniband/tm_types.h", "rdma/ib_user_sa.h"]),
     "driver_pabi65": (ABI + "/driver/pabi65.rs", "driver_probe_pabi65.c", ["infiniband/driver.h"]),
+    "cma_abi": (ABI + "/cma_abi.rs", "cma_abi_probe_v65.c", ["rdma/rdma_cma_abi.h"]),
+    "opcode": (ABI + "/opcode.rs", "opcode_probe_v65.c", ["infiniband/opcode.h"]),
+    "rsocket": (ABI + "/rsocket.rs", "rsocket_probe_v65.c", ["rdma/rsocket.h"]),
 }
 FILES = {name: os.path.join(ROOT, m[0]) for name, m in MIRRORS.items()}
 # The script that compiles each probe against its release's headers (the
 # layout file names it); run.sh unless listed.
-SCRIPTS = {"verbs_v65": "run-65.sh", "driver_pabi65": "run-65.sh"}
+SCRIPTS = {"verbs_v65": "run-65.sh", "driver_pabi65": "run-65.sh", "cma_abi": "run-65.sh",
+           "opcode": "run-65.sh", "rsocket": "run-65.sh"}
 
 # The mirrors whose hand-written probe prints the facts in order: name ->
 # (Rust mirror file, probe, the script that runs it).
@@ -77,7 +81,7 @@ RECORDS = {
 }
 
 # Rust field names that differ from C: keywords (rule 3 of verbs.rs).
-KEYWORD_FIELDS = {"type_": "type", "priv_": "priv", "match_": "match"}
+KEYWORD_FIELDS = {"type_": "type", "priv_": "priv", "match_": "match", "in_": "in"}
 
 # Rust names chosen for C's unnamed members (rule 2 of verbs.rs): the C member
 # whose offset is the union's offset.
@@ -130,6 +134,8 @@ C_TYPE = {
     "verbs_create_cq_prov_attr_buffer": member_type("struct verbs_create_cq_prov_attr", "buffer"),
     "verbs_create_cq_prov_attr_buffer_mem_dmabuf":
         member_type("struct verbs_create_cq_prov_attr", "buffer.dmabuf"),
+    "ucma_abi_event_resp_param": member_type("struct ucma_abi_event_resp", "param"),
+    "ucma_abi_write_cm_event_param": member_type("struct ucma_abi_write_cm_event", "param"),
 }
 # An unnamed union inside an anonymous struct: measured from that struct.
 ANON_UNIONS["verbs_create_cq_prov_attr_buffer_mem"] = C_TYPE["verbs_create_cq_prov_attr_buffer"]
@@ -238,6 +244,7 @@ PRIM = {
     "AtomicI32": "_Atomic int",
     "pthread_mutex_t": "pthread_mutex_t", "pthread_cond_t": "pthread_cond_t",
     "timespec": "struct timespec", "dev_t": "dev_t",
+    "sockaddr_in6": "struct sockaddr_in6", "sockaddr_storage": "struct sockaddr_storage",
 }
 
 
@@ -257,7 +264,7 @@ class CType:
             return "__typeof__(%s) *" % self(t[5:])
         if t.startswith("*const "):
             return "const __typeof__(%s) *" % self(t[7:])
-        m = re.match(r"^\[(.*); (\w+)\]$", t)
+        m = re.match(r"^\[(.*); (\w+)(?: as usize)?\]$", t)
         if m:
             return "__typeof__(__typeof__(%s)[%s])" % (self(m.group(1)), m.group(2))
         t = re.sub(r"^(libc|core::ffi|core::sync::atomic)::", "", t)
@@ -339,7 +346,7 @@ def gen_probe(name):
     includes = MIRRORS[name][2]
     types, consts, enums, aliases = provided(FILES[name])[:4]
     kinds = {}
-    for path in FILES.values():
+    for path in list(FILES.values()) + [os.path.join(ROOT, r[0]) for r in RECORDS.values()]:
         for kind, rtype, _, _ in parse(path, with_types=True)[0]:
             kinds[rtype] = kind
         aliases.update(parse(path, with_types=True)[3])
@@ -363,10 +370,12 @@ def gen_probe(name):
             if ftypes[f] in ANON_UNIONS:
                 continue
             want = ctype_of(ftypes[f])
-            if want == "uint64_t":
+            if want == "uint64_t" or re.match(r"__typeof__\(__typeof__\(uint64_t\)\[\w+\]\)$", want):
                 # __be64/__u64 are unsigned long long, uint64_t is unsigned
-                # long: the same 64-bit type to the ABI, distinct to C.
-                out.append('\tT2("%s.%s", %s, %s, uint64_t, __u64);\n' % (rtype, f, ctype, cf))
+                # long: the same 64-bit type to the ABI, distinct to C
+                # (arrays of them too).
+                out.append('\tT2("%s.%s", %s, %s, %s, %s);\n'
+                           % (rtype, f, ctype, cf, want, want.replace("uint64_t", "__u64")))
             else:
                 out.append('\tT("%s.%s", %s, %s, %s);\n' % (rtype, f, ctype, cf, want))
     for c in consts:

@@ -1687,7 +1687,7 @@ int main(void)
 	F("ibv_sa_service_rec", "data32", struct ibv_sa_service_rec, data32);
 	T("ibv_sa_service_rec.data32", struct ibv_sa_service_rec, data32, __typeof__(__typeof__(uint32_t)[4]));
 	F("ibv_sa_service_rec", "data64", struct ibv_sa_service_rec, data64);
-	T("ibv_sa_service_rec.data64", struct ibv_sa_service_rec, data64, __typeof__(__typeof__(uint64_t)[2]));
+	T2("ibv_sa_service_rec.data64", struct ibv_sa_service_rec, data64, __typeof__(__typeof__(uint64_t)[2]), __typeof__(__typeof__(__u64)[2]));
 	S("ibv_path_record", struct ibv_path_record, sizeof(struct ibv_path_record));
 	F("ibv_path_record", "service_id", struct ibv_path_record, service_id);
 	T2("ibv_path_record.service_id", struct ibv_path_record, service_id, uint64_t, __u64);

@@ -7,10 +7,15 @@
 #                         library installs under infiniband/)
 #                         -> layout/verbs_v65.rs;
 #   driver_probe_pabi65.c against rdma-core 65's libibverbs/driver.h
-#                         -> layout/driver/pabi65.rs.
+#                         -> layout/driver/pabi65.rs;
+#   cma_abi_probe_v65.c   against 65's <rdma/rdma_cma_abi.h>
+#                         -> layout/cma_abi.rs;
+#   opcode_probe_v65.c    against 65's <infiniband/opcode.h>
+#                         -> layout/opcode.rs;
+#   rsocket_probe_v65.c   against 65's <rdma/rsocket.h> -> layout/rsocket.rs.
 #
 # None of these headers is installed here (the system has rdma-core 44's), so
-# both probes are compiled against an unpacked rdma-core 65.0 source tree:
+# every probe here is compiled against an unpacked rdma-core 65.0 source tree:
 # set RDMA_CORE_SRC65 (default /tmp/up65). Its public headers are copied
 # into a scratch include directory laid out as the installed ones are, its
 # kernel-headers/ (the uAPI it builds with) come before the system's, and
@@ -23,7 +28,7 @@ src=${RDMA_CORE_SRC65:-/tmp/up65}
 work=$(mktemp -d "${TMPDIR:-/tmp}/abi-probe65.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-python3 "$here/gen.py" probe verbs_v65 driver_pabi65
+python3 "$here/gen.py" probe verbs_v65 driver_pabi65 cma_abi opcode rsocket
 
 inc="$work/inc"
 mkdir -p "$inc/infiniband" "$inc/ccan"
@@ -32,6 +37,12 @@ for h in verbs.h verbs_api.h tm_types.h sa.h sa-kern-abi.h arch.h opcode.h drive
 done
 # The build publishes this uAPI header under infiniband/ too.
 cp "$src/kernel-headers/rdma/ib_user_ioctl_verbs.h" "$inc/infiniband/"
+# librdmacm's public headers, where librdmacm-dev installs them.
+mkdir -p "$inc/rdma"
+for h in rdma_cma.h rdma_cma_abi.h rdma_verbs.h rsocket.h; do
+	cp "$src/librdmacm/$h" "$inc/rdma/$h"
+done
+cp "$src/librdmacm/ib.h" "$inc/infiniband/ib.h"
 # Guard against measuring the installed (older) headers by mistake.
 grep -q 'struct ibv_comp_cntr {' "$inc/infiniband/verbs.h" ||
 	{ echo "$src is not rdma-core 65" >&2; exit 1; }
@@ -63,9 +74,19 @@ cc $cflags -o "$work/layout_probe_v65" "$here/layout_probe_v65.c"
 # shellcheck disable=SC2086
 cc $cflags -o "$work/driver_probe_pabi65" "$here/driver_probe_pabi65.c"
 
+for p in cma_abi opcode rsocket; do
+	# shellcheck disable=SC2086
+	cc $cflags -o "$work/$p" "$here/${p}_probe_v65.c"
+done
+
 "$work/layout_probe_v65" > "$work/verbs.out"
 "$work/driver_probe_pabi65" > "$work/driver.out"
 python3 "$here/gen.py" assert verbs_v65 "$work/verbs.out"
 python3 "$here/gen.py" assert driver_pabi65 "$work/driver.out"
-echo "layout files written from $(cat "$work/verbs.out" "$work/driver.out" | wc -l) measurements"
-rustfmt --edition 2021 "$layout/verbs_v65.rs" "$layout/driver/pabi65.rs"
+for p in cma_abi opcode rsocket; do
+	"$work/$p" > "$work/$p.out"
+	python3 "$here/gen.py" assert "$p" "$work/$p.out"
+done
+echo "layout files written from $(cat "$work"/*.out | wc -l) measurements"
+rustfmt --edition 2021 "$layout/verbs_v65.rs" "$layout/driver/pabi65.rs" \
+	"$layout/cma_abi.rs" "$layout/opcode.rs" "$layout/rsocket.rs"

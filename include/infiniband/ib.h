@@ -9,16 +9,27 @@
 
 #include <linux/types.h>
 #include <stdint.h>
+#include <endian.h>
 #include <string.h>
+
+/* ---- hand-written: include/hand/infiniband/ib.head.h ---- */
+/*
+ * The InfiniBand address family. glibc's <sys/socket.h> has it too (as
+ * PF_IB 27, AF_IB PF_IB), so each name is defined only when missing.
+ */
+#ifndef AF_IB
+#define AF_IB 27
+#endif
+#ifndef PF_IB
+#define PF_IB AF_IB
+#endif
+/* ---- end of include/hand/infiniband/ib.head.h ---- */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* ---- generated from rdma-abi ---- */
-
-#define AF_IB 27
-#define PF_IB AF_IB
 
 struct ib_addr;
 struct sockaddr_ib;
@@ -50,6 +61,50 @@ struct sockaddr_ib {
 	__u64 sib_scope_id;
 };
 /* ---- end of the generated declarations ---- */
+
+/* ---- hand-written: include/hand/infiniband/ib.tail.h ---- */
+/*
+ * Short names for the views of an ib_addr (a 128-bit GID): a->sib_addr32[3]
+ * is a->ib_u.uib_addr32[3]; sib_raw is the byte view, sib_subnet_prefix and
+ * sib_interface_id the two (big-endian) 64-bit halves.
+ */
+#define sib_addr8 ib_u.uib_addr8
+#define sib_addr16 ib_u.uib_addr16
+#define sib_addr32 ib_u.uib_addr32
+#define sib_addr64 ib_u.uib_addr64
+#define sib_raw ib_u.uib_addr8
+#define sib_subnet_prefix ib_u.uib_addr64[0]
+#define sib_interface_id ib_u.uib_addr64[1]
+
+/* Non-zero when every bit of the address is clear (the wildcard). */
+static inline int ib_addr_any(const struct ib_addr *a)
+{
+	return (a->sib_addr64[0] | a->sib_addr64[1]) == 0;
+}
+
+/* Non-zero for the loopback address ::1 (only the last bit set). */
+static inline int ib_addr_loopback(const struct ib_addr *a)
+{
+	return (a->sib_addr32[0] | a->sib_addr32[1] | a->sib_addr32[2] |
+		(a->sib_addr32[3] ^ htobe32(1))) == 0;
+}
+
+/* Stores four big-endian words, most significant first. */
+static inline void ib_addr_set(struct ib_addr *addr, __be32 w1, __be32 w2,
+			       __be32 w3, __be32 w4)
+{
+	addr->sib_addr32[0] = w1;
+	addr->sib_addr32[1] = w2;
+	addr->sib_addr32[2] = w3;
+	addr->sib_addr32[3] = w4;
+}
+
+/* memcmp's order on the 16 bytes: 0 when equal. */
+static inline int ib_addr_cmp(const struct ib_addr *a1, const struct ib_addr *a2)
+{
+	return memcmp(a1, a2, sizeof(struct ib_addr));
+}
+/* ---- end of include/hand/infiniband/ib.tail.h ---- */
 
 #ifdef __cplusplus
 }

@@ -283,6 +283,23 @@ int rdma_query_addrinfo(struct rdma_cm_id *id, struct rdma_addrinfo **info);
 int rdma_write_cm_event(struct rdma_cm_id *id, enum rdma_cm_event_type event, int status, uint64_t arg);
 /* ---- end of the generated declarations ---- */
 
+/* ---- hand-written: include/hand/rdma/rdma_cma.tail.h ---- */
+/*
+ * The addresses of an rdma_cm_id, as generic socket addresses: where the
+ * id is bound (local) and where it is connected or resolved to (peer).
+ * Both point into id->route.addr, so they live as long as the id.
+ */
+static inline struct sockaddr *rdma_get_local_addr(struct rdma_cm_id *id)
+{
+	return &id->route.addr.src_addr;
+}
+
+static inline struct sockaddr *rdma_get_peer_addr(struct rdma_cm_id *id)
+{
+	return &id->route.addr.dst_addr;
+}
+/* ---- end of include/hand/rdma/rdma_cma.tail.h ---- */
+
 #ifdef __cplusplus
 }
 #endif

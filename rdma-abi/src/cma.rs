@@ -24,11 +24,18 @@ use core::ffi::{c_char, c_int, c_ushort, c_void};
 use libc::{sockaddr, sockaddr_in, sockaddr_in6, sockaddr_storage, socklen_t};
 
 // ---------------------------------------------------------------------------
-// <infiniband/ib.h>
+// <sys/socket.h>: glibc's names for the InfiniBand address family (PF_IB 27,
+// AF_IB PF_IB). <infiniband/ib.h> defines each only when it is missing,
+// which the generated header cannot say: those two lines are hand-written
+// (include/hand/infiniband/ib.head.h).
 // ---------------------------------------------------------------------------
 
 pub const AF_IB: c_int = 27;
 pub const PF_IB: c_int = AF_IB;
+
+// ---------------------------------------------------------------------------
+// <infiniband/ib.h>
+// ---------------------------------------------------------------------------
 
 #[repr(C)]
 #[derive(Clone, Copy)]

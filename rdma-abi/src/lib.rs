@@ -20,6 +20,9 @@
 //! - [`ucma`], `<rdma/rdma_user_cm.h>`, the rdma_cm character device;
 //! - [`ucma_v65`], the same uAPI as rdma-core 65 carries it: [`ucma`] with
 //!   the IB service and write-event commands;
+//! - [`cma_abi`], `<rdma/rdma_cma_abi.h>` (rdma-core 65): librdmacm's old
+//!   `ucma_abi_*` spelling of the rdma_cm device's commands;
+//! - [`opcode`], the BTH opcodes of `<infiniband/opcode.h>`;
 //! - [`rsocket`], the constants of `<rdma/rsocket.h>`.
 //!
 //! Every struct is checked at compile time against sizes, alignments and
@@ -33,11 +36,13 @@ mod macros;
 
 pub mod acm;
 pub mod cma;
+pub mod cma_abi;
 pub mod cma_v65;
 pub mod driver;
 pub mod kern;
 pub mod kern_v65;
 pub mod netlink;
+pub mod opcode;
 pub mod proto;
 pub mod rsocket;
 pub mod ucma;

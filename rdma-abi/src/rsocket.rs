@@ -1,5 +1,8 @@
 //! The constants of `<rdma/rsocket.h>`: the rsocket-level options of
 //! rsetsockopt/rgetsockopt.
+//!
+//! Checked in `src/layout/rsocket.rs` against rdma-core 65's header (run
+//! `abi-tests/probe/run-65.sh`).
 
 use core::ffi::c_int;
 

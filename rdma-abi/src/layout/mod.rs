@@ -18,6 +18,9 @@
 //! | `kern.rs`              | `kern.rs`                       | `abi-tests/probe/run.sh`        |
 //! | `ucma.rs`              | `ucma.rs`                       | `abi-tests/probe/run-rdmacm.sh` |
 //! | `cma.rs`               | `cma.rs`                        | `abi-tests/probe/run-rdmacm.sh` |
+//! | `cma_abi.rs`           | `cma_abi.rs`                    | `abi-tests/probe/run-65.sh`     |
+//! | `opcode.rs`            | `opcode.rs`                     | `abi-tests/probe/run-65.sh`     |
+//! | `rsocket.rs`           | `rsocket.rs`                    | `abi-tests/probe/run-65.sh`     |
 //! | `hand_kept.rs`         | `acm.rs`, `cma_v65.rs`, `ucma_v65.rs`, 65's ids in `kern.rs`, a few types of others | kept by hand |
 //!
 //! The files of a module that re-exports an older one (`verbs_v65.rs`,
@@ -30,9 +33,12 @@
 //! and relations between numbers.
 
 mod cma;
+mod cma_abi;
 mod driver;
 mod hand_kept;
 mod kern;
+mod opcode;
+mod rsocket;
 mod ucma;
 mod verbs;
 mod verbs_v65;

@@ -81,7 +81,7 @@ pub const HEADERS: &[Header] = &[
         "infiniband/ib.h",
         "_RDMA_IB_H",
         "InfiniBand addresses for sockets: AF_IB and struct sockaddr_ib.",
-        &["<linux/types.h>", "<stdint.h>", "<string.h>"],
+        &["<linux/types.h>", "<stdint.h>", "<endian.h>", "<string.h>"],
     ),
     gen(
         "rdma/rdma_cma.h",
@@ -106,6 +106,23 @@ pub const HEADERS: &[Header] = &[
         ],
     ),
     gen(
+        "infiniband/opcode.h",
+        "INFINIBAND_OPCODE_H",
+        "The opcodes of the InfiniBand base transport header (BTH).",
+        &[],
+    ),
+    gen(
+        "rdma/rdma_cma_abi.h",
+        "RDMA_CMA_ABI_H",
+        "librdmacm's old spelling of the rdma_cm device commands (ucma_abi_*).",
+        &[
+            "<rdma/ib_user_sa.h>",
+            "<rdma/ib_user_verbs.h>",
+            "<infiniband/sa.h>",
+            "<netinet/in.h>",
+        ],
+    ),
+    gen(
         "rdma/rsocket.h",
         "RSOCKET_H",
         "rsockets: a sockets API over RDMA.",
@@ -127,7 +144,9 @@ pub const HEADERS: &[Header] = &[
 /// the header its items go to when no banner says otherwise.
 pub const MODULES: &[(&str, Option<&str>)] = &[
     // The kernel uAPI mirrors first: only the items of ITEM_HEADERS are
-    // written from them, and the verbs modules' types win a name clash.
+    // written from them (the others are the kernel headers' own, which ours
+    // include, e.g. rdma_cma_abi.h's struct ib_uverbs_ah_attr), and the
+    // verbs modules' types win a name clash.
     ("kern.rs", None),
     ("kern_v65.rs", None),
     ("verbs.rs", Some("infiniband/verbs.h")),
@@ -135,6 +154,8 @@ pub const MODULES: &[(&str, Option<&str>)] = &[
     ("cma.rs", Some("rdma/rdma_cma.h")),
     ("cma_v65.rs", Some("rdma/rdma_cma.h")),
     ("rsocket.rs", Some("rdma/rsocket.h")),
+    ("opcode.rs", Some("infiniband/opcode.h")),
+    ("cma_abi.rs", Some("rdma/rdma_cma_abi.h")),
     ("proto/verbs.rs", Some("infiniband/verbs.h")),
     ("proto/rdma_cma.rs", Some("rdma/rdma_cma.h")),
     ("proto/rdma_verbs.rs", Some("rdma/rdma_verbs.h")),
