@@ -27,7 +27,7 @@ extern "C" {
  * `ibv_context::abi_compat` holds this value when the context is embedded in
  * a `verbs_context` (C: `(void *)UINTPTR_MAX`).
  */
-#define __VERBS_ABI_IS_EXTENDED 18446744073709551615
+#define __VERBS_ABI_IS_EXTENDED ((void *)UINTPTR_MAX)
 /*
  * Bits of `ibv_device_attr_ex::device_cap_flags_ex` above 32 bits (C
  * `#define`s, `unsigned long long`).
@@ -38,7 +38,7 @@ extern "C" {
  * Returned by a parent domain's `alloc` callback to ask for the provider's
  * default allocator (C: `(void *)-1`).
  */
-#define IBV_ALLOCATOR_USE_DEFAULT 18446744073709551615
+#define IBV_ALLOCATOR_USE_DEFAULT ((void *)UINTPTR_MAX)
 /* Length of the MAC address `ibv_resolve_eth_l2_from_gid` writes. */
 #define ETHERNET_LL_SIZE 6
 /* RoCEv2 UDP source ports are drawn from this range. */

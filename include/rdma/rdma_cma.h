@@ -110,7 +110,6 @@ struct rdma_ud_param;
 struct rdma_cm_event;
 struct rdma_addrinfo;
 struct rdma_cm_join_mc_attr_ex;
-struct ib_connect_hdr;
 
 struct rdma_ib_addr {
 	union ibv_gid sgid;
@@ -225,19 +224,6 @@ struct rdma_cm_join_mc_attr_ex {
 	/* An `rdma_cm_mc_join_flags` value. */
 	uint32_t join_flags;
 	struct sockaddr *addr;
-};
-
-/*
- * librdmacm's private CM header for AF_IB connections (`cma.h`); IPv4
- * addresses go in the last word of each address.
- */
-struct ib_connect_hdr {
-	uint8_t cma_version;
-	/* IP version in bits 7:4. */
-	uint8_t ip_version;
-	uint16_t port;
-	uint32_t src_addr[4];
-	uint32_t dst_addr[4];
 };
 
 struct rdma_event_channel *rdma_create_event_channel(void);

@@ -111,100 +111,100 @@ struct ucma_abi_write_cm_event;
 
 /* The header every command starts with. */
 struct ucma_abi_cmd_hdr {
-	uint32_t cmd;
+	__u32 cmd;
 	/* C: `in`. Bytes of command after this header. */
-	uint16_t in;
+	__u16 in;
 	/* Bytes of room at `response`. */
-	uint16_t out;
+	__u16 out;
 };
 
 struct ucma_abi_create_id {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint64_t uid;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u64 uid;
 	/* Address of a [`ucma_abi_create_id_resp`]. */
-	uint64_t response;
-	uint16_t ps;
-	uint8_t qp_type;
-	uint8_t reserved[5];
+	__u64 response;
+	__u16 ps;
+	__u8 qp_type;
+	__u8 reserved[5];
 };
 
 struct ucma_abi_create_id_resp {
-	uint32_t id;
+	__u32 id;
 };
 
 struct ucma_abi_destroy_id {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
 	/* Address of a [`ucma_abi_destroy_id_resp`]. */
-	uint64_t response;
-	uint32_t id;
-	uint32_t reserved;
+	__u64 response;
+	__u32 id;
+	__u32 reserved;
 };
 
 struct ucma_abi_destroy_id_resp {
-	uint32_t events_reported;
+	__u32 events_reported;
 };
 
 struct ucma_abi_bind_ip {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint64_t response;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u64 response;
 	struct sockaddr_in6 addr;
-	uint32_t id;
+	__u32 id;
 };
 
 struct ucma_abi_bind {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint32_t id;
-	uint16_t addr_size;
-	uint16_t reserved;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u32 id;
+	__u16 addr_size;
+	__u16 reserved;
 	struct sockaddr_storage addr;
 };
 
 struct ucma_abi_resolve_ip {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
 	struct sockaddr_in6 src_addr;
 	struct sockaddr_in6 dst_addr;
-	uint32_t id;
-	uint32_t timeout_ms;
+	__u32 id;
+	__u32 timeout_ms;
 };
 
 struct ucma_abi_resolve_addr {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint32_t id;
-	uint32_t timeout_ms;
-	uint16_t src_size;
-	uint16_t dst_size;
-	uint32_t reserved;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u32 id;
+	__u32 timeout_ms;
+	__u16 src_size;
+	__u16 dst_size;
+	__u32 reserved;
 	struct sockaddr_storage src_addr;
 	struct sockaddr_storage dst_addr;
 };
 
 struct ucma_abi_resolve_route {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint32_t id;
-	uint32_t timeout_ms;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u32 id;
+	__u32 timeout_ms;
 };
 
 struct ucma_abi_query {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint64_t response;
-	uint32_t id;
-	uint32_t option;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u64 response;
+	__u32 id;
+	__u32 option;
 };
 
 /* Answer to QUERY_ROUTE. */
@@ -214,218 +214,218 @@ struct ucma_abi_query_route_resp {
 	struct ib_user_path_rec ib_route[2];
 	struct sockaddr_in6 src_addr;
 	struct sockaddr_in6 dst_addr;
-	uint32_t num_paths;
-	uint8_t port_num;
-	uint8_t reserved[3];
-	uint32_t ibdev_index;
-	uint32_t reserved1;
+	__u32 num_paths;
+	__u8 port_num;
+	__u8 reserved[3];
+	__u32 ibdev_index;
+	__u32 reserved1;
 };
 
 /* Answer to QUERY with `UCMA_QUERY_ADDR`. */
 struct ucma_abi_query_addr_resp {
 	/* Big-endian. */
 	__be64 node_guid;
-	uint8_t port_num;
-	uint8_t reserved;
+	__u8 port_num;
+	__u8 reserved;
 	/* Big-endian. */
 	__be16 pkey;
-	uint16_t src_size;
-	uint16_t dst_size;
+	__u16 src_size;
+	__u16 dst_size;
 	struct sockaddr_storage src_addr;
 	struct sockaddr_storage dst_addr;
-	uint32_t ibdev_index;
-	uint32_t reserved1;
+	__u32 ibdev_index;
+	__u32 reserved1;
 };
 
 /* Answer to QUERY with `UCMA_QUERY_PATH`: `num_paths` records follow. */
 struct ucma_abi_query_path_resp {
-	uint32_t num_paths;
-	uint32_t reserved;
+	__u32 num_paths;
+	__u32 reserved;
 	/* C: `path_data[0]`. */
 	struct ibv_path_data path_data[0];
 };
 
 struct ucma_abi_conn_param {
-	uint32_t qp_num;
-	uint32_t reserved;
-	uint8_t private_data[256];
-	uint8_t private_data_len;
-	uint8_t srq;
-	uint8_t responder_resources;
-	uint8_t initiator_depth;
-	uint8_t flow_control;
-	uint8_t retry_count;
-	uint8_t rnr_retry_count;
-	uint8_t valid;
+	__u32 qp_num;
+	__u32 reserved;
+	__u8 private_data[256];
+	__u8 private_data_len;
+	__u8 srq;
+	__u8 responder_resources;
+	__u8 initiator_depth;
+	__u8 flow_control;
+	__u8 retry_count;
+	__u8 rnr_retry_count;
+	__u8 valid;
 };
 
 struct ucma_abi_ud_param {
-	uint32_t qp_num;
-	uint32_t qkey;
+	__u32 qp_num;
+	__u32 qkey;
 	struct ib_uverbs_ah_attr ah_attr;
-	uint8_t private_data[256];
-	uint8_t private_data_len;
-	uint8_t reserved[7];
+	__u8 private_data[256];
+	__u8 private_data_len;
+	__u8 reserved[7];
 	/* Pads the struct to a multiple of 8 bytes on every ABI. */
-	uint8_t reserved2[4];
+	__u8 reserved2[4];
 };
 
 /* Enhanced connection establishment: the vendor and its options. */
 struct ucma_abi_ece {
-	uint32_t vendor_id;
-	uint32_t attr_mod;
+	__u32 vendor_id;
+	__u32 attr_mod;
 };
 
 struct ucma_abi_connect {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
 	struct ucma_abi_conn_param conn_param;
-	uint32_t id;
-	uint32_t reserved;
+	__u32 id;
+	__u32 reserved;
 	struct ucma_abi_ece ece;
 };
 
 struct ucma_abi_listen {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint32_t id;
-	uint32_t backlog;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u32 id;
+	__u32 backlog;
 };
 
 struct ucma_abi_accept {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint64_t uid;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u64 uid;
 	struct ucma_abi_conn_param conn_param;
-	uint32_t id;
-	uint32_t reserved;
+	__u32 id;
+	__u32 reserved;
 	struct ucma_abi_ece ece;
 };
 
 struct ucma_abi_reject {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint32_t id;
-	uint8_t private_data_len;
-	uint8_t reason;
-	uint8_t reserved[2];
-	uint8_t private_data[256];
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u32 id;
+	__u8 private_data_len;
+	__u8 reason;
+	__u8 reserved[2];
+	__u8 private_data[256];
 };
 
 struct ucma_abi_disconnect {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint32_t id;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u32 id;
 };
 
 struct ucma_abi_init_qp_attr {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint64_t response;
-	uint32_t id;
-	uint32_t qp_state;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u64 response;
+	__u32 id;
+	__u32 qp_state;
 };
 
 struct ucma_abi_notify {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint32_t id;
-	uint32_t event;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u32 id;
+	__u32 event;
 };
 
 struct ucma_abi_join_ip_mcast {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
 	/* Address of a [`ucma_abi_create_id_resp`]. */
-	uint64_t response;
-	uint64_t uid;
+	__u64 response;
+	__u64 uid;
 	struct sockaddr_in6 addr;
-	uint32_t id;
+	__u32 id;
 };
 
 struct ucma_abi_join_mcast {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
 	/* Address of a [`ucma_abi_create_id_resp`]. */
-	uint64_t response;
-	uint64_t uid;
-	uint32_t id;
-	uint16_t addr_size;
-	uint16_t join_flags;
+	__u64 response;
+	__u64 uid;
+	__u32 id;
+	__u16 addr_size;
+	__u16 join_flags;
 	struct sockaddr_storage addr;
 };
 
 struct ucma_abi_get_event {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
 	/* Address of a [`ucma_abi_event_resp`]. */
-	uint64_t response;
+	__u64 response;
 };
 
 struct ucma_abi_event_resp {
-	uint64_t uid;
-	uint32_t id;
-	uint32_t event;
-	uint32_t status;
+	__u64 uid;
+	__u32 id;
+	__u32 event;
+	__u32 status;
 	union {
 		struct ucma_abi_conn_param conn;
 		struct ucma_abi_ud_param ud;
-		uint32_t arg32[2];
+		__u32 arg32[2];
 	} param;
 	struct ucma_abi_ece ece;
 };
 
 struct ucma_abi_set_option {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
 	/* Address of the option's value. */
-	uint64_t optval;
-	uint32_t id;
-	uint32_t level;
-	uint32_t optname;
-	uint32_t optlen;
+	__u64 optval;
+	__u32 id;
+	__u32 level;
+	__u32 optname;
+	__u32 optlen;
 };
 
 struct ucma_abi_migrate_id {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
 	/* Address of a [`ucma_abi_migrate_resp`]. */
-	uint64_t response;
-	uint32_t id;
+	__u64 response;
+	__u32 id;
 	/* The event channel's file descriptor to move the id to. */
-	uint32_t fd;
+	__u32 fd;
 };
 
 struct ucma_abi_migrate_resp {
-	uint32_t events_reported;
+	__u32 events_reported;
 };
 
 /* An IB service to resolve: by id, or by name (NUL-padded). */
 struct ucma_abi_ib_service {
 	/* Host order. */
-	uint64_t service_id;
-	uint8_t service_name[64];
-	uint32_t flags;
-	uint32_t reserved;
+	__u64 service_id;
+	__u8 service_name[64];
+	__u32 flags;
+	__u32 reserved;
 };
 
 struct ucma_abi_resolve_ib_service {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint32_t id;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u32 id;
 	struct ucma_abi_ib_service ibs;
 };
 
@@ -433,15 +433,15 @@ struct ucma_abi_resolve_ib_service {
 struct ucma_user_service_rec {
 	/* Big-endian. */
 	__be64 id;
-	uint8_t gid[16];
+	__u8 gid[16];
 	/* Big-endian. */
 	__be16 pkey;
-	uint8_t reserved[2];
+	__u8 reserved[2];
 	/* Big-endian. */
 	__be32 lease;
-	uint8_t key[16];
-	uint8_t name[64];
-	uint8_t data_8[16];
+	__u8 key[16];
+	__u8 name[64];
+	__u8 data_8[16];
 	/* Big-endian. */
 	__be16 data_16[8];
 	/* Big-endian. */
@@ -455,26 +455,26 @@ struct ucma_user_service_rec {
  * records follow.
  */
 struct ucma_abi_query_ib_service_resp {
-	uint32_t num_service_recs;
+	__u32 num_service_recs;
 	/*
 	 * C: `recs[]`, no room of its own; its 8-byte alignment puts the
 	 * first record at offset 8.
 	 */
-	struct ucma_user_service_rec recs[0];
+	struct ucma_user_service_rec recs[];
 };
 
 struct ucma_abi_write_cm_event {
-	uint32_t cmd;
-	uint16_t in;
-	uint16_t out;
-	uint32_t id;
-	uint32_t reserved;
-	uint32_t event;
-	uint32_t status;
+	__u32 cmd;
+	__u16 in;
+	__u16 out;
+	__u32 id;
+	__u32 reserved;
+	__u32 event;
+	__u32 status;
 	union {
 		struct ucma_abi_conn_param conn;
 		struct ucma_abi_ud_param ud;
-		uint64_t arg;
+		__u64 arg;
 	} param;
 };
 /* ---- end of the generated declarations ---- */

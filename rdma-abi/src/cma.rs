@@ -301,6 +301,9 @@ pub const RDMA_OPTION_ID_ACK_TIMEOUT: c_int = 3;
 /// `struct ibv_path_data[]`.
 pub const RDMA_OPTION_IB_PATH: c_int = 1;
 
+// <librdmacm/cma.h>: librdmacm's own, not installed
+// ---------------------------------------------------------------------------
+
 /// librdmacm's private CM header for AF_IB connections (`cma.h`); IPv4
 /// addresses go in the last word of each address.
 #[repr(C)]

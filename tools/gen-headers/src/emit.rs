@@ -289,6 +289,16 @@ fn body(model: &Model, path: &str, o: &mut String) -> Result<(), String> {
         let Kind::Const { ty, expr } = &it.kind else {
             continue;
         };
+        if let Type::Ptr(_) = ty {
+            // A pointer constant: the value cast to the pointer type.
+            let v = model.eval(expr)?;
+            let val = if v == u64::MAX as i128 || v == -1 { "UINTPTR_MAX".to_string() } else { v.to_string() };
+            let vis = |_: &str| false;
+            let cast = decl(&ctx.namer(&vis), ty, "", false)?;
+            o.push_str(&comment(&it.doc, ""));
+            writeln!(o, "#define {} (({}){val})", it.name, cast.trim_end()).ok();
+            continue;
+        }
         let e = ctx.expr(expr, wide_of(model, ty, model.eval(expr)?))?;
         o.push_str(&comment(&it.doc, ""));
         let e = if e.contains(' ') || e.starts_with('-') {
@@ -499,7 +509,20 @@ fn attrs_of(r: &Record) -> String {
 
 fn members(n: &Namer, outer: &str, r: &Record, o: &mut String, depth: usize) -> Result<(), String> {
     let ind = "\t".repeat(depth);
-    for f in &r.fields {
+    for (k, f) in r.fields.iter().enumerate() {
+        // A zero-length last member documented as `name[]` is C's flexible
+        // array member (upstream writes others as GNU C's `name[0]`).
+        if k + 1 == r.fields.len() && !r.is_union && f.doc.contains(&format!("{}[]", c_ident(&f.name))) {
+            if let Type::Array(a) = &f.ty {
+                if n.model.eval(&a.len).ok() == Some(0) {
+                    let be = f.doc.starts_with("Big-endian");
+                    let d = decl(n, &a.elem, &format!("{}[]", c_ident(&f.name)), be)?;
+                    o.push_str(&comment(&f.doc, &ind));
+                    writeln!(o, "{ind}{d};").ok();
+                    continue;
+                }
+            }
+        }
         let cname = c_ident(&f.name);
         let anonymous = f.doc.to_lowercase().contains("c: anonymous");
         if let Some((iname, inner)) = inline_type(n.model, outer, &f.name, &f.ty) {

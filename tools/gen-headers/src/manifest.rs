@@ -205,7 +205,7 @@ pub const NAMED_RECORDS: &[&str] = &["ibv_context_ops"];
 pub const KERNEL_MODULES: &[&str] = &["kern.rs", "kern_v65.rs"];
 
 /// Headers that spell their integers the kernel's way too.
-pub const KERNEL_HEADERS: &[&str] = &["infiniband/ib.h", "infiniband/ib_user_ioctl_verbs.h"];
+pub const KERNEL_HEADERS: &[&str] = &["infiniband/ib.h", "infiniband/ib_user_ioctl_verbs.h", "rdma/rdma_cma_abi.h"];
 
 /// Items placed by name (a module default or banner does not fit): the
 /// uAPI types rdma-core copies into `<infiniband/ib_user_ioctl_verbs.h>`.
