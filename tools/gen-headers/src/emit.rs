@@ -32,6 +32,19 @@ pub fn header(model: &Model, h: &Header, hand: &Path) -> Result<String, String> 
     let stem = h.path.strip_suffix(".h").unwrap_or(h.path);
     let head = read(&format!("{stem}.head.h"))?;
     let tail = read(&format!("{stem}.tail.h"))?;
+    // A constant the hand-written part #defines itself is not generated: the
+    // hand part spells it as upstream does (a pointer cast, a C++ variant).
+    let hand_defined: HashSet<String> = [&head, &tail]
+        .into_iter()
+        .flatten()
+        .flat_map(|t| t.lines())
+        .filter_map(|l| {
+            let l = l.trim_start().strip_prefix('#')?.trim_start();
+            let name = l.strip_prefix("define")?.trim_start();
+            let end = name.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(name.len());
+            Some(name[..end].to_string())
+        })
+        .collect();
 
     let mut o = String::new();
     writeln!(
@@ -65,7 +78,7 @@ pub fn header(model: &Model, h: &Header, hand: &Path) -> Result<String, String> 
     }
     writeln!(o, "\n#ifdef __cplusplus\nextern \"C\" {{\n#endif").ok();
     writeln!(o, "\n/* ---- generated from rdma-abi ---- */").ok();
-    body(model, h.path, &mut o)?;
+    body(model, h.path, &hand_defined, &mut o)?;
     writeln!(o, "/* ---- end of the generated declarations ---- */").ok();
     if let Some(t) = &tail {
         writeln!(
@@ -227,11 +240,15 @@ fn wide_of(model: &Model, ty: &Type, value: i128) -> Option<&'static str> {
     }
 }
 
-fn body(model: &Model, path: &str, o: &mut String) -> Result<(), String> {
+fn body(model: &Model, path: &str, hand_defined: &HashSet<String>, o: &mut String) -> Result<(), String> {
     let items: Vec<&RItem> = model
         .items
         .iter()
-        .filter(|i| i.header.as_deref() == Some(path) && !excluded(model, i))
+        .filter(|i| {
+            i.header.as_deref() == Some(path)
+                && !excluded(model, i)
+                && !(matches!(i.kind, Kind::Const { .. }) && hand_defined.contains(&i.name))
+        })
         .collect();
     let ctx = Ctx {
         model,
