@@ -19,9 +19,10 @@ vm_pkgs=(qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-uti
          openmpi-bin python3-mpi4py libfabric-bin make)
 # libibverbs-dev/librdmacm-dev: the reference headers and libraries we compare
 # against; debootstrap: the Debian 13 and sid userlands (vm/build-userland); binutils: readelf for the symbol tests; gcc: Rust's linker driver
-# and the C shim; python3-pyelftools: abi-tests/headers/compare reads the
-# DWARF of the header sets it compares.
-build_pkgs=(libibverbs-dev librdmacm-dev binutils gcc libc6-dev diffutils xz-utils
+# and the C shim; g++: the header checks build their programs as C++ too
+# (applications include verbs.h from C++); python3-pyelftools:
+# abi-tests/headers/compare reads the DWARF of the header sets it compares.
+build_pkgs=(libibverbs-dev librdmacm-dev binutils gcc g++ libc6-dev diffutils xz-utils
             ca-certificates curl git debootstrap python3-pyelftools)
 
 case "${1:-}" in
