@@ -2111,10 +2111,10 @@ struct ibv_dmah_init_attr {
 };
 
 const char *ibv_wc_status_str(enum ibv_wc_status status);
-int ibv_rate_to_mult(enum ibv_rate rate);
-enum ibv_rate mult_to_ibv_rate(int mult);
-int ibv_rate_to_mbps(enum ibv_rate rate);
-enum ibv_rate mbps_to_ibv_rate(int mbps);
+int __attribute_const ibv_rate_to_mult(enum ibv_rate rate);
+enum ibv_rate __attribute_const mult_to_ibv_rate(int mult);
+int __attribute_const ibv_rate_to_mbps(enum ibv_rate rate);
+enum ibv_rate __attribute_const mbps_to_ibv_rate(int mbps);
 const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode);
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp);
 struct ibv_device **ibv_get_device_list(int *num_devices);

@@ -26,7 +26,9 @@ fn base_name(n: &Namer, ty: &Type, big_endian: bool) -> Result<String, String> {
         }
     }
     if n.kernel {
-        if let Some((bits, signed)) = int_width(ty).filter(|_| id.starts_with(['u', 'i']) && id.len() <= 3) {
+        if let Some((bits, signed)) =
+            int_width(ty).filter(|_| id.starts_with(['u', 'i']) && id.len() <= 3)
+        {
             return Ok(format!("__{}{bits}", if signed { 's' } else { 'u' }));
         }
     }

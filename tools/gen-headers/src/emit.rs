@@ -41,7 +41,9 @@ pub fn header(model: &Model, h: &Header, hand: &Path) -> Result<String, String> 
         .filter_map(|l| {
             let l = l.trim_start().strip_prefix('#')?.trim_start();
             let name = l.strip_prefix("define")?.trim_start();
-            let end = name.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(name.len());
+            let end = name
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(name.len());
             Some(name[..end].to_string())
         })
         .collect();
@@ -240,7 +242,12 @@ fn wide_of(model: &Model, ty: &Type, value: i128) -> Option<&'static str> {
     }
 }
 
-fn body(model: &Model, path: &str, hand_defined: &HashSet<String>, o: &mut String) -> Result<(), String> {
+fn body(
+    model: &Model,
+    path: &str,
+    hand_defined: &HashSet<String>,
+    o: &mut String,
+) -> Result<(), String> {
     let items: Vec<&RItem> = model
         .items
         .iter()
@@ -269,15 +276,25 @@ fn body(model: &Model, path: &str, hand_defined: &HashSet<String>, o: &mut Strin
             continue;
         };
         let tname = last_ident(ty).unwrap_or_default();
-        if model.is_enum(&tname) && model.get(&tname).is_some_and(|a| a.header.as_deref() == Some(path)) {
+        if model.is_enum(&tname)
+            && model
+                .get(&tname)
+                .is_some_and(|a| a.header.as_deref() == Some(path))
+        {
             in_anon = None;
-            match groups.iter_mut().find(|(n, _)| n.as_deref() == Some(tname.as_str())) {
+            match groups
+                .iter_mut()
+                .find(|(n, _)| n.as_deref() == Some(tname.as_str()))
+            {
                 Some((_, g)) => g.push(it),
                 None => groups.push((Some(tname), vec![it])),
             }
             continue;
         }
-        if let Some(g) = ANON_ENUMS.iter().position(|g| g.contains(&it.name.as_str())) {
+        if let Some(g) = ANON_ENUMS
+            .iter()
+            .position(|g| g.contains(&it.name.as_str()))
+        {
             in_anon = None;
             match listed_at[g] {
                 Some(at) => groups[at].1.push(it),
@@ -309,7 +326,11 @@ fn body(model: &Model, path: &str, hand_defined: &HashSet<String>, o: &mut Strin
         if let Type::Ptr(_) = ty {
             // A pointer constant: the value cast to the pointer type.
             let v = model.eval(expr)?;
-            let val = if v == u64::MAX as i128 || v == -1 { "UINTPTR_MAX".to_string() } else { v.to_string() };
+            let val = if v == u64::MAX as i128 || v == -1 {
+                "UINTPTR_MAX".to_string()
+            } else {
+                v.to_string()
+            };
             let vis = |_: &str| false;
             let cast = decl(&ctx.namer(&vis), ty, "", false)?;
             o.push_str(&comment(&it.doc, ""));
@@ -357,7 +378,9 @@ fn body(model: &Model, path: &str, hand_defined: &HashSet<String>, o: &mut Strin
     let records: Vec<(&RItem, &Record)> = items
         .iter()
         .filter_map(|i| match &i.kind {
-            Kind::Record(r) if !crate::manifest::OPAQUE.iter().any(|(_, s)| *s == i.name) => Some((*i, r)),
+            Kind::Record(r) if !crate::manifest::OPAQUE.iter().any(|(_, s)| *s == i.name) => {
+                Some((*i, r))
+            }
             _ => None,
         })
         .collect();
@@ -409,7 +432,12 @@ fn body(model: &Model, path: &str, hand_defined: &HashSet<String>, o: &mut Strin
             ));
         };
         let args = params(&namer, f.inputs.iter(), f.variadic.is_some())?;
-        let d = format!("{}({args})", it.name);
+        let attr = manifest::FN_ATTRS
+            .iter()
+            .find(|(f, _)| *f == it.name)
+            .map(|(_, a)| format!("{a} "))
+            .unwrap_or_default();
+        let d = format!("{attr}{}({args})", it.name);
         let line = match &f.output {
             syn::ReturnType::Default => format!("void {d}"),
             syn::ReturnType::Type(_, t) => decl(&namer, t, &d, false)?,
@@ -430,7 +458,10 @@ fn inline_type<'m>(
     ty: &Type,
 ) -> Option<(String, &'m Record)> {
     let n = last_ident(ty)?;
-    if !matches!(ty, Type::Path(_)) || n != format!("{outer}_{field}") || manifest::NAMED_RECORDS.contains(&n.as_str()) {
+    if !matches!(ty, Type::Path(_))
+        || n != format!("{outer}_{field}")
+        || manifest::NAMED_RECORDS.contains(&n.as_str())
+    {
         return None;
     }
     model.record(&n).map(|r| (n, r))
@@ -529,7 +560,10 @@ fn members(n: &Namer, outer: &str, r: &Record, o: &mut String, depth: usize) -> 
     for (k, f) in r.fields.iter().enumerate() {
         // A zero-length last member documented as `name[]` is C's flexible
         // array member (upstream writes others as GNU C's `name[0]`).
-        if k + 1 == r.fields.len() && !r.is_union && f.doc.contains(&format!("{}[]", c_ident(&f.name))) {
+        if k + 1 == r.fields.len()
+            && !r.is_union
+            && f.doc.contains(&format!("{}[]", c_ident(&f.name)))
+        {
             if let Type::Array(a) = &f.ty {
                 if n.model.eval(&a.len).ok() == Some(0) {
                     let be = f.doc.starts_with("Big-endian");

@@ -100,6 +100,10 @@ mod tests {
     #[test]
     fn include_matches_rdma_abi() {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-        assert_eq!(super::run(&root, true), Ok(0), "run `cargo run -p gen-headers` and commit include/");
+        assert_eq!(
+            super::run(&root, true),
+            Ok(0),
+            "run `cargo run -p gen-headers` and commit include/"
+        );
     }
 }

@@ -186,15 +186,29 @@ pub const VERBS_API_ALIASES: &[&str] = &[
 /// enum, by the first member's name.
 pub const ANON_ENUMS: &[&[&str]] = &[
     &["RDMA_OPTION_ID", "RDMA_OPTION_IB"],
-    &["RDMA_OPTION_ID_TOS", "RDMA_OPTION_ID_REUSEADDR", "RDMA_OPTION_ID_AFONLY", "RDMA_OPTION_ID_ACK_TIMEOUT"],
+    &[
+        "RDMA_OPTION_ID_TOS",
+        "RDMA_OPTION_ID_REUSEADDR",
+        "RDMA_OPTION_ID_AFONLY",
+        "RDMA_OPTION_ID_ACK_TIMEOUT",
+    ],
     &["RDMA_OPTION_IB_PATH"],
     &["RDMA_MAX_RESP_RES", "RDMA_MAX_INIT_DEPTH"],
-    &["RDMA_SQSIZE", "RDMA_RQSIZE", "RDMA_INLINE", "RDMA_IOMAPSIZE", "RDMA_ROUTE"],
+    &[
+        "RDMA_SQSIZE",
+        "RDMA_RQSIZE",
+        "RDMA_INLINE",
+        "RDMA_IOMAPSIZE",
+        "RDMA_ROUTE",
+    ],
 ];
 
 /// Structs a header only declares (their bodies are private to the library
 /// and its providers), with the header that declares them.
-pub const OPAQUE: &[(&str, &str)] = &[("infiniband/verbs.h", "ibv_buf"), ("infiniband/verbs.h", "verbs_ex_private")];
+pub const OPAQUE: &[(&str, &str)] = &[
+    ("infiniband/verbs.h", "ibv_buf"),
+    ("infiniband/verbs.h", "verbs_ex_private"),
+];
 
 /// Records whose name has the `<outer>_<member>` shape of an inline member's
 /// type but which C names and declares on their own.
@@ -205,7 +219,11 @@ pub const NAMED_RECORDS: &[&str] = &["ibv_context_ops"];
 pub const KERNEL_MODULES: &[&str] = &["kern.rs", "kern_v65.rs"];
 
 /// Headers that spell their integers the kernel's way too.
-pub const KERNEL_HEADERS: &[&str] = &["infiniband/ib.h", "infiniband/ib_user_ioctl_verbs.h", "rdma/rdma_cma_abi.h"];
+pub const KERNEL_HEADERS: &[&str] = &[
+    "infiniband/ib.h",
+    "infiniband/ib_user_ioctl_verbs.h",
+    "rdma/rdma_cma_abi.h",
+];
 
 /// Items placed by name (a module default or banner does not fit): the
 /// uAPI types rdma-core copies into `<infiniband/ib_user_ioctl_verbs.h>`.
@@ -223,7 +241,10 @@ pub const ITEM_HEADERS: &[(&str, &str)] = &[
     ("ib_uverbs_query_port_cap_flags", IOCTL_VERBS),
     ("ib_uverbs_query_port_flags", IOCTL_VERBS),
     ("ib_uverbs_flow_action_esp_keymat", IOCTL_VERBS),
-    ("ib_uverbs_flow_action_esp_keymat_aes_gcm_iv_algo", IOCTL_VERBS),
+    (
+        "ib_uverbs_flow_action_esp_keymat_aes_gcm_iv_algo",
+        IOCTL_VERBS,
+    ),
     ("ib_uverbs_flow_action_esp_keymat_aes_gcm", IOCTL_VERBS),
     ("ib_uverbs_flow_action_esp_replay", IOCTL_VERBS),
     ("ib_uverbs_flow_action_esp_replay_bmp", IOCTL_VERBS),
@@ -245,3 +266,12 @@ pub const ITEM_HEADERS: &[(&str, &str)] = &[
     ("ib_uverbs_qp_attach_comp_cntr_op", IOCTL_VERBS),
 ];
 const IOCTL_VERBS: &str = "infiniband/ib_user_ioctl_verbs.h";
+
+/// Attributes written before a prototype's name, as upstream declares them
+/// (`__attribute_const` comes from verbs.h's hand-written head).
+pub const FN_ATTRS: &[(&str, &str)] = &[
+    ("ibv_rate_to_mult", "__attribute_const"),
+    ("mult_to_ibv_rate", "__attribute_const"),
+    ("ibv_rate_to_mbps", "__attribute_const"),
+    ("mbps_to_ibv_rate", "__attribute_const"),
+];

@@ -196,7 +196,9 @@ impl Model {
                 };
                 let header = header_at(line);
                 let kernel = manifest::KERNEL_MODULES.contains(file)
-                    || header.as_deref().is_some_and(|h| manifest::KERNEL_HEADERS.contains(&h));
+                    || header
+                        .as_deref()
+                        .is_some_and(|h| manifest::KERNEL_HEADERS.contains(&h));
                 let it = RItem {
                     name: name.clone(),
                     kind,
@@ -217,7 +219,10 @@ impl Model {
         }
         // Items placed by name, and the constants of enums placed so.
         for (name, h) in manifest::ITEM_HEADERS {
-            let i = *m.by_name.get(*name).ok_or_else(|| format!("ITEM_HEADERS: no item {name}"))?;
+            let i = *m
+                .by_name
+                .get(*name)
+                .ok_or_else(|| format!("ITEM_HEADERS: no item {name}"))?;
             m.items[i].header = Some(h.to_string());
         }
         for i in 0..m.items.len() {
