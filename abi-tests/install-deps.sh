@@ -21,9 +21,11 @@ vm_pkgs=(qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-uti
 # against; debootstrap: the Debian 13 and sid userlands (vm/build-userland); binutils: readelf for the symbol tests; gcc: Rust's linker driver
 # and the C shim; g++: the header checks build their programs as C++ too
 # (applications include verbs.h from C++); python3-pyelftools:
-# abi-tests/headers/compare reads the DWARF of the header sets it compares.
+# abi-tests/headers/compare reads the DWARF of the header sets it compares;
+# pkgconf: the C programs of abi-tests are built against our include/ and
+# libraries through our .pc files (vm-progs/cprog, headers/build-against-ours).
 build_pkgs=(libibverbs-dev librdmacm-dev binutils gcc g++ libc6-dev diffutils xz-utils
-            ca-certificates curl git debootstrap python3-pyelftools)
+            ca-certificates curl git debootstrap python3-pyelftools pkgconf)
 
 case "${1:-}" in
   --vm) pkgs=("${vm_pkgs[@]}") ;;
