@@ -291,8 +291,9 @@ tier_combos() {
 }
 
 # ---- recorded references ------------------------------------------------------
-# Debian's reference cannot change while Debian's packages, the VM's kernel and
-# the programs in abi-tests/vm-progs stay the same (SCEN_REF_FP sums them up)
+# Debian's reference cannot change while Debian's packages, the VM's kernel,
+# the programs in abi-tests/vm-progs and the headers they are compiled against
+# (include/) stay the same (SCEN_REF_FP sums them up)
 # and the scenario's words do not change (its kind, name, options, commands).
 # A scenario's key is made of both.
 
