@@ -2194,7 +2194,7 @@ enum ibv_fork_status ibv_is_fork_initialized(void);
 const char *ibv_node_type_str(enum ibv_node_type node_type);
 const char *ibv_port_state_str(enum ibv_port_state port_state);
 const char *ibv_event_type_str(enum ibv_event_type event);
-int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *attr, uint8_t *eth_mac, uint16_t *vid);
+int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *attr, uint8_t eth_mac[ETHERNET_LL_SIZE], uint16_t *vid);
 int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece);
 int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece);
 /* ---- end of the generated declarations ---- */

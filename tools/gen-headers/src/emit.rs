@@ -437,6 +437,15 @@ fn body(
             .find(|(f, _)| *f == it.name)
             .map(|(_, a)| format!("{a} "))
             .unwrap_or_default();
+        // A parameter upstream declares as an array (a pointer to C, a
+        // bound for the reader and the compiler's -Warray-parameter).
+        let mut args = args;
+        for (_, p, bound) in manifest::ARRAY_PARAMS
+            .iter()
+            .filter(|(f, _, _)| *f == it.name)
+        {
+            args = args.replace(&format!("*{p}"), &format!("{p}[{bound}]"));
+        }
         let d = format!("{attr}{}({args})", it.name);
         let line = match &f.output {
             syn::ReturnType::Default => format!("void {d}"),

@@ -275,3 +275,8 @@ pub const FN_ATTRS: &[(&str, &str)] = &[
     ("ibv_rate_to_mbps", "__attribute_const"),
     ("mbps_to_ibv_rate", "__attribute_const"),
 ];
+
+/// Pointer parameters that upstream declares as arrays: (function,
+/// parameter, bound).
+pub const ARRAY_PARAMS: &[(&str, &str, &str)] =
+    &[("ibv_resolve_eth_l2_from_gid", "eth_mac", "ETHERNET_LL_SIZE")];
