@@ -28,8 +28,15 @@
 		__typeof__(((ctype *)0)->cfield), rtype1) || \
 		__builtin_types_compatible_p( \
 		__typeof__(((ctype *)0)->cfield), rtype2), what)
+/* The same for a flexible array member, which sizeof cannot measure: size
+ * 0, the alignment of its elements. */
+#define MF(rname, rfield, outer, first, cfield) \
+	printf("M %s %s 0 %zu %zu\n", rname, rfield, \
+	       (size_t)_Alignof(__typeof__(((outer *)0)->cfield[0])), \
+	       offsetof(outer, cfield) - offsetof(outer, first))
 #define C(name) printf("C %s %lld\n", #name, (long long)(name))
 #define P(name) printf("P %s %llu\n", #name, (unsigned long long)(uintptr_t)(name))
+#define Q(name) printf("Q %s %s\n", #name, name)
 #define E(name) \
 	printf("E %s %zu %d\n", #name, sizeof(enum name), (enum name)-1 < 0)
 

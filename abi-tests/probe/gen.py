@@ -31,11 +31,13 @@ The probes print one fact a line:
   S TYPE SIZE ALIGN         size and alignment of TYPE
   F TYPE FIELD OFFSET       offset of a field of the latest S of TYPE
   M TYPE FIELD SIZE ALIGN OFFSET
-                            a member of a union C cannot name (gen.py probe)
+                            a member of a union C cannot name (gen.py probe);
+                            a flexible array member has size 0
   Z TYPE SIZE               size alone (TYPE may be generic: ucma_cmd<..>)
   E ENUM SIZE SIGNED        size and signedness of a C enum type
   C NAME VALUE              value of a constant
   P NAME VALUE              value of a pointer constant (a unit test)
+  Q NAME TEXT               text of a string constant
   # TEXT                    a comment for the layout file
   pub ...                   a Rust definition the mirror must hold verbatim
                             (kern_abi.c's constants and enum aliases)
@@ -65,12 +67,15 @@ MIRRORS = {
     "cma_abi": (ABI + "/cma_abi.rs", "cma_abi_probe_v65.c", ["rdma/rdma_cma_abi.h"]),
     "opcode": (ABI + "/opcode.rs", "opcode_probe_v65.c", ["infiniband/opcode.h"]),
     "rsocket": (ABI + "/rsocket.rs", "rsocket_probe_v65.c", ["rdma/rsocket.h"]),
+    "rxe": (ABI + "/rxe.rs", "rxe_probe_uapi.c", ["rdma/rdma_user_rxe.h"]),
+    "siw": (ABI + "/siw.rs", "siw_probe_uapi.c", ["rdma/siw-abi.h"]),
 }
 FILES = {name: os.path.join(ROOT, m[0]) for name, m in MIRRORS.items()}
 # The script that compiles each probe against its release's headers (the
 # layout file names it); run.sh unless listed.
 SCRIPTS = {"verbs_v65": "run-65.sh", "driver_pabi65": "run-65.sh", "cma_abi": "run-65.sh",
-           "opcode": "run-65.sh", "rsocket": "run-65.sh"}
+           "opcode": "run-65.sh", "rsocket": "run-65.sh",
+           "rxe": "run-uapi.sh", "siw": "run-uapi.sh"}
 
 # The mirrors whose hand-written probe prints the facts in order: name ->
 # (Rust mirror file, probe, the script that runs it).
@@ -93,6 +98,11 @@ ANON_MEMBERS = {
     ("verbs_qp", "base"): "qp",
     ("verbs_cq", "base"): "cq",
     ("verbs_create_cq_prov_attr_buffer", "mem"): "ptr",
+    ("rxe_dma_info", "data"): "inline_data",
+    ("siw_sqe", "addr"): "raddr",
+    ("siw_sqe", "sgl"): "sge",
+    ("siw_cqe", "imm"): "imm_data",
+    ("siw_cqe", "qp"): "base_qp",
 }
 
 # Rust types for C's unnamed unions: C cannot name them, so they are measured
@@ -104,6 +114,11 @@ ANON_UNIONS = {
     "ibv_flow_spec_u": "struct ibv_flow_spec",
     "verbs_qp_base": "struct verbs_qp",
     "verbs_cq_base": "struct verbs_cq",
+    "rxe_dma_info_data": "struct rxe_dma_info",
+    "siw_sqe_addr": "struct siw_sqe",
+    "siw_sqe_sgl": "struct siw_sqe",
+    "siw_cqe_imm": "struct siw_cqe",
+    "siw_cqe_qp": "struct siw_cqe",
 }
 
 
@@ -136,6 +151,16 @@ C_TYPE = {
         member_type("struct verbs_create_cq_prov_attr", "buffer.dmabuf"),
     "ucma_abi_event_resp_param": member_type("struct ucma_abi_event_resp", "param"),
     "ucma_abi_write_cm_event_param": member_type("struct ucma_abi_write_cm_event", "param"),
+    "rxe_gid_global": member_type("union rxe_gid", "global"),
+    # One anonymous union declares both members; Rust aliases the second.
+    "rxe_av_sgid_addr": member_type("struct rxe_av", "sgid_addr"),
+    "rxe_av_dgid_addr": member_type("struct rxe_av", "dgid_addr"),
+    "rxe_send_wr_ex": member_type("struct rxe_send_wr", "ex"),
+    "rxe_send_wr_wr": member_type("struct rxe_send_wr", "wr"),
+    "rxe_send_wr_wr_rdma": member_type("struct rxe_send_wr", "wr.rdma"),
+    "rxe_send_wr_wr_atomic": member_type("struct rxe_send_wr", "wr.atomic"),
+    "rxe_send_wr_wr_ud": member_type("struct rxe_send_wr", "wr.ud"),
+    "rxe_send_wr_wr_mw": member_type("struct rxe_send_wr", "wr.mw"),
 }
 # An unnamed union inside an anonymous struct: measured from that struct.
 ANON_UNIONS["verbs_create_cq_prov_attr_buffer_mem"] = C_TYPE["verbs_create_cq_prov_attr_buffer"]
@@ -144,10 +169,14 @@ SIZE_EXPR = {
 }
 
 # Rust-only types (no C counterpart to measure).
-SKIP_TYPES = {"verbs_ex_private"}
+# siw.rs's ib_qp stands for the kernel's QP object, which is incomplete in C.
+SKIP_TYPES = {"verbs_ex_private", "ib_qp"}
 # Pointer-valued constants: Rust cannot compare pointers in const context, so
 # they are checked by a generated unit test instead.
 POINTER_CONSTS = {"__VERBS_ABI_IS_EXTENDED", "IBV_ALLOCATOR_USE_DEFAULT"}
+# String constants (&str in Rust): their text is printed and compared at
+# compile time.
+STRING_CONSTS = {"SIW_NODE_DESC_COMMON"}
 INT_TYPES = {"u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "c_int", "c_uint", "usize"}
 
 
@@ -244,7 +273,7 @@ PRIM = {
     "AtomicI32": "_Atomic int",
     "pthread_mutex_t": "pthread_mutex_t", "pthread_cond_t": "pthread_cond_t",
     "timespec": "struct timespec", "dev_t": "dev_t",
-    "sockaddr_in6": "struct sockaddr_in6", "sockaddr_storage": "struct sockaddr_storage",
+    "sockaddr_in": "struct sockaddr_in", "sockaddr_in6": "struct sockaddr_in6", "sockaddr_storage": "struct sockaddr_storage",
 }
 
 
@@ -332,14 +361,31 @@ PROLOGUE = """\
 		__typeof__(((ctype *)0)->cfield), rtype1) || \\
 		__builtin_types_compatible_p( \\
 		__typeof__(((ctype *)0)->cfield), rtype2), what)
+/* The same for a flexible array member, which sizeof cannot measure: size
+ * 0, the alignment of its elements. */
+#define MF(rname, rfield, outer, first, cfield) \\
+	printf("M %%s %%s 0 %%zu %%zu\\n", rname, rfield, \\
+	       (size_t)_Alignof(__typeof__(((outer *)0)->cfield[0])), \\
+	       offsetof(outer, cfield) - offsetof(outer, first))
 #define C(name) printf("C %%s %%lld\\n", #name, (long long)(name))
 #define P(name) printf("P %%s %%llu\\n", #name, (unsigned long long)(uintptr_t)(name))
+#define Q(name) printf("Q %%s %%s\\n", #name, name)
 #define E(name) \\
 	printf("E %%s %%zu %%d\\n", #name, sizeof(enum name), (enum name)-1 < 0)
 
 int main(void)
 {
 """
+
+
+def type_check(rtype, f, ctype, cf, want):
+    """The probe line that requires C's field cf of ctype to have type want."""
+    if want == "uint64_t" or re.match(r"__typeof__\(__typeof__\(uint64_t\)\[\w+\]\)$", want):
+        # __be64/__u64 are unsigned long long, uint64_t is unsigned
+        # long: the same 64-bit type to the ABI, distinct to C
+        # (arrays of them too).
+        return '\tT2("%s.%s", %s, %s, %s, %s);\n' % (rtype, f, ctype, cf, want, want.replace("uint64_t", "__u64"))
+    return '\tT("%s.%s", %s, %s, %s);\n' % (rtype, f, ctype, cf, want)
 
 
 def gen_probe(name):
@@ -359,8 +405,9 @@ def gen_probe(name):
             outer = ANON_UNIONS[rtype]
             first = fields[0]
             for f in fields:
-                out.append('\tM("%s", "%s", %s, %s, %s);\n' % (rtype, f, outer, first, f))
-                out.append('\tT("%s.%s", %s, %s, %s);\n' % (rtype, f, outer, f, ctype_of(ftypes[f])))
+                macro = "MF" if re.match(r"^\[.*; 0\]$", ftypes[f]) else "M"
+                out.append('\t%s("%s", "%s", %s, %s, %s);\n' % (macro, rtype, f, outer, first, f))
+                out.append(type_check(rtype, f, outer, f, ctype_of(ftypes[f])))
             continue
         ctype = C_TYPE.get(rtype, "%s %s" % (kind, rtype))
         out.append('\tS("%s", %s, %s);\n' % (rtype, ctype, SIZE_EXPR.get(rtype, "sizeof(%s)" % ctype)))
@@ -369,17 +416,9 @@ def gen_probe(name):
             out.append('\tF("%s", "%s", %s, %s);\n' % (rtype, f, ctype, cf))
             if ftypes[f] in ANON_UNIONS:
                 continue
-            want = ctype_of(ftypes[f])
-            if want == "uint64_t" or re.match(r"__typeof__\(__typeof__\(uint64_t\)\[\w+\]\)$", want):
-                # __be64/__u64 are unsigned long long, uint64_t is unsigned
-                # long: the same 64-bit type to the ABI, distinct to C
-                # (arrays of them too).
-                out.append('\tT2("%s.%s", %s, %s, %s, %s);\n'
-                           % (rtype, f, ctype, cf, want, want.replace("uint64_t", "__u64")))
-            else:
-                out.append('\tT("%s.%s", %s, %s, %s);\n' % (rtype, f, ctype, cf, want))
+            out.append(type_check(rtype, f, ctype, cf, ctype_of(ftypes[f])))
     for c in consts:
-        out.append("\t%s(%s);\n" % ("P" if c in POINTER_CONSTS else "C", c))
+        out.append("\t%s(%s);\n" % ("P" if c in POINTER_CONSTS else "Q" if c in STRING_CONSTS else "C", c))
     for e in enums:
         out.append("\tE(%s);\n" % e)
     out.append("\treturn 0;\n}\n")
@@ -401,11 +440,12 @@ def read_facts(path):
     return facts
 
 
-def render(mirror, probe, script, items, consts, pointers=()):
+def render(mirror, probe, script, items, consts, pointers=(), strings=()):
     """The text of a layout file. items: ("layout", TYPE, SIZE, ALIGN,
     [(FIELD, OFFSET)]), ("size", TYPE, SIZE), ("enum", TYPE, SIZE, SIGNED)
     or ("comment", TEXT), in file order; consts: [(NAME, VALUE)];
-    pointers: [(NAME, VALUE)], checked by a unit test."""
+    pointers: [(NAME, VALUE)], checked by a unit test; strings: [(NAME,
+    TEXT)]."""
     module = mirror[len(ABI) + 1:-len(".rs")].replace("/", "::")
     out = [
         "//! The layout of `%s` as the C headers give it: every number below\n" % mirror,
@@ -433,6 +473,9 @@ def render(mirror, probe, script, items, consts, pointers=()):
         out.append("crate::assert_consts!(\n")
         out.extend("    %s = %d,\n" % c for c in consts)
         out.append(");\n")
+    for name, text in strings:
+        out.append("crate::assert_str!(%s = \"%s\");\n"
+                   % (name, text.replace("\\", "\\\\").replace('"', '\\"')))
     if pointers:
         # Pointer values cannot be compared in const context: a unit test.
         out.append("\n#[cfg(test)]\n#[test]\nfn pointer_constants_match_c() {\n")
@@ -451,7 +494,7 @@ def write_layout(mirror, text):
 
 def gen_asserts(name, output):
     """The layout file of MIRRORS[name], in the order of the Rust file."""
-    sizes, fields, consts, enums, members, pointers = {}, {}, {}, {}, {}, {}
+    sizes, fields, consts, enums, members, pointers, strings = {}, {}, {}, {}, {}, {}, {}
     for p in read_facts(output):
         if p[0] == "S":
             sizes[p[1]] = (int(p[2]), int(p[3]))
@@ -463,6 +506,8 @@ def gen_asserts(name, output):
             consts[p[1]] = int(p[2])
         elif p[0] == "P":
             pointers[p[1]] = int(p[2])
+        elif p[0] == "Q":
+            strings[p[1]] = " ".join(p[2:])
         elif p[0] == "E":
             enums[p[1]] = (int(p[2]), p[3] == "1")
         else:
@@ -496,8 +541,9 @@ def gen_asserts(name, output):
     mirror, probe, _ = MIRRORS[name]
     write_layout(mirror, render(
         mirror, probe, SCRIPTS.get(name, "run.sh"), items,
-        [(c, consts[c]) for c in cnames if c not in POINTER_CONSTS],
-        [(c, pointers[c]) for c in cnames if c in POINTER_CONSTS]))
+        [(c, consts[c]) for c in cnames if c not in POINTER_CONSTS | STRING_CONSTS],
+        [(c, pointers[c]) for c in cnames if c in POINTER_CONSTS],
+        [(c, strings[c]) for c in cnames if c in STRING_CONSTS]))
 
 
 def gen_records(name, output):

@@ -31,8 +31,15 @@
 		__typeof__(((ctype *)0)->cfield), rtype1) || \
 		__builtin_types_compatible_p( \
 		__typeof__(((ctype *)0)->cfield), rtype2), what)
+/* The same for a flexible array member, which sizeof cannot measure: size
+ * 0, the alignment of its elements. */
+#define MF(rname, rfield, outer, first, cfield) \
+	printf("M %s %s 0 %zu %zu\n", rname, rfield, \
+	       (size_t)_Alignof(__typeof__(((outer *)0)->cfield[0])), \
+	       offsetof(outer, cfield) - offsetof(outer, first))
 #define C(name) printf("C %s %lld\n", #name, (long long)(name))
 #define P(name) printf("P %s %llu\n", #name, (unsigned long long)(uintptr_t)(name))
+#define Q(name) printf("Q %s %s\n", #name, name)
 #define E(name) \
 	printf("E %s %zu %d\n", #name, sizeof(enum name), (enum name)-1 < 0)
 
@@ -2242,6 +2249,7 @@ int main(void)
 	C(IBV_TMH_RNDV);
 	C(IBV_TMH_FIN);
 	C(IBV_TMH_EAGER);
+	E(__be64);
 	E(ibv_gid_type);
 	E(ibv_node_type);
 	E(ibv_transport_type);

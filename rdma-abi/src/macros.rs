@@ -39,6 +39,24 @@ macro_rules! assert_consts {
     };
 }
 
+/// Checks a string constant against the text the C header gives it, at
+/// compile time (numbers from `abi-tests/probe/`).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! assert_str {
+    ($name:ident = $text:expr) => {
+        const _: () = {
+            let (a, b) = ($name.as_bytes(), $text.as_bytes());
+            assert!(a.len() == b.len());
+            let mut i = 0;
+            while i < a.len() {
+                assert!(a[i] == b[i]);
+                i += 1;
+            }
+        };
+    };
+}
+
 /// Marks types whose all-zero bytes are a valid value (see [`crate::Zeroable`]).
 #[macro_export]
 #[doc(hidden)]
