@@ -23,7 +23,9 @@
 //! - [`cma_abi`], `<rdma/rdma_cma_abi.h>` (rdma-core 65): librdmacm's old
 //!   `ucma_abi_*` spelling of the rdma_cm device's commands;
 //! - [`opcode`], the BTH opcodes of `<infiniband/opcode.h>`;
-//! - [`rsocket`], the constants of `<rdma/rsocket.h>`.
+//! - [`rsocket`], the constants of `<rdma/rsocket.h>`;
+//! - [`rxe`], `<rdma/rdma_user_rxe.h>`, the kernel ABI of Soft-RoCE;
+//! - [`siw`], `<rdma/siw-abi.h>`, the kernel ABI of soft-iWARP.
 //!
 //! Every struct is checked at compile time against sizes, alignments and
 //! field offsets measured from the C headers by the probes in
@@ -45,6 +47,8 @@ pub mod netlink;
 pub mod opcode;
 pub mod proto;
 pub mod rsocket;
+pub mod rxe;
+pub mod siw;
 pub mod ucma;
 pub mod ucma_v65;
 pub mod verbs;

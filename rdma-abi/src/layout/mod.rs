@@ -21,6 +21,8 @@
 //! | `cma_abi.rs`           | `cma_abi.rs`                    | `abi-tests/probe/run-65.sh`     |
 //! | `opcode.rs`            | `opcode.rs`                     | `abi-tests/probe/run-65.sh`     |
 //! | `rsocket.rs`           | `rsocket.rs`                    | `abi-tests/probe/run-65.sh`     |
+//! | `rxe.rs`               | `rxe.rs`                        | `abi-tests/probe/run-uapi.sh`   |
+//! | `siw.rs`               | `siw.rs`                        | `abi-tests/probe/run-uapi.sh`   |
 //! | `hand_kept.rs`         | `acm.rs`, `cma_v65.rs`, `ucma_v65.rs`, 65's ids in `kern.rs`, a few types of others | kept by hand |
 //!
 //! The files of a module that re-exports an older one (`verbs_v65.rs`,
@@ -39,6 +41,8 @@ mod hand_kept;
 mod kern;
 mod opcode;
 mod rsocket;
+mod rxe;
+mod siw;
 mod ucma;
 mod verbs;
 mod verbs_v65;
