@@ -222,7 +222,8 @@ def parse(path, with_types=False):
             consts.append(m.group(1))
             continue
         m = re.match(r"^pub type (\w+) = (\w+);", line)
-        if m and m.group(2) in INT_TYPES:
+        # <linux/types.h>'s names (__be64) are typedefs, not enums.
+        if m and m.group(2) in INT_TYPES and not m.group(1).startswith("__"):
             enums.append(m.group(1))
             aliases[m.group(1)] = m.group(2)
     if with_types:

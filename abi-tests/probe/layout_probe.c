@@ -2249,7 +2249,6 @@ int main(void)
 	C(IBV_TMH_RNDV);
 	C(IBV_TMH_FIN);
 	C(IBV_TMH_EAGER);
-	E(__be64);
 	E(ibv_gid_type);
 	E(ibv_node_type);
 	E(ibv_transport_type);

@@ -2363,7 +2363,6 @@ int main(void)
 	C(IBV_DMAH_INIT_ATTR_MASK_CPU_ID);
 	C(IBV_DMAH_INIT_ATTR_MASK_PH);
 	C(IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE);
-	E(__be64);
 	E(ibv_gid_type);
 	E(ibv_node_type);
 	E(ibv_transport_type);
