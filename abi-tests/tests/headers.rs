@@ -10,7 +10,20 @@
 //!   (rdma-core 65) with `--newer sid`: what rdma-core changed between the
 //!   two releases must be as in 65, everything else as in 44.
 //!
-//! Needs gcc, python3-pyelftools, libibverbs-dev and librdmacm-dev
+//! - `rdma_verbs_inlines_behave_as_upstream`: the inline functions of
+//!   rdma_verbs.h, rdma_cma.h and ib.h, call by call (rdma-verbs-check).
+//! - `verbs_inline_functions_behave_as_rdma_cores`: the code our verbs.h
+//!   compiles into applications (its static inline functions and macros,
+//!   include/hand/infiniband/verbs.tail.h) against rdma-core's.
+//!   abi-tests/headers/inline-check builds headers/inline_check.c against a
+//!   reference header set and against ours, as C and C++, at -O0 and -O2, and
+//!   diffs what the programs print: for every inline function and macro, on
+//!   fake objects whose entry points are mocks, which entry point or library
+//!   function was called with which arguments, what came back and what errno
+//!   was left. Ours may not draw more diagnostics than the reference under
+//!   strict settings (C99/C11 -pedantic, C++98, C++ -pedantic, -Wconversion).
+//!
+//! Needs gcc, g++, python3-pyelftools, libibverbs-dev and librdmacm-dev
 //! (abi-tests/install-deps.sh).
 use abi_tests::paths;
 use std::path::{Path, PathBuf};
@@ -140,4 +153,36 @@ fn rdma_verbs_inlines_behave_as_upstream() {
     let out = output_of("rdma-verbs-check", &mut cmd);
     assert!(out.status.success(), "rdma-verbs-check found a difference:\n{}", text(&out));
     println!("{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// Runs inline-check with our include/ against one reference root.
+fn inline_check(reference: &str, cflags: &str) {
+    let out = output_of(
+        "inline-check",
+        Command::new(script("inline-check"))
+            .arg("--ours")
+            .arg(paths::repo_root().join("include"))
+            .args(["--cflags", cflags, reference]),
+    );
+    assert!(out.status.success(), "inline-check against {reference} failed:\n{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The comparison must really have run its programs.
+    assert!(stdout.contains(" lines identical"), "no program output was compared:\n{stdout}");
+    println!("{stdout}");
+}
+
+#[test]
+fn verbs_inline_functions_behave_as_rdma_cores() {
+    assert!(
+        paths::repo_root().join("include/infiniband/verbs.h").exists(),
+        "include/infiniband/verbs.h does not exist: run `cargo run -p gen-headers`"
+    );
+    assert!(
+        Path::new("/usr/include/infiniband/verbs.h").exists(),
+        "Debian's headers are missing: install libibverbs-dev (abi-tests/install-deps.sh)"
+    );
+    inline_check(DEB12, "");
+    if let Some((sid, flags)) = sid_headers() {
+        inline_check(&sid, &flags);
+    }
 }
