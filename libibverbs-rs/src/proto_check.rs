@@ -3,8 +3,6 @@
 //! library defines: a function whose Rust signature drifts from the
 //! prototype stops this crate from compiling.
 
-#![allow(dead_code)]
-
 // Not checked here: ibv_qp_to_qp_ex, which returns the library's own
 // view of `struct ibv_qp_ex` (rdma-core 44's layout, a prefix of 65's that
 // the prototype names); C sees one type, `struct ibv_qp_ex *`.

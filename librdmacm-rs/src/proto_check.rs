@@ -3,8 +3,6 @@
 //! library defines: a function whose Rust signature drifts from the
 //! prototype stops this crate from compiling.
 
-#![allow(dead_code)]
-
 // Not checked here: the calls that wait (for the kernel, a peer or a
 // poll) are `extern "C-unwind"`, so that a thread cancelled inside them
 // unwinds through our frames, and a C-unwind function has a different

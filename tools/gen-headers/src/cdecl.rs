@@ -77,10 +77,7 @@ fn base_name(n: &Namer, ty: &Type, big_endian: bool) -> Result<String, String> {
             "{} {id}",
             if r.is_union { "union" } else { "struct" }
         )),
-        Some(Kind::Alias(t)) if n.model.is_enum(&id) => {
-            let _ = t;
-            Ok(format!("enum {id}"))
-        }
+        Some(Kind::Alias(_)) if n.model.is_enum(&id) => Ok(format!("enum {id}")),
         Some(Kind::Alias(t)) => base_name(n, t, big_endian),
         _ if crate::manifest::OPAQUE.iter().any(|(_, s)| *s == id) => Ok(format!("struct {id}")),
         _ => Err(format!("unknown type {id}")),

@@ -454,7 +454,6 @@ fn body(
         o.push_str(&comment(&it.doc, ""));
         writeln!(o, "{line};").ok();
     }
-    let _ = manifest::HEADERS;
     Ok(())
 }
 

@@ -352,9 +352,6 @@ impl Model {
                 }
                 self.eval_const(&last)?
             }
-            Expr::MethodCall(_) | Expr::Call(_) | Expr::Block(_) => {
-                return Err(format!("cannot evaluate {}", quote_expr(e)))
-            }
             other => return Err(format!("cannot evaluate {}", quote_expr(other))),
         })
     }
