@@ -25,6 +25,8 @@
 //! - [`opcode`], the BTH opcodes of `<infiniband/opcode.h>`;
 //! - [`rsocket`], the constants of `<rdma/rsocket.h>`;
 //! - [`rxe`], `<rdma/rdma_user_rxe.h>`, the kernel ABI of Soft-RoCE;
+//! - [`rxe_abi`], rdma-core's rxe provider commands (`rxe-abi.h`) and rdma-core
+//!   65's addition to the rxe uAPI;
 //! - [`siw`], `<rdma/siw-abi.h>`, the kernel ABI of soft-iWARP.
 //!
 //! Every struct is checked at compile time against sizes, alignments and
@@ -48,6 +50,7 @@ pub mod opcode;
 pub mod proto;
 pub mod rsocket;
 pub mod rxe;
+pub mod rxe_abi;
 pub mod siw;
 pub mod ucma;
 pub mod ucma_v65;

@@ -242,3 +242,50 @@ mod kern_v65_module {
         IB_UVERBS_BUFFER_TYPE_VA = 1,
     );
 }
+
+/// Soft-RoCE's command wrappers (rdma-core's `providers/rxe/rxe-abi.h`, not
+/// installed): `DECLARE_DRV_CMD` asserts that the driver data follows the
+/// uverbs wrapper without padding, so each offset is the wrapper's size and
+/// each size the sum. And rdma-core 65's `flush` member of
+/// `rxe_send_wr.wr`, counted from its `kernel-headers/rdma/rdma_user_rxe.h`.
+mod rxe_abi {
+    use crate::kern::*;
+    use crate::rxe::*;
+    use crate::rxe_abi::*;
+
+    crate::assert_layout!(urxe_create_ah_resp, size = 12, align = 4, ibv_resp = 0, drv_payload = 4);
+    crate::assert_layout!(urxe_create_cq_resp, size = 24, align = 8, ibv_resp = 0, drv_payload = 8);
+    crate::assert_layout!(urxe_create_cq_ex_resp, size = 32, align = 8, ibv_resp = 0, drv_payload = 16);
+    crate::assert_layout!(urxe_create_qp_resp, size = 64, align = 8, ibv_resp = 0, drv_payload = 32);
+    crate::assert_layout!(urxe_create_qp_ex_resp, size = 72, align = 8, ibv_resp = 0, drv_payload = 40);
+    crate::assert_layout!(urxe_create_srq_resp, size = 40, align = 8, ibv_resp = 0, drv_payload = 16);
+    crate::assert_layout!(urxe_create_srq_ex_resp, size = 40, align = 8, ibv_resp = 0, drv_payload = 16);
+    crate::assert_layout!(urxe_modify_srq, size = 32, align = 8, ibv_cmd = 0, drv_payload = 24);
+    crate::assert_layout!(urxe_resize_cq_resp, size = 24, align = 8, ibv_resp = 0, drv_payload = 8);
+    // The sums, from the parts' own checked sizes.
+    crate::assert_layout!(
+        urxe_create_qp_ex_resp,
+        size = size_of::<ib_uverbs_ex_create_qp_resp>() + size_of::<rxe_create_qp_resp>()
+    );
+    crate::assert_layout!(
+        urxe_create_srq_resp,
+        size = size_of::<ib_uverbs_create_srq_resp>() + size_of::<rxe_create_srq_resp>()
+    );
+    crate::assert_layout!(
+        urxe_create_ah_resp,
+        size = size_of::<ib_uverbs_create_ah_resp>() + size_of::<rxe_create_ah_resp>()
+    );
+    crate::assert_layout!(urxe_modify_srq, size = size_of::<ibv_modify_srq>() + size_of::<rxe_modify_srq_cmd>());
+    crate::assert_layout!(
+        rxe_send_wr_wr_flush,
+        size = 24,
+        align = 8,
+        remote_addr = 0,
+        length = 8,
+        rkey = 12,
+        type_ = 16,
+        level = 17
+    );
+    // A member of the union: no larger than it.
+    const _: () = assert!(size_of::<rxe_send_wr_wr_flush>() <= size_of::<rxe_send_wr_wr>());
+}
