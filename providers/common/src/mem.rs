@@ -43,3 +43,45 @@ mod tests {
         }
     }
 }
+
+/// The head of an object a provider hands out, in front of the `ibv_*`
+/// struct the application gets a pointer to: a word that says whether the
+/// object is live, and room for what malloc writes into freed memory.
+///
+/// After a destroy, an application that still calls through its stale
+/// pointer (`ibv_poll_cq(cq, ...)`) first reads `cq->context` in the
+/// inline function of verbs.h, then calls the provider. glibc's free writes
+/// its list links over the first 16 bytes of a block; with the `ibv_*`
+/// struct 16 bytes in, its `context` survives until the memory is reused,
+/// the call reaches the provider, and the provider sees the cleared word
+/// and refuses. Memory already reused for something else cannot be told
+/// from a live object; this catches the common case, at no cost to the
+/// data path (the object is reached at a constant offset either way).
+#[repr(C, align(16))]
+#[derive(Default)]
+pub struct Tag {
+    word: core::cell::Cell<u64>,
+    _malloc: u64,
+}
+
+impl Tag {
+    /// Marks the object live, with the provider's word for its kind.
+    #[inline]
+    pub fn set(&self, magic: u64) {
+        self.word.set(magic)
+    }
+
+    /// Marks it dead (before it is freed).
+    #[inline]
+    pub fn clear(&self) {
+        self.word.set(0)
+    }
+
+    /// Whether it is marked live as `magic`.
+    #[inline(always)]
+    pub fn is(&self, magic: u64) -> bool {
+        self.word.get() == magic
+    }
+}
+
+const _: () = assert!(size_of::<Tag>() == 16);

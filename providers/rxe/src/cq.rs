@@ -4,6 +4,7 @@
 
 use core::cell::{Cell, UnsafeCell};
 use core::ffi::c_int;
+use core::mem::offset_of;
 use core::ptr;
 use core::sync::atomic::Ordering;
 
@@ -11,6 +12,7 @@ use rdma_abi::driver::pabi34_v44::verbs_cq;
 use rdma_abi::kern::{ib_uverbs_wc, ibv_resize_cq};
 use rdma_abi::rxe_abi::{urxe_create_cq_ex_resp, urxe_create_cq_resp, urxe_resize_cq_resp};
 use rdma_abi::verbs::*;
+use rdma_provider::mem::Tag;
 use rdma_provider::spin::SpinLock;
 use rdma_provider::{mem, op, set_errno, verbs};
 use rdma_util::mem::zeroed;
@@ -23,10 +25,10 @@ const CQ_MAGIC: u64 = 0x7278_655f_6371_2121;
 
 #[repr(C)]
 pub(crate) struct RxeCq {
-    /// The library's part; first, so an `ibv_cq` or `ibv_cq_ex` pointer
-    /// is a pointer to the whole.
+    /// Whether the CQ is live (see `rdma_provider::mem::Tag`).
+    tag: Tag,
+    /// The library's part: `ibv_cq` and `ibv_cq_ex` pointers point here.
     vcq: UnsafeCell<verbs_cq>,
-    magic: Cell<u64>,
     lock: SpinLock,
     q: Cell<Queue>,
     /// The entry the extended interface is at.
@@ -44,8 +46,13 @@ impl RxeCq {
     /// word is then checked by the caller before anything else).
     #[inline(always)]
     unsafe fn of<'a, T>(cq: *mut T) -> &'a RxeCq {
-        // SAFETY: the caller's promise; vcq is the first member.
-        unsafe { &*(cq as *const RxeCq) }
+        // SAFETY: the caller's promise: cq is the vcq member of an RxeCq.
+        unsafe { &*cq.byte_sub(offset_of!(RxeCq, vcq)).cast::<RxeCq>() }
+    }
+
+    #[inline(always)]
+    fn ibv(&self) -> *mut ibv_cq {
+        self.vcq.get().cast()
     }
 
     #[inline(always)]
@@ -55,7 +62,7 @@ impl RxeCq {
 
     #[inline(always)]
     fn live(&self) -> bool {
-        self.magic.get() == CQ_MAGIC
+        self.tag.is(CQ_MAGIC)
     }
 }
 
@@ -72,7 +79,7 @@ unsafe fn map_cq(context: *mut ibv_context, cq: *mut RxeCq, mi: &rdma_abi::rxe::
             // SAFETY: our CQ, not yet handed out.
             unsafe {
                 (*cq).q.set(q);
-                (*cq).magic.set(CQ_MAGIC);
+                (*cq).tag.set(CQ_MAGIC);
             }
             true
         }
@@ -108,7 +115,12 @@ op! {
             return ptr::null_mut();
         }
         // SAFETY: our new CQ.
-        if unsafe { map_cq(context, cq, &resp.drv_payload.mi) } { cq.cast() } else { ptr::null_mut() }
+        if unsafe { map_cq(context, cq, &resp.drv_payload.mi) } {
+            // SAFETY: our new CQ.
+            unsafe { (*cq).ibv() }
+        } else {
+            ptr::null_mut()
+        }
     }
 }
 
@@ -238,12 +250,12 @@ op! {
         if ret != 0 {
             return ret;
         }
-        cq.magic.set(0);
+        cq.tag.clear();
         let mut q = cq.q.get();
         // SAFETY: the CQ is gone; its memory is ours to release.
         unsafe {
             q.unmap();
-            mem::free(ibcq as *mut RxeCq);
+            mem::free(cq as *const RxeCq as *mut RxeCq);
         }
         0
     }

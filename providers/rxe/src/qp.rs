@@ -5,6 +5,7 @@
 
 use core::cell::{Cell, UnsafeCell};
 use core::ffi::{c_int, c_void};
+use core::mem::offset_of;
 use core::ptr;
 use core::sync::atomic::Ordering;
 
@@ -15,6 +16,7 @@ use rdma_abi::rxe_abi::{rxe_send_wr_wr_flush, urxe_create_qp_ex_resp, urxe_creat
 use rdma_abi::verbs::*;
 use rdma_abi::verbs_v65::{ibv_qp_ex as ibv_qp_ex65, IBV_QP_EX_WITH_FLUSH, IBV_WR_FLUSH};
 use rdma_provider::doorbell::Doorbell;
+use rdma_provider::mem::Tag;
 use rdma_provider::{mem, op, set_errno, verbs, Pabi};
 use rdma_util::mem::zeroed;
 
@@ -37,10 +39,11 @@ const QP_MAGIC: u64 = 0x7278_655f_7170_2121;
 
 #[repr(C)]
 pub(crate) struct RxeQp {
-    /// The library's part, first: `ibv_qp` and `ibv_qp_ex` pointers are
-    /// pointers to the whole, under either ABI.
+    /// Whether the QP is live (see `rdma_provider::mem::Tag`).
+    tag: Tag,
+    /// The library's part: `ibv_qp` and `ibv_qp_ex` pointers point here,
+    /// under either ABI.
     vqp: UnsafeCell<VqpRoom>,
-    magic: Cell<u64>,
     sq: Wq,
     rq: Wq,
     qp_type: Cell<ibv_qp_type>,
@@ -62,13 +65,13 @@ impl RxeQp {
     /// `qp` is a QP (or `ibv_qp_ex`) this provider created.
     #[inline(always)]
     unsafe fn of<'a, T>(qp: *mut T) -> &'a RxeQp {
-        // SAFETY: the caller's promise; vqp is the first member.
-        unsafe { &*(qp as *const RxeQp) }
+        // SAFETY: the caller's promise: qp is the vqp member of an RxeQp.
+        unsafe { &*qp.byte_sub(offset_of!(RxeQp, vqp)).cast::<RxeQp>() }
     }
 
     #[inline(always)]
     fn live(&self) -> bool {
-        self.magic.get() == QP_MAGIC
+        self.tag.is(QP_MAGIC)
     }
 
     #[inline(always)]
@@ -149,7 +152,7 @@ unsafe fn map_queue_pair(
     // SAFETY: the library filled in the QP's handle.
     let handle = unsafe { (*qp.ibv_qp()).handle };
     qp.doorbell.set(Doorbell::new(handle, qp.db_resp.get()));
-    qp.magic.set(QP_MAGIC);
+    qp.tag.set(QP_MAGIC);
     Ok(())
 }
 
@@ -165,7 +168,7 @@ op! {
         let v = verbs();
         // SAFETY: our new QP and buffers; the application's attributes.
         let ret = unsafe {
-            (v.cmd_create_qp)(pd, qp.cast(), attr, &mut cmd, size_of::<ibv_create_qp>(), &mut resp.ibv_resp,
+            (v.cmd_create_qp)(pd, (*qp).ibv_qp(), attr, &mut cmd, size_of::<ibv_create_qp>(), &mut resp.ibv_resp,
                               size_of::<urxe_create_qp_resp>())
         };
         if ret != 0 {
@@ -176,9 +179,9 @@ op! {
         // SAFETY: our new QP, the attributes the command updated.
         unsafe {
             match map_queue_pair(&*qp, (*(*pd).context).cmd_fd, &*attr, &resp.drv_payload) {
-                Ok(()) => qp.cast(),
+                Ok(()) => (*qp).ibv_qp(),
                 Err(e) => {
-                    (v.cmd_destroy_qp)(qp.cast());
+                    (v.cmd_destroy_qp)((*qp).ibv_qp());
                     mem::free(qp);
                     set_errno(e);
                     ptr::null_mut()
@@ -322,7 +325,7 @@ op! {
         let mut resp: urxe_create_qp_ex_resp = zeroed();
         // SAFETY: our QP as the ABI's verbs_qp (cast), our buffers.
         let ret = unsafe {
-            v.cmd_create_qp_ex2(context, qp.cast(), attr, &mut cmd, size_of::<ibv_create_qp_ex>(), &mut resp.ibv_resp,
+            v.cmd_create_qp_ex2(context, (*qp).vqp.get().cast(), attr, &mut cmd, size_of::<ibv_create_qp_ex>(), &mut resp.ibv_resp,
                                 size_of::<urxe_create_qp_ex_resp>())
         };
         if ret != 0 {
@@ -341,9 +344,9 @@ op! {
         // SAFETY: our QP; ibv_qp_init_attr is the head of the _ex form.
         unsafe {
             match map_queue_pair(r, (*context).cmd_fd, &*(attr as *const ibv_qp_init_attr), &resp.drv_payload) {
-                Ok(()) => qp.cast(),
+                Ok(()) => (*qp).ibv_qp(),
                 Err(e) => {
-                    (v.cmd_destroy_qp)(qp.cast());
+                    (v.cmd_destroy_qp)((*qp).ibv_qp());
                     mem::free(qp);
                     set_errno(e);
                     ptr::null_mut()
@@ -381,11 +384,11 @@ op! {
             // SAFETY: one of our QPs, gone from the kernel.
             unsafe {
                 let qp = RxeQp::of(ibqp);
-                qp.magic.set(0);
+                qp.tag.clear();
                 let (mut r, mut s) = (qp.rq.q.get(), qp.sq.q.get());
                 r.unmap();
                 s.unmap();
-                mem::free(ibqp as *mut RxeQp);
+                mem::free(qp as *const RxeQp as *mut RxeQp);
             }
         }
         ret
@@ -1016,6 +1019,6 @@ mod tests {
     #[test]
     fn room_for_both_abis() {
         assert_eq!(size_of::<VqpRoom>(), size_of::<pabi65::verbs_qp>());
-        assert_eq!(core::mem::offset_of!(RxeQp, vqp), 0);
+        assert_eq!(offset_of!(RxeQp, vqp), 16);
     }
 }

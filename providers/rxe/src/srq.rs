@@ -4,6 +4,7 @@
 
 use core::cell::{Cell, UnsafeCell};
 use core::ffi::c_int;
+use core::mem::offset_of;
 use core::ptr;
 use core::sync::atomic::Ordering;
 
@@ -12,6 +13,7 @@ use rdma_abi::kern::{ibv_create_srq, ibv_create_xsrq, ibv_query_srq};
 use rdma_abi::rxe::{mminfo, rxe_recv_wqe, rxe_sge};
 use rdma_abi::rxe_abi::{urxe_create_srq_ex_resp, urxe_create_srq_resp, urxe_modify_srq};
 use rdma_abi::verbs::*;
+use rdma_provider::mem::Tag;
 use rdma_provider::spin::SpinLock;
 use rdma_provider::{mem, op, set_errno, verbs};
 use rdma_util::mem::zeroed;
@@ -105,9 +107,10 @@ const SRQ_MAGIC: u64 = 0x7278_655f_7372_7121;
 
 #[repr(C)]
 pub(crate) struct RxeSrq {
-    /// The library's part, first: an `ibv_srq` pointer is the whole.
+    /// Whether the SRQ is live (see `rdma_provider::mem::Tag`).
+    tag: Tag,
+    /// The library's part: an `ibv_srq` pointer points here.
     vsrq: UnsafeCell<verbs_srq>,
-    magic: Cell<u64>,
     rq: Wq,
 }
 
@@ -116,8 +119,13 @@ impl RxeSrq {
     /// `srq` is an SRQ this provider created.
     #[inline(always)]
     unsafe fn of<'a>(srq: *mut ibv_srq) -> &'a RxeSrq {
-        // SAFETY: the caller's promise; vsrq is the first member.
-        unsafe { &*(srq as *const RxeSrq) }
+        // SAFETY: the caller's promise: srq is the vsrq member of an RxeSrq.
+        unsafe { &*srq.byte_sub(offset_of!(RxeSrq, vsrq)).cast::<RxeSrq>() }
+    }
+
+    #[inline(always)]
+    fn ibv(&self) -> *mut ibv_srq {
+        self.vsrq.get().cast()
     }
 }
 
@@ -137,11 +145,11 @@ unsafe fn map_srq(
             Ok(q) => {
                 let s = &*srq;
                 s.rq.set_recv(q, max_sge);
-                s.magic.set(SRQ_MAGIC);
-                srq.cast()
+                s.tag.set(SRQ_MAGIC);
+                s.ibv()
             }
             Err(e) => {
-                (verbs().cmd_destroy_srq)(srq.cast());
+                (verbs().cmd_destroy_srq)((*srq).ibv());
                 mem::free(srq);
                 set_errno(e);
                 ptr::null_mut()
@@ -161,7 +169,7 @@ op! {
         let mut resp: urxe_create_srq_resp = zeroed();
         // SAFETY: our new SRQ and buffers; the application's attributes.
         let ret = unsafe {
-            (verbs().cmd_create_srq)(pd, srq.cast(), attr, &mut cmd, size_of::<ibv_create_srq>(), &mut resp.ibv_resp,
+            (verbs().cmd_create_srq)(pd, (*srq).ibv(), attr, &mut cmd, size_of::<ibv_create_srq>(), &mut resp.ibv_resp,
                                      size_of::<urxe_create_srq_resp>())
         };
         if ret != 0 {
@@ -205,7 +213,7 @@ op! {
     {
         // SAFETY: one of our SRQs.
         let srq = unsafe { RxeSrq::of(ibsrq) };
-        if srq.magic.get() != SRQ_MAGIC {
+        if !srq.tag.is(SRQ_MAGIC) {
             return libc::EINVAL;
         }
         let resize = attr_mask as u32 & IBV_SRQ_MAX_WR != 0;
@@ -259,10 +267,10 @@ op! {
             // SAFETY: one of our SRQs, gone from the kernel.
             unsafe {
                 let srq = RxeSrq::of(ibsrq);
-                srq.magic.set(0);
+                srq.tag.clear();
                 let mut q = srq.rq.q.get();
                 q.unmap();
-                mem::free(ibsrq as *mut RxeSrq);
+                mem::free(srq as *const RxeSrq as *mut RxeSrq);
             }
         }
         ret
@@ -275,7 +283,7 @@ op! {
     {
         // SAFETY: one of our SRQs (magic checked next).
         let srq = unsafe { RxeSrq::of(ibsrq) };
-        if srq.magic.get() != SRQ_MAGIC {
+        if !srq.tag.is(SRQ_MAGIC) {
             return libc::EINVAL;
         }
         // SAFETY: the application's chain.
