@@ -41,7 +41,31 @@ pub mod spin;
 pub mod verbs;
 
 pub use pabi::Pabi;
-pub use rdma_util::ffi::{errno, guard, set_errno};
+pub use rdma_util::ffi::guard;
+
+/// Sets the calling thread's C `errno`. Inlined: a call into another crate
+/// would make every op that sets errno keep an unwinding landing pad.
+#[inline(always)]
+pub fn set_errno(e: i32) {
+    // SAFETY: __errno_location returns this thread's errno.
+    unsafe { *libc::__errno_location() = e };
+}
+
+/// Sets errno to `e` and returns `ret`: for error returns, kept out of
+/// line so the ops' fast paths stay free of calls.
+#[cold]
+#[inline(never)]
+pub fn fail<R>(e: i32, ret: R) -> R {
+    set_errno(e);
+    ret
+}
+
+/// Reads the calling thread's C `errno`.
+#[inline(always)]
+pub fn errno() -> i32 {
+    // SAFETY: as in set_errno.
+    unsafe { *libc::__errno_location() }
+}
 pub use verbs::verbs;
 
 /// Defines one op entry point: an `unsafe extern "C" fn` (not exported;

@@ -13,31 +13,18 @@ impl SpinLock {
         SpinLock(AtomicU32::new(0))
     }
 
-    /// Takes the lock, spinning while another thread holds it.
+    /// Takes the lock, spinning while another thread holds it. Wholly
+    /// inline: a call to an out-of-line slow path would make every
+    /// caller save registers and keep an unwinding landing pad for it.
     #[inline(always)]
     pub fn lock(&self) {
-        if self
+        while self
             .0
             .compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed)
             .is_err()
         {
-            self.lock_slow();
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn lock_slow(&self) {
-        loop {
             while self.0.load(Ordering::Relaxed) != 0 {
                 core::hint::spin_loop();
-            }
-            if self
-                .0
-                .compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-            {
-                return;
             }
         }
     }

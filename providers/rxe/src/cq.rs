@@ -6,18 +6,20 @@ use core::cell::{Cell, UnsafeCell};
 use core::ffi::c_int;
 use core::mem::offset_of;
 use core::ptr;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicPtr, Ordering};
 
 use rdma_abi::driver::pabi34_v44::verbs_cq;
 use rdma_abi::kern::{ib_uverbs_wc, ibv_resize_cq};
+use rdma_abi::rxe::rxe_queue_buf;
 use rdma_abi::rxe_abi::{urxe_create_cq_ex_resp, urxe_create_cq_resp, urxe_resize_cq_resp};
 use rdma_abi::verbs::*;
 use rdma_provider::mem::Tag;
+use rdma_provider::queue::Mapping;
 use rdma_provider::spin::SpinLock;
-use rdma_provider::{mem, op, set_errno, verbs};
+use rdma_provider::{fail, mem, op, set_errno, verbs};
 use rdma_util::mem::zeroed;
 
-use crate::queue::{next, used, Queue};
+use crate::queue::{looks_empty, next, used, Queue};
 
 /// Marks a live CQ: polling a destroyed one is refused where the memory
 /// still says so.
@@ -31,12 +33,25 @@ pub(crate) struct RxeCq {
     vcq: UnsafeCell<verbs_cq>,
     lock: SpinLock,
     q: Cell<Queue>,
+    /// The current queue's header, for the check for an empty queue that
+    /// polls make before taking the lock; NULL while there is no queue.
+    head: AtomicPtr<rxe_queue_buf>,
+    /// Queues a resize replaced: still mapped, as a poll may be reading
+    /// their header without the lock; unmapped at destroy.
+    retired: Cell<*mut Retired>,
     /// The entry the extended interface is at.
     cur: Cell<u32>,
     wc: Cell<*const ib_uverbs_wc>,
 }
 
 const _: () = assert!(size_of::<ib_uverbs_wc>() == size_of::<ibv_wc>());
+
+/// A queue mapping a resize replaced (a calloc'ed list).
+#[repr(C)]
+struct Retired {
+    map: Mapping,
+    next: *mut Retired,
+}
 
 impl RxeCq {
     /// Our CQ behind a live `ibv_cq` (or `ibv_cq_ex`) of ours.
@@ -79,6 +94,7 @@ unsafe fn map_cq(context: *mut ibv_context, cq: *mut RxeCq, mi: &rdma_abi::rxe::
             // SAFETY: our CQ, not yet handed out.
             unsafe {
                 (*cq).q.set(q);
+                (*cq).head.store(q.header(), Ordering::Release);
                 (*cq).tag.set(CQ_MAGIC);
             }
             true
@@ -198,6 +214,24 @@ op! {
     }
 }
 
+/// Keeps a queue a resize replaced mapped until the CQ is destroyed (a
+/// concurrent poll may still read its header). Without memory for the
+/// list, the mapping stays until the process ends.
+fn retire(cq: &RxeCq, q: Queue) {
+    if !q.is_mapped() {
+        return;
+    }
+    let r = mem::calloc::<Retired>();
+    if !r.is_null() {
+        // SAFETY: our new node.
+        unsafe {
+            (*r).map = q.map;
+            (*r).next = cq.retired.get();
+        }
+        cq.retired.set(r);
+    }
+}
+
 op! {
     pub(crate) fn rxe_resize_cq(ibcq: *mut ibv_cq, cqe: c_int) -> c_int, on_panic = libc::EIO;
     {
@@ -218,20 +252,19 @@ op! {
             cq.lock.unlock();
             return ret;
         }
-        let mut old = cq.q.get();
-        // SAFETY: the kernel moved the entries to the new queue; no one polls
-        // the old one (we hold the lock).
-        unsafe { old.unmap() };
+        retire(cq, cq.q.get());
         // SAFETY: a live CQ's context.
         let fd = unsafe { (*(*ibcq).context).cmd_fd };
         let r = match Queue::map(fd, &resp.drv_payload.mi, size_of::<ib_uverbs_wc>()) {
             Ok(q) => {
                 cq.q.set(q);
+                cq.head.store(q.header(), Ordering::Release);
                 0
             }
             Err(e) => {
                 // Polling it fails from now on (upstream's would crash).
                 cq.q.set(Queue::NONE);
+                cq.head.store(ptr::null_mut(), Ordering::Release);
                 e
             }
         };
@@ -252,9 +285,16 @@ op! {
         }
         cq.tag.clear();
         let mut q = cq.q.get();
-        // SAFETY: the CQ is gone; its memory is ours to release.
+        // SAFETY: the CQ is gone; its memory and mappings are ours to release.
         unsafe {
             q.unmap();
+            let mut r = cq.retired.get();
+            while !r.is_null() {
+                let next = (*r).next;
+                (*r).map.unmap();
+                mem::free(r);
+                r = next;
+            }
             mem::free(cq as *const RxeCq as *mut RxeCq);
         }
         0
@@ -266,16 +306,21 @@ op! {
     {
         // SAFETY: one of our CQs (its magic checked next).
         let cq = unsafe { RxeCq::of(ibcq) };
-        if !cq.live() {
-            set_errno(libc::EINVAL);
-            return -1;
+        let head = cq.head.load(Ordering::Acquire);
+        if !cq.live() || head.is_null() {
+            return fail(libc::EINVAL, -1);
+        }
+        // Nothing to poll: no lock needed to say so (the common case of a
+        // polling loop).
+        // SAFETY: a header stays mapped while the CQ lives (see retire).
+        if unsafe { looks_empty(head) } {
+            return 0;
         }
         cq.lock.lock();
         let q = cq.q.get();
         if !q.is_mapped() {
             cq.lock.unlock();
-            set_errno(libc::EINVAL);
-            return -1;
+            return fail(libc::EINVAL, -1);
         }
         let cons = q.consumer().load(Ordering::Relaxed);
         let prod = q.producer().load(Ordering::Acquire);
@@ -283,21 +328,50 @@ op! {
         if n != 0 {
             if wc.is_null() {
                 cq.lock.unlock();
-                set_errno(libc::EINVAL);
-                return -1;
+                return fail(libc::EINVAL, -1);
             }
-            let mut i = cons;
-            for k in 0..n as usize {
-                // SAFETY: entries between consumer and producer are the
-                // kernel's finished ones, of the same 48-byte layout as
-                // ibv_wc; the caller's array holds ne >= n entries.
-                unsafe { ptr::copy_nonoverlapping(q.slot(i).cast::<ibv_wc>(), wc.add(k), 1) };
-                i = next(i, q.mask);
-            }
+            // SAFETY: entries between consumer and producer are the
+            // kernel's finished ones, of the same 48-byte layout as ibv_wc;
+            // the caller's array holds ne >= n entries.
+            let (data, shift) = q.geometry();
+            let i = unsafe { copy_entries(data, q.mask, shift, cons, wc, n) };
             q.consumer().store(i, Ordering::Release);
         }
         cq.lock.unlock();
         n as c_int
+    }
+}
+
+/// Copies `n` (at least 1) entries from index `cons` on to `wc`; returns
+/// the index after them.
+///
+/// # Safety
+/// `n` finished entries follow `cons` in the queue whose elements start at
+/// `data` (`mask`, `2^shift` bytes each); `wc` has room for `n`.
+#[inline(always)]
+unsafe fn copy_entries(
+    data: *const u8,
+    mask: u32,
+    shift: u32,
+    cons: u32,
+    wc: *mut ibv_wc,
+    n: u32,
+) -> u32 {
+    let mut i = cons;
+    let mut dst = wc;
+    // SAFETY: the caller's promise.
+    let end = unsafe { wc.add(n as usize) };
+    loop {
+        // SAFETY: the caller's promise.
+        unsafe {
+            let src = data.add(((i & mask) as usize) << shift);
+            ptr::copy_nonoverlapping(src.cast::<ibv_wc>(), dst, 1);
+            dst = dst.add(1);
+        }
+        i = next(i, mask);
+        if dst == end {
+            return i;
+        }
     }
 }
 
@@ -322,15 +396,13 @@ op! {
         // SAFETY: one of our extended CQs.
         let cq = unsafe { RxeCq::of(current) };
         if !cq.live() {
-            set_errno(libc::EINVAL);
-            return libc::EINVAL;
+            return fail(libc::EINVAL, libc::EINVAL);
         }
         cq.lock.lock();
         let q = cq.q.get();
         if !q.is_mapped() {
             cq.lock.unlock();
-            set_errno(libc::EINVAL);
-            return libc::EINVAL;
+            return fail(libc::EINVAL, libc::EINVAL);
         }
         let cons = q.consumer().load(Ordering::Relaxed);
         if cons == q.producer().load(Ordering::Acquire) {

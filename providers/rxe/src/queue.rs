@@ -13,7 +13,7 @@
 
 use core::ffi::c_int;
 use core::mem::offset_of;
-use core::sync::atomic::AtomicU32;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use rdma_abi::rxe::{mminfo, rxe_queue_buf};
 use rdma_provider::queue::Mapping;
@@ -100,9 +100,21 @@ impl Queue {
         })
     }
 
+    /// The queue's header (NULL for `Queue::NONE`).
+    #[inline(always)]
+    pub(crate) fn header(&self) -> *mut rxe_queue_buf {
+        self.hdr
+    }
+
     #[inline(always)]
     pub(crate) fn is_mapped(&self) -> bool {
         !self.hdr.is_null()
+    }
+
+    /// Where the elements start, and log2 of their size.
+    #[inline(always)]
+    pub(crate) fn geometry(&self) -> (*mut u8, u32) {
+        (self.data, self.shift)
     }
 
     /// Size of one element.
@@ -143,6 +155,25 @@ impl Queue {
     }
 }
 
+/// Whether the queue whose header is at `hdr` is empty, read without the
+/// consumer's lock: the producer with acquire, the consumer as last
+/// stored. A stale consumer only makes a queue look fuller, never emptier
+/// than it was at some instant.
+///
+/// # Safety
+/// `hdr` is the header of a live mapping.
+#[inline(always)]
+pub(crate) unsafe fn looks_empty(hdr: *mut rxe_queue_buf) -> bool {
+    // SAFETY: the caller's promise; both indices are naturally aligned u32s
+    // that the kernel and we access atomically.
+    unsafe {
+        let cons = AtomicU32::from_ptr(core::ptr::addr_of_mut!((*hdr).consumer_index))
+            .load(Ordering::Relaxed);
+        AtomicU32::from_ptr(core::ptr::addr_of_mut!((*hdr).producer_index)).load(Ordering::Acquire)
+            == cons
+    }
+}
+
 /// Whether a queue of `mask + 1` elements of `2^log2` bytes, each at least
 /// `min_elem` bytes, fits a mapping of `len` bytes after its header.
 pub(crate) fn geometry_fits(log2: u32, mask: u32, min_elem: usize, len: usize) -> bool {
@@ -157,7 +188,6 @@ pub(crate) fn geometry_fits(log2: u32, mask: u32, min_elem: usize, len: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use core::sync::atomic::Ordering;
 
     #[test]
     fn index_math() {

@@ -50,6 +50,10 @@ pub(crate) unsafe fn sge_list<'a>(
 /// Sum of the SGEs' lengths (64 bits wide: no wrap-around).
 #[inline(always)]
 pub(crate) fn total_length(sges: &[ibv_sge]) -> u64 {
+    // One SGE is the common case: no loop set-up for it.
+    if let [one] = sges {
+        return one.length as u64;
+    }
     sges.iter().map(|s| s.length as u64).sum()
 }
 
@@ -170,11 +174,8 @@ pub(crate) unsafe fn write_send_wqe(
             }
         }
     } else {
-        // SAFETY: the element holds max_sge SGEs; ibv_sge and rxe_sge
-        // have one layout.
-        unsafe {
-            ptr::copy_nonoverlapping(sges.as_ptr().cast::<rxe_sge>(), data.cast(), sges.len())
-        };
+        // SAFETY: the element holds max_sge SGEs.
+        unsafe { copy_sges(sges, data.cast()) };
     }
     // SAFETY: as above; the union member's first word holds the address
     // the request targets (upstream takes it from wr.rdma for all others).
@@ -193,6 +194,38 @@ pub(crate) unsafe fn write_send_wqe(
     w.state = 0;
 }
 
+/// Copies SGEs into an element and returns the sum of their lengths (as
+/// upstream's receive path sums them, wrapping at 32 bits). One element at
+/// a time: the lists are short, and a call to memcpy costs more than the
+/// copy.
+///
+/// # Safety
+/// `dst` has room for `sges.len()` SGEs.
+#[inline(always)]
+pub(crate) unsafe fn copy_sges(sges: &[ibv_sge], dst: *mut rxe_sge) -> u32 {
+    let copy = |i: usize, s: &ibv_sge| {
+        // SAFETY: the caller's promise.
+        unsafe {
+            dst.add(i).write(rxe_sge {
+                addr: s.addr,
+                length: s.length,
+                lkey: s.lkey,
+            })
+        };
+    };
+    // One SGE is the common case: no loop set-up for it.
+    if let [one] = sges {
+        copy(0, one);
+        return one.length;
+    }
+    let mut length: u32 = 0;
+    for (i, s) in sges.iter().enumerate() {
+        copy(i, s);
+        length = length.wrapping_add(s.length);
+    }
+    length
+}
+
 const _: () = assert!(size_of::<ibv_sge>() == size_of::<rxe_sge>());
 const _: () =
     assert!(core::mem::offset_of!(ibv_sge, length) == core::mem::offset_of!(rxe_sge, length));
@@ -207,18 +240,8 @@ pub(crate) unsafe fn write_recv_wqe(wqe: *mut rxe_recv_wqe, wr_id: u64, sges: &[
     // SAFETY: the caller's promise.
     let w = unsafe { &mut *wqe };
     w.wr_id = wr_id;
-    let mut length: u32 = 0;
-    for s in sges {
-        length = length.wrapping_add(s.length);
-    }
     // SAFETY: the element holds max_sge SGEs (checked by the caller).
-    unsafe {
-        ptr::copy_nonoverlapping(
-            sges.as_ptr().cast::<rxe_sge>(),
-            ptr::addr_of_mut!(w.dma.data).cast(),
-            sges.len(),
-        )
-    };
+    let length = unsafe { copy_sges(sges, ptr::addr_of_mut!(w.dma.data).cast()) };
     w.dma.length = length;
     w.dma.resid = length;
     w.dma.cur_sge = 0;
