@@ -16,19 +16,22 @@
 # distribution's userland) is run again with our rxe and siw providers
 # selected through RDMAV_DRIVERS: Debian's libibverbs with them, ours with
 # them, and, for the pairs, each of those against Debian's libraries and C
-# provider on the other side. The full tier runs every scenario so; the CI
-# tier runs only these, with our providers on both sides of a pair (Debian's
-# libibverbs and ours): the provider proofs, the device queries and the
-# object verbs, the provider bad-input probe, every example program family
-# once over rxe (RC with ibv_wr_* sends, completion events, UD, SRQ,
-# perftest's RDMA writes, reads and atomics and its latency, the CM, stream
-# rsockets, UCX, libfabric), the IBVERBS_1.0 data path, and over siw the
-# device, its proof, the CM and rsockets' message mode and perftest.
+# provider on the other side. The full tier runs every scenario so. The CI
+# tier runs only these, the pairs with ours on both sides (our libibverbs
+# and providers), the others also on Debian's libibverbs with our
+# providers: the device queries and object verbs, the provider bad-input
+# probe, the rxe provider proof, each example program family once over rxe
+# (RC with ibv_wr_* sends checked byte for byte, UD, SRQ; perftest's RDMA
+# writes, atomics and send latency; the CM; stream rsockets; UCX;
+# libfabric), the IBVERBS_1.0 data path, and over siw the device, its
+# provider proof, the CM, rsockets' message mode and perftest. Measured with
+# a stand-in provider on a host shared with two other VMs: 24 scenarios in
+# 9 minutes with every reference live and two pairings; this subset, with
+# recorded references and one pairing, is about a third of that.
 provider_ci \
-  ibv_devinfo_v query_probe objects_probe provider_bad_input \
-  loads_ours_and_rxe_provider rxe_provider_alone \
-  ibv_rc_pingpong_new_send_check ibv_rc_pingpong_e ibv_ud_pingpong ibv_srq_pingpong_q4 \
-  ib_write_bw ib_read_bw ib_atomic_bw ib_send_lat rping rstream_nonblock_verify \
+  ibv_devinfo_v query_probe objects_probe provider_bad_input loads_ours_and_rxe_provider \
+  ibv_rc_pingpong_new_send_check ibv_ud_pingpong ibv_srq_pingpong_q4 \
+  ib_write_bw ib_atomic_bw ib_send_lat rping rstream_nonblock_verify \
   ucx_perftest_tag_lat fi_pingpong_msg_1m compat10_probe \
   ibv_devinfo_v_siw0 siw_loads_ours rping_siw rstream_siw_verify ib_write_bw_siw
 
