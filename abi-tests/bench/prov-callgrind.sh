@@ -92,7 +92,7 @@ if [[ ${1:-} = --in-vm ]]; then
           if (!(k in ops) || ops[k] == 0) { printf " | %-27s", "-"; continue }
           oa = all[k] / ops[k]; op = prov[k] / ops[k]
           printf " | %8.1f %8.1f %s", oa, op, (up > 0 ? sprintf("%8.3f", op / up) : "       -")
-          if (empty[k]) printf " (%d empty)", empty[k]
+          if (empty[k] && ph != "poll_cq_empty") printf " (%d empty)", empty[k]
         }
         printf "\n"
       }

@@ -72,7 +72,7 @@ compare stress_valgrind --timeout 300 'abi-tests/vm-progs/run-stress 10000 8'
 # other one through an extended QP's ibv_wr_* batch and polled through an
 # extended CQ (start/next/end_poll). Beside the create/destroy churn above,
 # this is where a provider's queue handling runs (see the top of stress.c).
-compare stress_valgrind_datapath --timeout 600 'abi-tests/vm-progs/run-stress 2000 8 16 4'
+compare stress_valgrind_datapath --long "a minute under valgrind; the full tier runs it, with Debian's provider and with ours" --timeout 600 'abi-tests/vm-progs/run-stress 2000 8 16 4'
 # Bad input to the provider's data path on rxe0: too many or no
 # scatter/gather entries, inline data past the limit, request chains that
 # loop, a stale CQ, the ibv_wr_* calls out of order, each in a child
@@ -95,8 +95,9 @@ loaded loads_ours_and_rxe_provider --ours libibverbs.so.1 --ops rxe0 \
 # The same with Debian's C providers for rxe and siw left out of
 # /etc/libibverbs.d (in a private mount namespace, see provider-alone) when
 # ours are selected: our rxe provider alone, and Debian's librxe not even
-# loaded (--alone). Outside provider mode the wrapper changes nothing.
-loaded rxe_provider_alone --ours libibverbs.so.1 --ops rxe0 --alone \
+# loaded (--alone). Outside provider mode the wrapper changes nothing, so
+# only the full tier runs it (40 s, most of it the trace of the wrapper).
+loaded rxe_provider_alone --long "meaningful with our providers; the full tier runs it" --ours libibverbs.so.1 --ops rxe0 --alone \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so \
   'abi-tests/vm-progs/provider-alone rxe,siw ibv_devinfo -d rxe0'
 
@@ -1008,7 +1009,7 @@ compare ibv_devinfo_v_siw0 "$SIW ibv_devinfo -v -d siw0"
 loaded siw_loads_ours --ours libibverbs.so.1 --ops siw0 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so "$SIW ibv_devinfo -d siw0"
 # As rxe_provider_alone: our siw provider alone, in provider mode.
-loaded siw_provider_alone --ours libibverbs.so.1 --ops siw0 --alone \
+loaded siw_provider_alone --long "meaningful with our providers; the full tier runs it" --ours libibverbs.so.1 --ops siw0 --alone \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so \
   "$SIW abi-tests/vm-progs/provider-alone rxe,siw ibv_devinfo -d siw0"
 pair rping_siw --mixed "iWARP's connection setup (iw_cm) between the two librdmacms" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
