@@ -161,7 +161,7 @@ for lib in "${runs[@]:1}"; do
   if [[ ${lib%+prov} = ours ]]; then
     if ! grep -q "^loaded $ours/libibverbs\.so" "$out/raw/$lib.loaded" ||
        ! grep -q "^loaded $ours/librdmacm\.so" "$out/raw/$lib.loaded" ||
-       grep -q "^loaded /usr/lib/x86_64-linux-gnu/lib\(ibverbs\|rdmacm\)" "$out/raw/$lib.loaded"; then
+       grep -q "^loaded /usr/lib/x86_64-linux-gnu/lib\(ibverbs\|rdmacm\)\.so" "$out/raw/$lib.loaded"; then
       echo "FAIL: the $lib run did not load $ours/libibverbs.so.1 and librdmacm.so.1" >> "$report"
       status=1
     fi
