@@ -183,7 +183,6 @@ TIER=${SCEN_TIER:-full}
 PROVIDER=${SCEN_PROVIDER:-debian}
 [[ $PROVIDER = debian || $PROVIDER = ours ]] \
   || { echo "runner: SCEN_PROVIDER must be debian or ours, not '$PROVIDER'" >&2; exit 2; }
-SYS_PROVDIR=$SYS_LIBDIR/libibverbs
 PROV_DIR= OURS_PROVIDERS=() PROV_DRIVERS=
 if [[ $PROVIDER = ours ]]; then
   : "${RDMA_OURS_PROVIDER_DIR:?provider mode: RDMA_OURS_PROVIDER_DIR must name the directory of our providers}"
