@@ -10,7 +10,7 @@ use core::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use rdma_abi::siw::*;
 use rdma_abi::verbs::*;
 
-use crate::spin::SpinLock;
+use rdma_provider::spin::SpinLock;
 
 /// Each SIW_OP_* as the `ibv_wc_opcode` a completion reports. Upstream's
 /// table leaves 9 to 11 zero (IBV_WC_SEND); beyond it upstream reads past
@@ -89,11 +89,6 @@ impl CompQueue {
         self.ctrl = ptr::null_mut();
     }
 
-    /// Takes the lock, if free (destroy_cq's check that nobody polls).
-    pub fn try_lock(&self) -> Option<crate::spin::SpinGuard<'_>> {
-        self.lock.try_lock()
-    }
-
     /// `ibv_poll_cq`: up to `num_entries` completions into `wc`. Returns
     /// how many; 0 for `num_entries <= 0` (upstream's loop runs on while
     /// there are completions when the count is negative); `-EINVAL` for a
@@ -111,28 +106,29 @@ impl CompQueue {
         if ring.is_null() || wc.is_null() {
             return -libc::EINVAL;
         }
-        let _g = self.lock.lock();
-        let mask = self.mask;
-        let first = self.get.load(Ordering::Relaxed);
-        let mut get = first;
-        let end = first.wrapping_add(num_entries as u32);
-        while get != end {
-            // SAFETY: index <= mask, inside the ring.
-            let cqe = unsafe { ring.add((get & mask) as usize) };
-            // SAFETY: flags is the element's first byte after id: aligned u8.
-            let flags = unsafe { AtomicU8::from_ptr(addr_of_mut!((*cqe).flags)) };
-            if flags.load(Ordering::Acquire) & SIW_WQE_VALID as u8 == 0 {
-                break;
+        self.lock.with(|| {
+            let mask = self.mask;
+            let first = self.get.load(Ordering::Relaxed);
+            let mut get = first;
+            let end = first.wrapping_add(num_entries as u32);
+            while get != end {
+                // SAFETY: index <= mask, inside the ring.
+                let cqe = unsafe { ring.add((get & mask) as usize) };
+                // SAFETY: flags is the element's first byte after id: aligned u8.
+                let flags = unsafe { AtomicU8::from_ptr(addr_of_mut!((*cqe).flags)) };
+                if flags.load(Ordering::Acquire) & SIW_WQE_VALID as u8 == 0 {
+                    break;
+                }
+                // SAFETY: a VALID element is ours to read; wc has room.
+                unsafe { copy_cqe(cqe, wc) };
+                flags.store(0, Ordering::Release);
+                get = get.wrapping_add(1);
+                // SAFETY: still within the caller's num_entries.
+                wc = unsafe { wc.add(1) };
             }
-            // SAFETY: a VALID element is ours to read; wc has room.
-            unsafe { copy_cqe(cqe, wc) };
-            flags.store(0, Ordering::Release);
-            get = get.wrapping_add(1);
-            // SAFETY: still within the caller's num_entries.
-            wc = unsafe { wc.add(1) };
-        }
-        self.get.store(get, Ordering::Relaxed);
-        get.wrapping_sub(first) as c_int
+            self.get.store(get, Ordering::Relaxed);
+            get.wrapping_sub(first) as c_int
+        })
     }
 
     /// `ibv_req_notify_cq`: arms the CQ for the next solicited completion

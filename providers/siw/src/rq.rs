@@ -10,7 +10,7 @@ use core::sync::atomic::{AtomicU16, AtomicU32, Ordering};
 use rdma_abi::siw::*;
 use rdma_abi::verbs::*;
 
-use crate::spin::SpinLock;
+use rdma_provider::spin::SpinLock;
 
 /// Why a post failed; the caller logs what upstream logs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,9 +54,10 @@ impl RecvQueue {
         self.ring = ptr::null_mut();
     }
 
-    /// Takes the queue's lock.
-    pub fn lock(&self) -> crate::spin::SpinGuard<'_> {
-        self.lock.lock()
+    /// The queue's lock (modify_qp and modify_srq hold it around the
+    /// command).
+    pub fn lock(&self) -> &SpinLock {
+        &self.lock
     }
 
     /// `ibv_post_recv` / `ibv_post_srq_recv`: one RQE per request. Returns
@@ -80,39 +81,40 @@ impl RecvQueue {
             *bad_wr = wr;
             return -libc::EINVAL;
         }
-        let _g = self.lock.lock();
-        let mask = self.mask;
-        let first = self.put.load(Ordering::Relaxed);
-        let mut put = first;
-        let mut rv = 0;
-        while !wr.is_null() {
-            let idx = put & mask;
-            // SAFETY: idx <= mask, inside the mapped ring.
-            let rqe = unsafe { ring.add(idx as usize) };
-            // SAFETY: flags is an aligned u16 of the live ring.
-            let flags = unsafe { AtomicU16::from_ptr(addr_of_mut!((*rqe).flags)) };
-            if flags.load(Ordering::Acquire) & SIW_WQE_VALID as u16 != 0
-                || put.wrapping_sub(first) > mask
-            {
-                report(RqFault::Full(idx));
-                rv = -libc::ENOMEM;
-                *bad_wr = wr;
-                break;
+        self.lock.with(|| {
+            let mask = self.mask;
+            let first = self.put.load(Ordering::Relaxed);
+            let mut put = first;
+            let mut rv = 0;
+            while !wr.is_null() {
+                let idx = put & mask;
+                // SAFETY: idx <= mask, inside the mapped ring.
+                let rqe = unsafe { ring.add(idx as usize) };
+                // SAFETY: flags is an aligned u16 of the live ring.
+                let flags = unsafe { AtomicU16::from_ptr(addr_of_mut!((*rqe).flags)) };
+                if flags.load(Ordering::Acquire) & SIW_WQE_VALID as u16 != 0
+                    || put.wrapping_sub(first) > mask
+                {
+                    report(RqFault::Full(idx));
+                    rv = -libc::ENOMEM;
+                    *bad_wr = wr;
+                    break;
+                }
+                // SAFETY: the element is free; wr is readable.
+                if !unsafe { fill_rqe(rqe, wr) } {
+                    report(RqFault::Sgl);
+                    rv = -libc::EINVAL;
+                    *bad_wr = wr;
+                    break;
+                }
+                flags.store(SIW_WQE_VALID as u16, Ordering::Release);
+                put = put.wrapping_add(1);
+                // SAFETY: wr is readable.
+                wr = unsafe { (*wr).next };
             }
-            // SAFETY: the element is free; wr is readable.
-            if !unsafe { fill_rqe(rqe, wr) } {
-                report(RqFault::Sgl);
-                rv = -libc::EINVAL;
-                *bad_wr = wr;
-                break;
-            }
-            flags.store(SIW_WQE_VALID as u16, Ordering::Release);
-            put = put.wrapping_add(1);
-            // SAFETY: wr is readable.
-            wr = unsafe { (*wr).next };
-        }
-        self.put.store(put, Ordering::Relaxed);
-        rv
+            self.put.store(put, Ordering::Relaxed);
+            rv
+        })
     }
 }
 

@@ -21,14 +21,12 @@ use core::ffi::c_int;
 use core::ptr::{self, addr_of_mut};
 use core::sync::atomic::{fence, AtomicU16, AtomicU32, Ordering};
 
-use rdma_abi::kern::{
-    ib_uverbs_cmd_hdr, ib_uverbs_post_send, ib_uverbs_post_send_resp, ibv_post_send,
-    IB_USER_VERBS_CMD_POST_SEND,
-};
+use rdma_abi::kern::ib_uverbs_post_send_resp;
 use rdma_abi::siw::*;
 use rdma_abi::verbs::*;
 
-use crate::spin::SpinLock;
+use rdma_provider::doorbell::Doorbell;
+use rdma_provider::spin::SpinLock;
 
 /// Why a work request was refused; the caller logs what upstream logs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,53 +54,6 @@ const SEND_OPCODE: [u8; 12] = {
     t
 };
 
-/// The doorbell: the POST_SEND write() command with no work requests, and
-/// the response it names. Built once per QP; must not move afterwards.
-#[repr(C)]
-pub struct Doorbell {
-    cmd: ibv_post_send,
-    resp: ib_uverbs_post_send_resp,
-}
-
-impl Doorbell {
-    /// Fills the command for the QP `qp_handle`, its response pointing at
-    /// `self.resp`.
-    pub fn init(&mut self, qp_handle: u32) {
-        let resp = addr_of_mut!(self.resp) as u64;
-        self.cmd = ibv_post_send {
-            hdr: ib_uverbs_cmd_hdr {
-                command: IB_USER_VERBS_CMD_POST_SEND,
-                in_words: (core::mem::size_of::<ibv_post_send>() / 4) as u16,
-                out_words: (core::mem::size_of::<ib_uverbs_post_send_resp>() / 4) as u16,
-            },
-            core_payload: ib_uverbs_post_send {
-                response: resp,
-                qp_handle,
-                wr_count: 0,
-                sge_count: 0,
-                wqe_size: core::mem::size_of::<ibv_send_wr>() as u32,
-                send_wr: [],
-            },
-        };
-    }
-
-    /// Writes the command to `fd`: 0, or what write() returned (-1 with
-    /// errno set), as upstream returns it. Through syscall(), which is no
-    /// cancellation point: a thread cancelled in post_send must not unwind
-    /// through our frames.
-    pub fn ring(&self, fd: c_int) -> c_int {
-        let len = core::mem::size_of::<ibv_post_send>();
-        // SAFETY: a write() of our own initialised command bytes.
-        let n =
-            unsafe { libc::syscall(libc::SYS_write, fd, &self.cmd as *const ibv_post_send, len) };
-        if n == len as libc::c_long {
-            0
-        } else {
-            n as c_int
-        }
-    }
-}
-
 /// The send queue of one QP.
 #[repr(C)]
 pub struct SendQueue {
@@ -117,7 +68,9 @@ pub struct SendQueue {
     /// The context's command fd, for the doorbell.
     fd: c_int,
     ring: *mut siw_sqe,
+    /// The POST_SEND command that wakes the kernel, and its answer.
     db: Doorbell,
+    db_resp: ib_uverbs_post_send_resp,
 }
 
 impl SendQueue {
@@ -136,7 +89,7 @@ impl SendQueue {
         self.sig_all = if sig_all { SIW_WQE_SIGNALLED as u16 } else { 0 };
         self.fd = fd;
         self.put = AtomicU32::new(0);
-        self.db.init(qp_handle);
+        self.db = Doorbell::new(qp_handle, addr_of_mut!(self.db_resp));
     }
 
     /// The mapped ring, or null once [`SendQueue::retire`] ran.
@@ -150,9 +103,9 @@ impl SendQueue {
         self.ring = ptr::null_mut();
     }
 
-    /// Takes the queue's lock (modify_qp holds it around the command).
-    pub fn lock(&self) -> crate::spin::SpinGuard<'_> {
-        self.lock.lock()
+    /// The queue's lock (modify_qp holds it around the command).
+    pub fn lock(&self) -> &SpinLock {
+        &self.lock
     }
 
     /// `ibv_post_send`: fills one SQE per request of the chain `wr`, rings
@@ -179,63 +132,67 @@ impl SendQueue {
             *bad_wr = wr;
             return -libc::EINVAL;
         }
-        let _g = self.lock.lock();
-        let mask = self.mask;
-        let first = self.put.load(Ordering::Relaxed);
-        let mut put = first;
-        let mut rv = 0;
-        while !wr.is_null() {
-            let idx = put & mask;
-            // SAFETY: idx <= mask, inside the mapped ring.
-            let sqe = unsafe { ring.add(idx as usize) };
-            // SAFETY: flags is a naturally aligned u16 of the live ring.
-            let flags = unsafe { AtomicU16::from_ptr(addr_of_mut!((*sqe).flags)) };
-            // A chain longer than the ring (a loop, say) stops here too.
-            if flags.load(Ordering::Acquire) & SIW_WQE_VALID as u16 != 0
-                || put.wrapping_sub(first) > mask
-            {
-                report(SqFault::Full(idx));
-                rv = -libc::ENOMEM;
-                *bad_wr = wr;
-                break;
-            }
-            // SAFETY: the element is free (ours until VALID); wr is readable.
-            match unsafe { fill_sqe(sqe, wr, self.sig_all) } {
-                Ok(f) => flags.store(f, Ordering::Release),
-                Err(fault) => {
-                    report(fault);
-                    rv = -libc::EINVAL;
+        self.lock.with(|| {
+            let mask = self.mask;
+            let first = self.put.load(Ordering::Relaxed);
+            let mut put = first;
+            let mut rv = 0;
+            while !wr.is_null() {
+                let idx = put & mask;
+                // SAFETY: idx <= mask, inside the mapped ring.
+                let sqe = unsafe { ring.add(idx as usize) };
+                // SAFETY: flags is a naturally aligned u16 of the live ring.
+                let flags = unsafe { AtomicU16::from_ptr(addr_of_mut!((*sqe).flags)) };
+                // A chain longer than the ring (a loop, say) stops here too.
+                if flags.load(Ordering::Acquire) & SIW_WQE_VALID as u16 != 0
+                    || put.wrapping_sub(first) > mask
+                {
+                    report(SqFault::Full(idx));
+                    rv = -libc::ENOMEM;
                     *bad_wr = wr;
                     break;
                 }
-            }
-            put = put.wrapping_add(1);
-            // SAFETY: wr is readable.
-            wr = unsafe { (*wr).next };
-        }
-        let filled = put.wrapping_sub(first);
-        if filled != 0 {
-            let ring_db = if filled <= mask {
-                // Our VALID stores first, then the look at the element before.
-                fence(Ordering::SeqCst);
-                let prev = first.wrapping_sub(1) & mask;
-                // SAFETY: prev <= mask, inside the ring; aligned u16.
-                let prev_flags =
-                    unsafe { AtomicU16::from_ptr(addr_of_mut!((*ring.add(prev as usize)).flags)) };
-                prev_flags.load(Ordering::Relaxed) & SIW_WQE_VALID as u16 == 0
-            } else {
-                true
-            };
-            if ring_db {
-                let r = self.db.ring(self.fd);
-                if r != 0 {
-                    rv = r;
-                    *bad_wr = wr;
+                // SAFETY: the element is free (ours until VALID); wr is readable.
+                match unsafe { fill_sqe(sqe, wr, self.sig_all) } {
+                    Ok(f) => flags.store(f, Ordering::Release),
+                    Err(fault) => {
+                        report(fault);
+                        rv = -libc::EINVAL;
+                        *bad_wr = wr;
+                        break;
+                    }
                 }
+                put = put.wrapping_add(1);
+                // SAFETY: wr is readable.
+                wr = unsafe { (*wr).next };
             }
-            self.put.store(put, Ordering::Relaxed);
-        }
-        rv
+            let filled = put.wrapping_sub(first);
+            if filled != 0 {
+                let ring_db = if filled <= mask {
+                    // Our VALID stores first, then the look at the element before.
+                    fence(Ordering::SeqCst);
+                    let prev = first.wrapping_sub(1) & mask;
+                    // SAFETY: prev <= mask, inside the ring; aligned u16.
+                    let prev_flags = unsafe {
+                        AtomicU16::from_ptr(addr_of_mut!((*ring.add(prev as usize)).flags))
+                    };
+                    prev_flags.load(Ordering::Relaxed) & SIW_WQE_VALID as u16 == 0
+                } else {
+                    true
+                };
+                if ring_db {
+                    let e = self.db.ring(self.fd);
+                    if e != 0 {
+                        // What upstream's write() returns, errno set.
+                        rdma_provider::set_errno(e);
+                        rv = -1;
+                        *bad_wr = wr;
+                    }
+                }
+                self.put.store(put, Ordering::Relaxed);
+            }
+            rv
+        })
     }
 }
 
@@ -345,4 +302,3 @@ pub(crate) unsafe fn fill_sqe(
 }
 
 const _: () = assert!(core::mem::size_of::<ibv_sge>() == core::mem::size_of::<siw_sge>());
-const _: () = assert!(core::mem::size_of::<ibv_post_send>() == 32);
