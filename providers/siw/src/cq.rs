@@ -12,11 +12,12 @@ use rdma_abi::verbs::*;
 
 use rdma_provider::spin::SpinLock;
 
-/// Each SIW_OP_* as the `ibv_wc_opcode` a completion reports. Upstream's
-/// table leaves 9 to 11 zero (IBV_WC_SEND); beyond it upstream reads past
-/// its table, here the answer is IBV_WC_SEND too.
-const WC_OPCODE: [u8; SIW_NUM_OPCODES as usize] = {
-    let mut t = [IBV_WC_SEND as u8; SIW_NUM_OPCODES as usize];
+/// Each SIW_OP_* as the `ibv_wc_opcode` a completion reports, for every
+/// byte value (so the lookup needs no bounds check). Upstream's table
+/// leaves 9 to 11 zero (IBV_WC_SEND); beyond it upstream reads past its
+/// table, here the answer is IBV_WC_SEND too.
+static WC_OPCODE: [u8; 256] = {
+    let mut t = [IBV_WC_SEND as u8; 256];
     t[SIW_OP_WRITE as usize] = IBV_WC_RDMA_WRITE as u8;
     t[SIW_OP_READ as usize] = IBV_WC_RDMA_READ as u8;
     t[SIW_OP_READ_LOCAL_INV as usize] = IBV_WC_RDMA_READ as u8;
@@ -31,7 +32,7 @@ const WC_OPCODE: [u8; SIW_NUM_OPCODES as usize] = {
 
 /// Each SIW_WC_* as its `ibv_wc_status`; a status beyond the table (which
 /// upstream would read past) is reported as IBV_WC_GENERAL_ERR.
-const WC_STATUS: [u8; SIW_NUM_WC_STATUS as usize] = {
+static WC_STATUS: [u8; SIW_NUM_WC_STATUS as usize] = {
     let mut t = [0u8; SIW_NUM_WC_STATUS as usize];
     t[SIW_WC_SUCCESS as usize] = IBV_WC_SUCCESS as u8;
     t[SIW_WC_LOC_LEN_ERR as usize] = IBV_WC_LOC_LEN_ERR as u8;
@@ -45,6 +46,15 @@ const WC_STATUS: [u8; SIW_NUM_WC_STATUS as usize] = {
     t[SIW_WC_GENERAL_ERR as usize] = IBV_WC_GENERAL_ERR as u8;
     t
 };
+
+/// Where a retired CQ's arming goes: nobody reads it.
+struct RetiredCtrl(core::cell::UnsafeCell<siw_cq_ctrl>);
+// SAFETY: only written through atomics (arm), never read.
+unsafe impl Sync for RetiredCtrl {}
+static RETIRED_CTRL: RetiredCtrl = RetiredCtrl(core::cell::UnsafeCell::new(siw_cq_ctrl {
+    flags: 0,
+    pad: 0,
+}));
 
 /// The consumer side of one CQ ring.
 #[repr(C)]
@@ -86,26 +96,56 @@ impl CompQueue {
     /// stale CQ then fails instead of reading an unmapped ring.
     pub fn retire(&mut self) {
         self.ring = ptr::null_mut();
-        self.ctrl = ptr::null_mut();
+        self.ctrl = RETIRED_CTRL.0.get();
     }
 
     /// `ibv_poll_cq`: up to `num_entries` completions into `wc`. Returns
     /// how many; 0 for `num_entries <= 0` (upstream's loop runs on while
     /// there are completions when the count is negative); `-EINVAL` for a
-    /// CQ without a ring or a null `wc` with room asked for.
+    /// CQ without a ring, or a null `wc` while there are completions to
+    /// write (upstream writes through it).
     ///
     /// # Safety
     /// `self` set up by [`CompQueue::init`] or retired; `wc` has room for
     /// `num_entries` entries.
     #[inline(always)]
-    pub unsafe fn poll(&self, num_entries: c_int, mut wc: *mut ibv_wc) -> c_int {
+    pub unsafe fn poll(&self, num_entries: c_int, wc: *mut ibv_wc) -> c_int {
         let ring = self.ring;
-        if num_entries <= 0 {
+        if ring.is_null() {
+            return if num_entries <= 0 { 0 } else { -libc::EINVAL };
+        }
+        // A look at the head without the lock first: an empty CQ (what a
+        // busy-polling caller meets most) answers 0 without the atomic
+        // operations of the lock. `get` only moves under the lock; read
+        // outside it, it may be a concurrent poller's old value, whose
+        // element is then no longer VALID, and this poll returns 0, as it
+        // would had it waited for that poller.
+        let get = self.get.load(Ordering::Relaxed);
+        // SAFETY: the index is masked, inside the ring; flags is an aligned u8.
+        let head = unsafe {
+            AtomicU8::from_ptr(addr_of_mut!((*ring.add((get & self.mask) as usize)).flags))
+        };
+        if num_entries <= 0 || head.load(Ordering::Acquire) & SIW_WQE_VALID as u8 == 0 {
             return 0;
         }
-        if ring.is_null() || wc.is_null() {
+        if wc.is_null() {
             return -libc::EINVAL;
         }
+        // SAFETY: as the caller guarantees.
+        unsafe { self.poll_locked(ring, num_entries, wc) }
+    }
+
+    /// The polling proper, under the lock.
+    ///
+    /// # Safety
+    /// As for [`CompQueue::poll`]; `ring` is the live ring, `num_entries > 0`.
+    #[inline(always)]
+    unsafe fn poll_locked(
+        &self,
+        ring: *mut siw_cqe,
+        num_entries: c_int,
+        mut wc: *mut ibv_wc,
+    ) -> c_int {
         self.lock.with(|| {
             let mask = self.mask;
             let first = self.get.load(Ordering::Relaxed);
@@ -134,49 +174,69 @@ impl CompQueue {
     /// `ibv_req_notify_cq`: arms the CQ for the next solicited completion
     /// (`solicited != 0`) or for any. A sequentially consistent store (the
     /// caller polls again next, and the kernel reads the word after writing
-    /// a CQE: a store-load pairing). Returns 0; `-EINVAL` on a retired CQ.
+    /// a CQE: a store-load pairing). Returns 0, as upstream. A retired CQ
+    /// arms a word of its own, no longer shared (no check on this path).
     #[inline(always)]
     pub fn arm(&self, solicited: c_int) -> c_int {
-        let ctrl = self.ctrl;
-        if ctrl.is_null() {
-            return -libc::EINVAL;
-        }
-        let v = if solicited != 0 {
-            SIW_NOTIFY_SOLICITED
+        // SAFETY: the control word of the live mapping (or the retired
+        // word); aligned u32.
+        let word = unsafe { AtomicU32::from_ptr(addr_of_mut!((*self.ctrl).flags)) };
+        if solicited != 0 {
+            word.swap(SIW_NOTIFY_SOLICITED, Ordering::SeqCst);
         } else {
-            SIW_NOTIFY_SOLICITED | SIW_NOTIFY_NEXT_COMPLETION
-        };
-        // SAFETY: the control word of the live mapping; aligned u32.
-        unsafe { AtomicU32::from_ptr(addr_of_mut!((*ctrl).flags)) }.swap(v, Ordering::SeqCst);
+            word.swap(
+                SIW_NOTIFY_SOLICITED | SIW_NOTIFY_NEXT_COMPLETION,
+                Ordering::SeqCst,
+            );
+        }
         0
     }
 }
 
 /// One CQE as an `ibv_wc`: what upstream fills (id, status, opcode,
 /// vendor_err 0, byte_len, imm_data 0, qp_num, wc_flags 0); src_qp and the
-/// fields after wc_flags are left as they were.
+/// fields after wc_flags are left as they were. The adjacent 32-bit fields
+/// go in pairs, as 64-bit stores.
 ///
 /// # Safety
 /// `cqe` is a VALID element; `wc` writable.
 #[inline(always)]
 unsafe fn copy_cqe(cqe: *const siw_cqe, wc: *mut ibv_wc) {
-    // SAFETY: as the caller guarantees.
+    // SAFETY: as the caller guarantees; the pair stores cover two adjacent
+    // u32 fields each (offsets checked below), and ibv_wc is 8-aligned.
     unsafe {
-        let op = (*cqe).opcode as usize;
         let st = (*cqe).status as usize;
-        (*wc).wr_id = (*cqe).id;
-        (*wc).status = match WC_STATUS.get(st) {
+        let status = match WC_STATUS.get(st) {
             Some(&s) => s as u32,
             None => IBV_WC_GENERAL_ERR,
         };
-        (*wc).opcode = match WC_OPCODE.get(op) {
-            Some(&o) => o as u32,
-            None => IBV_WC_SEND,
-        };
-        (*wc).vendor_err = 0;
-        (*wc).byte_len = (*cqe).bytes;
-        (*wc).imm.imm_data = 0;
-        (*wc).qp_num = (*cqe).qp.qp_id as u32;
+        let opcode = WC_OPCODE[(*cqe).opcode as usize] as u32;
+        (*wc).wr_id = (*cqe).id;
+        let w = wc as *mut u8;
+        // status, opcode
+        ptr::write(w.add(8) as *mut u64, pair(status, opcode));
+        // vendor_err = 0, byte_len
+        ptr::write(w.add(16) as *mut u64, pair(0, (*cqe).bytes));
+        // imm_data = 0, qp_num
+        ptr::write(w.add(24) as *mut u64, pair(0, (*cqe).qp.qp_id as u32));
         (*wc).wc_flags = 0;
     }
 }
+
+/// Two u32 fields, the first at the lower address, as one u64.
+#[inline(always)]
+fn pair(first: u32, second: u32) -> u64 {
+    if cfg!(target_endian = "little") {
+        first as u64 | (second as u64) << 32
+    } else {
+        (first as u64) << 32 | second as u64
+    }
+}
+
+const _: () = {
+    use core::mem::{align_of, offset_of};
+    assert!(align_of::<ibv_wc>() == 8);
+    assert!(offset_of!(ibv_wc, status) == 8 && offset_of!(ibv_wc, opcode) == 12);
+    assert!(offset_of!(ibv_wc, vendor_err) == 16 && offset_of!(ibv_wc, byte_len) == 20);
+    assert!(offset_of!(ibv_wc, imm) == 24 && offset_of!(ibv_wc, qp_num) == 28);
+};

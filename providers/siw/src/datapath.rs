@@ -7,7 +7,6 @@
 //! bad request is then simply not reported.
 
 use core::ffi::c_int;
-use core::ptr;
 
 use rdma_abi::siw::SIW_MAX_INLINE;
 use rdma_abi::verbs::*;
@@ -27,11 +26,8 @@ op! {
         on_panic = PANICKED;
     {
         let q = qp as *mut SiwQp;
-        let mut spare = ptr::null_mut();
-        // SAFETY: bad_wr is the caller's pointer, or null (then a local).
-        let bad = unsafe { bad_wr.as_mut() }.unwrap_or(&mut spare);
         // SAFETY: one of our QPs; the chain is the caller's.
-        unsafe { (*q).sq.post(wr, bad, |f| send_fault(q, f)) }
+        unsafe { (*q).sq.post(wr, bad_wr, |f| send_fault(q, f)) }
     }
 }
 
@@ -76,11 +72,8 @@ op! {
         on_panic = PANICKED;
     {
         let q = qp as *mut SiwQp;
-        let mut spare = ptr::null_mut();
-        // SAFETY: as in siw_post_send.
-        let bad = unsafe { bad_wr.as_mut() }.unwrap_or(&mut spare);
         // SAFETY: one of our QPs; the chain is the caller's.
-        unsafe { (*q).rq.post(wr, bad, |f| recv_fault(q, f)) }
+        unsafe { (*q).rq.post(wr, bad_wr, |f| recv_fault(q, f)) }
     }
 }
 
@@ -106,11 +99,8 @@ op! {
         on_panic = PANICKED;
     {
         let s = srq as *mut SiwSrq;
-        let mut spare = ptr::null_mut();
-        // SAFETY: as in siw_post_send.
-        let bad = unsafe { bad_wr.as_mut() }.unwrap_or(&mut spare);
         // SAFETY: one of our SRQs; the chain is the caller's.
-        unsafe { (*s).rq.post(wr, bad, |f| srq_fault(s, f)) }
+        unsafe { (*s).rq.post(wr, bad_wr, |f| srq_fault(s, f)) }
     }
 }
 

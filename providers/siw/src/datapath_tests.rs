@@ -9,7 +9,7 @@ use rdma_abi::verbs::*;
 
 use crate::cq::CompQueue;
 use crate::rq::{RecvQueue, RqFault};
-use crate::sq::{fill_sqe, SendQueue, SqFault};
+use crate::sq::{fill_sqe, refusal, SendQueue, SqFault};
 
 fn zeroed<T>() -> T {
     // SAFETY: only used for the rdma-abi C structs and our queue structs,
@@ -112,7 +112,7 @@ fn sq(n: usize, sig_all: bool) -> Sq {
 }
 impl Sq {
     fn post(&self, wr: *mut ibv_send_wr) -> (i32, *mut ibv_send_wr, Option<SqFault>) {
-        let mut bad = 0x1 as *mut ibv_send_wr; // must be overwritten
+        let mut bad = ptr::dangling_mut::<ibv_send_wr>(); // must be overwritten
         let mut fault = None;
         // SAFETY: the ring is live; the chains are built by the tests.
         let rv = unsafe { self.q.post(wr, &mut bad, |f| fault = Some(f)) };
@@ -169,10 +169,11 @@ fn opcodes_siw_posts_and_the_rest() {
         };
         match want {
             Some(o) => {
-                assert!(r.is_ok());
+                assert_ne!(r, 0);
                 assert_eq!(sqe.opcode as u32, o);
             }
-            None => assert_eq!(r, Err(SqFault::Opcode(op))),
+            // SAFETY: a local request.
+            None => assert_eq!((r, unsafe { refusal(&wr) }), (0, Some(SqFault::Opcode(op)))),
         }
     }
 }
@@ -455,7 +456,7 @@ fn rq(n: usize) -> Rq {
 }
 impl Rq {
     fn post(&self, wr: *mut ibv_recv_wr) -> (i32, *mut ibv_recv_wr, Option<RqFault>) {
-        let mut bad = 0x1 as *mut ibv_recv_wr;
+        let mut bad = ptr::dangling_mut::<ibv_recv_wr>();
         let mut fault = None;
         // SAFETY: as for Sq::post.
         let rv = unsafe { self.q.post(wr, &mut bad, |f| fault = Some(f)) };
@@ -470,7 +471,7 @@ fn receive_requests_fill_rqes() {
     let mut w = recv_wr(9, &mut sgl);
     let (rv, bad, _) = r.post(&mut w);
     // Success leaves *bad_wr alone, as upstream does.
-    assert_eq!((rv, bad as usize), (0, 1));
+    assert_eq!((rv, bad), (0, ptr::dangling_mut()));
     let e = &r.ring[0];
     assert_eq!((e.id, e.num_sge, e.flags as u32), (9, 6, SIW_WQE_VALID));
     assert_eq!(
@@ -641,10 +642,11 @@ fn poll_bad_arguments_and_odd_cqes() {
         assert_eq!(c.poll(2, &mut wc), 2);
         assert_eq!(wc[0].opcode, IBV_WC_SEND);
     }
-    // A retired CQ refuses.
+    // A retired CQ refuses to poll.
     c.q.retire();
     assert_eq!(c.poll(1, &mut wc), -libc::EINVAL);
-    assert_eq!(c.q.arm(0), -libc::EINVAL);
+    // Arming a retired CQ writes a word of its own.
+    assert_eq!(c.q.arm(0), 0);
 }
 
 #[test]
@@ -656,4 +658,93 @@ fn arming_writes_the_control_word() {
     assert_eq!(c.ctrl(), SIW_NOTIFY_SOLICITED | SIW_NOTIFY_NEXT_COMPLETION);
     assert_eq!(c.q.arm(-1), 0);
     assert_eq!(c.ctrl(), SIW_NOTIFY_SOLICITED);
+}
+
+// ---- cost measurement --------------------------------------------------------
+
+/// Not a check: N calls of one op entry point on rings in memory, for
+/// counting instructions under callgrind (run with N and 3N; the difference
+/// over 2N is one call). `SIW_RING_COST="OP N"`, OP one of send,
+/// send_inline, recv, poll_one, poll_empty, notify:
+/// `SIW_RING_COST="send 1000" valgrind --tool=callgrind <test binary>
+/// --ignored --exact datapath_tests::ring_cost`.
+#[test]
+#[ignore]
+fn ring_cost() {
+    use crate::datapath::*;
+    use crate::verbs_ops::{SiwCq, SiwQp};
+    let spec = std::env::var("SIW_RING_COST").unwrap_or_else(|_| "send 10".into());
+    let mut it = spec.split_whitespace();
+    let op = it.next().unwrap().to_string();
+    let n: usize = it.next().unwrap().parse().unwrap();
+    let mut buf = [0u8; 64];
+    let mut sge = ibv_sge {
+        addr: buf.as_mut_ptr() as u64,
+        length: 64,
+        lkey: 1,
+    };
+    let mut sq_ring: Vec<siw_sqe> = (0..8192).map(|_| zeroed()).collect();
+    let mut rq_ring: Vec<siw_rqe> = (0..8192).map(|_| zeroed()).collect();
+    let mut cq_ring: Vec<siw_cqe> = (0..8193).map(|_| zeroed()).collect();
+    let qp: Box<SiwQp> = Box::new(zeroed());
+    let qp = Box::into_raw(qp);
+    let cq: Box<SiwCq> = Box::new(zeroed());
+    let cq = Box::into_raw(cq);
+    let mut sum = 0i64;
+    // SAFETY: the rings outlive the calls; the objects are set up as the
+    // create ops set them up.
+    unsafe {
+        (*qp).sq.init(sq_ring.as_mut_ptr(), 8192, false, -1, 1);
+        (*qp).rq.init(rq_ring.as_mut_ptr(), 8192);
+        if op == "poll_one" {
+            for e in cq_ring.iter_mut().take(8192) {
+                e.flags = SIW_WQE_VALID as u8;
+            }
+        }
+        (*cq).cq.init(cq_ring.as_mut_ptr(), 8192);
+        let mut swr: ibv_send_wr = zeroed();
+        swr.sg_list = &mut sge;
+        swr.num_sge = 1;
+        swr.opcode = IBV_WR_SEND;
+        swr.send_flags = IBV_SEND_SIGNALED
+            | if op == "send_inline" {
+                IBV_SEND_INLINE
+            } else {
+                0
+            };
+        let mut rwr = ibv_recv_wr {
+            wr_id: 1,
+            next: ptr::null_mut(),
+            sg_list: &mut sge,
+            num_sge: 1,
+        };
+        let mut sbad = ptr::null_mut();
+        let mut rbad = ptr::null_mut();
+        let mut wc: ibv_wc = zeroed();
+        // Called through pointers, as libibverbs calls them.
+        type PostSend =
+            unsafe extern "C" fn(*mut ibv_qp, *mut ibv_send_wr, *mut *mut ibv_send_wr) -> i32;
+        type PostRecv =
+            unsafe extern "C" fn(*mut ibv_qp, *mut ibv_recv_wr, *mut *mut ibv_recv_wr) -> i32;
+        type Poll = unsafe extern "C" fn(*mut ibv_cq, i32, *mut ibv_wc) -> i32;
+        type Notify = unsafe extern "C" fn(*mut ibv_cq, i32) -> i32;
+        let post_send = core::hint::black_box(siw_post_send as PostSend);
+        let post_recv = core::hint::black_box(siw_post_recv as PostRecv);
+        let poll = core::hint::black_box(siw_poll_cq as Poll);
+        let notify = core::hint::black_box(siw_notify_cq as Notify);
+        let qb = ptr::addr_of_mut!((*qp).base);
+        let cb = ptr::addr_of_mut!((*cq).base);
+        for _ in 0..n {
+            sum += match op.as_str() {
+                "send" | "send_inline" => post_send(qb, &mut swr, &mut sbad),
+                "recv" => post_recv(qb, &mut rwr, &mut rbad),
+                "poll_one" | "poll_empty" => poll(cb, 1, &mut wc),
+                "notify" => notify(cb, 0),
+                _ => 0,
+            } as i64;
+        }
+        drop(Box::from_raw(qp));
+        drop(Box::from_raw(cq));
+    }
+    println!("{op} {n}: {sum}");
 }

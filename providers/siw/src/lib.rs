@@ -34,6 +34,7 @@ pub mod cq;
 mod datapath;
 mod log;
 pub mod rq;
+mod sge;
 pub mod sq;
 mod verbs_ops;
 

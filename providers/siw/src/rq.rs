@@ -64,47 +64,46 @@ impl RecvQueue {
     /// 0, or `-EINVAL` (bad SGE list, or no ring: a QP that receives through
     /// an SRQ, where upstream divides by zero) or `-ENOMEM` (ring full) with
     /// `*bad_wr` at the refused request. `*bad_wr` is left alone on success,
-    /// as upstream leaves it.
+    /// as upstream leaves it. `report` is told why a request was refused.
     ///
     /// # Safety
     /// `self` was set up by [`RecvQueue::init`] (or is zeroed); `wr` is a
-    /// chain of readable requests whose SGE lists hold `num_sge` entries.
+    /// chain of readable requests whose SGE lists hold `num_sge` entries;
+    /// `bad_wr` is null (the bad request is then not reported) or writable.
     #[inline(always)]
     pub unsafe fn post(
         &self,
-        mut wr: *mut ibv_recv_wr,
-        bad_wr: &mut *mut ibv_recv_wr,
+        wr: *mut ibv_recv_wr,
+        bad_wr: *mut *mut ibv_recv_wr,
         report: impl FnOnce(RqFault),
     ) -> c_int {
         let ring = self.ring;
         if ring.is_null() {
-            *bad_wr = wr;
+            // SAFETY: bad_wr is null or the caller's pointer.
+            unsafe { set_bad(bad_wr, wr) };
             return -libc::EINVAL;
         }
-        self.lock.with(|| {
+        // The locked part hands back plain values: the request it stopped at
+        // (null if it took them all) and that element's index. Why it stopped
+        // is worked out again off the hot path: a request `rqe_ok` accepts
+        // met a full ring.
+        let (wr, at) = self.lock.with(move || {
+            let mut wr = wr;
             let mask = self.mask;
             let first = self.put.load(Ordering::Relaxed);
             let mut put = first;
-            let mut rv = 0;
             while !wr.is_null() {
-                let idx = put & mask;
-                // SAFETY: idx <= mask, inside the mapped ring.
-                let rqe = unsafe { ring.add(idx as usize) };
+                // SAFETY: the index is masked, inside the mapped ring.
+                let rqe = unsafe { ring.add((put & mask) as usize) };
                 // SAFETY: flags is an aligned u16 of the live ring.
                 let flags = unsafe { AtomicU16::from_ptr(addr_of_mut!((*rqe).flags)) };
                 if flags.load(Ordering::Acquire) & SIW_WQE_VALID as u16 != 0
                     || put.wrapping_sub(first) > mask
                 {
-                    report(RqFault::Full(idx));
-                    rv = -libc::ENOMEM;
-                    *bad_wr = wr;
                     break;
                 }
                 // SAFETY: the element is free; wr is readable.
                 if !unsafe { fill_rqe(rqe, wr) } {
-                    report(RqFault::Sgl);
-                    rv = -libc::EINVAL;
-                    *bad_wr = wr;
                     break;
                 }
                 flags.store(SIW_WQE_VALID as u16, Ordering::Release);
@@ -113,9 +112,64 @@ impl RecvQueue {
                 wr = unsafe { (*wr).next };
             }
             self.put.store(put, Ordering::Relaxed);
-            rv
-        })
+            (wr, put & mask)
+        });
+        if wr.is_null() {
+            return 0;
+        }
+        // SAFETY: the caller's request where the loop stopped.
+        unsafe { refuse_cold(wr, at, bad_wr, report) }
     }
+}
+
+/// `*bad_wr = wr`, unless the caller passed no `bad_wr` (upstream would
+/// write through the null pointer).
+///
+/// # Safety
+/// `bad_wr` is null or writable.
+#[inline(always)]
+pub(crate) unsafe fn set_bad<T>(bad_wr: *mut *mut T, wr: *mut T) {
+    if !bad_wr.is_null() {
+        // SAFETY: the caller's promise.
+        unsafe { *bad_wr = wr };
+    }
+}
+
+/// The end of a post that stopped at a request: `*bad_wr`, the reason for
+/// the log (reported after the lock is released; upstream logs with it
+/// held) and upstream's return value.
+///
+/// # Safety
+/// `wr` is a readable request; `bad_wr` null or writable.
+#[cold]
+#[inline(never)]
+unsafe fn refuse_cold(
+    wr: *mut ibv_recv_wr,
+    at: u32,
+    bad_wr: *mut *mut ibv_recv_wr,
+    report: impl FnOnce(RqFault),
+) -> c_int {
+    // SAFETY: bad_wr is null or the caller's pointer.
+    unsafe { set_bad(bad_wr, wr) };
+    // SAFETY: the caller's readable request.
+    if unsafe { rqe_ok(wr) } {
+        report(RqFault::Full(at));
+        -libc::ENOMEM
+    } else {
+        report(RqFault::Sgl);
+        -libc::EINVAL
+    }
+}
+
+/// Whether [`fill_rqe`] takes `wr`: 1 to [`SIW_MAX_SGE`] SGEs, a list.
+///
+/// # Safety
+/// `wr` is readable.
+#[inline(always)]
+unsafe fn rqe_ok(wr: *const ibv_recv_wr) -> bool {
+    // SAFETY: the caller's promise.
+    let (n, list) = unsafe { ((*wr).num_sge, (*wr).sg_list) };
+    (n as u32).wrapping_sub(1) < SIW_MAX_SGE as u32 && !list.is_null()
 }
 
 /// Writes `wr` into the free element `rqe`, all but its flags. Upstream's
@@ -130,18 +184,14 @@ pub(crate) unsafe fn fill_rqe(rqe: *mut siw_rqe, wr: *const ibv_recv_wr) -> bool
     // SAFETY (whole body): as the caller guarantees; at most SIW_MAX_SGE
     // SGEs are read and written.
     unsafe {
-        let n = (*wr).num_sge;
-        let list = (*wr).sg_list;
-        if (n as u32).wrapping_sub(1) >= SIW_MAX_SGE as u32 || list.is_null() {
+        if !rqe_ok(wr) {
             return false;
         }
+        let n = (*wr).num_sge;
+        let list = (*wr).sg_list;
         (*rqe).id = (*wr).wr_id;
         (*rqe).num_sge = n as u8;
-        ptr::copy(
-            list as *const siw_sge,
-            addr_of_mut!((*rqe).sge) as *mut siw_sge,
-            n as usize,
-        );
+        crate::sge::copy_sges(addr_of_mut!((*rqe).sge) as *mut siw_sge, list, n as usize);
         true
     }
 }

@@ -28,6 +28,8 @@ use rdma_abi::verbs::*;
 use rdma_provider::doorbell::Doorbell;
 use rdma_provider::spin::SpinLock;
 
+use crate::rq::set_bad;
+
 /// Why a work request was refused; the caller logs what upstream logs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SqFault {
@@ -113,87 +115,119 @@ impl SendQueue {
     /// `*bad_wr` at the refused request, or the failed doorbell's write()
     /// result (-1, errno set) with `*bad_wr` at the request after the last
     /// one filled (null if none is left). `report` is told why a request was
-    /// refused, before the lock is released.
+    /// refused (after the lock is released; upstream logs with it held).
     ///
     /// # Safety
     /// `self` was set up by [`SendQueue::init`] over a live ring; `wr` is a
     /// chain of readable requests whose SGE lists hold `num_sge` entries
-    /// (a null list is refused) and whose inline data is readable.
+    /// (a null list is refused) and whose inline data is readable; `bad_wr`
+    /// is null (the bad request is then not reported) or writable.
     #[inline(always)]
     pub unsafe fn post(
         &self,
-        mut wr: *mut ibv_send_wr,
-        bad_wr: &mut *mut ibv_send_wr,
+        wr: *mut ibv_send_wr,
+        bad_wr: *mut *mut ibv_send_wr,
         report: impl FnOnce(SqFault),
     ) -> c_int {
-        *bad_wr = ptr::null_mut();
+        // SAFETY: bad_wr is null or the caller's pointer.
+        unsafe { set_bad(bad_wr, ptr::null_mut()) };
         let ring = self.ring;
         if ring.is_null() {
-            *bad_wr = wr;
+            // SAFETY: as above.
+            unsafe { set_bad(bad_wr, wr) };
             return -libc::EINVAL;
         }
-        self.lock.with(|| {
+        // The locked part hands back plain values: the request it stopped at
+        // (null if it took them all), that element's index, and the
+        // doorbell's error. Why it stopped is worked out again off the hot
+        // path: a request `refusal` finds nothing wrong with met a full ring.
+        let (wr, at, db_err) = self.lock.with(move || {
+            let mut wr = wr;
             let mask = self.mask;
+            let sig_all = self.sig_all;
             let first = self.put.load(Ordering::Relaxed);
             let mut put = first;
-            let mut rv = 0;
             while !wr.is_null() {
-                let idx = put & mask;
-                // SAFETY: idx <= mask, inside the mapped ring.
-                let sqe = unsafe { ring.add(idx as usize) };
+                // SAFETY: the index is masked, inside the mapped ring.
+                let sqe = unsafe { ring.add((put & mask) as usize) };
                 // SAFETY: flags is a naturally aligned u16 of the live ring.
                 let flags = unsafe { AtomicU16::from_ptr(addr_of_mut!((*sqe).flags)) };
                 // A chain longer than the ring (a loop, say) stops here too.
                 if flags.load(Ordering::Acquire) & SIW_WQE_VALID as u16 != 0
                     || put.wrapping_sub(first) > mask
                 {
-                    report(SqFault::Full(idx));
-                    rv = -libc::ENOMEM;
-                    *bad_wr = wr;
                     break;
                 }
                 // SAFETY: the element is free (ours until VALID); wr is readable.
-                match unsafe { fill_sqe(sqe, wr, self.sig_all) } {
-                    Ok(f) => flags.store(f, Ordering::Release),
-                    Err(fault) => {
-                        report(fault);
-                        rv = -libc::EINVAL;
-                        *bad_wr = wr;
-                        break;
-                    }
+                let f = unsafe { fill_sqe(sqe, wr, sig_all) };
+                if f == 0 {
+                    break;
                 }
+                flags.store(f, Ordering::Release);
                 put = put.wrapping_add(1);
                 // SAFETY: wr is readable.
                 wr = unsafe { (*wr).next };
             }
             let filled = put.wrapping_sub(first);
-            if filled != 0 {
-                let ring_db = if filled <= mask {
-                    // Our VALID stores first, then the look at the element before.
-                    fence(Ordering::SeqCst);
-                    let prev = first.wrapping_sub(1) & mask;
-                    // SAFETY: prev <= mask, inside the ring; aligned u16.
-                    let prev_flags = unsafe {
-                        AtomicU16::from_ptr(addr_of_mut!((*ring.add(prev as usize)).flags))
-                    };
-                    prev_flags.load(Ordering::Relaxed) & SIW_WQE_VALID as u16 == 0
-                } else {
-                    true
-                };
-                if ring_db {
-                    let e = self.db.ring(self.fd);
-                    if e != 0 {
-                        // What upstream's write() returns, errno set.
-                        rdma_provider::set_errno(e);
-                        rv = -1;
-                        *bad_wr = wr;
-                    }
-                }
-                self.put.store(put, Ordering::Relaxed);
+            if filled == 0 {
+                return (wr, put & mask, 0);
             }
-            rv
-        })
+            self.put.store(put, Ordering::Relaxed);
+            let ring_db = if filled <= mask {
+                // Our VALID stores first, then the look at the element before.
+                fence(Ordering::SeqCst);
+                let prev = first.wrapping_sub(1) & mask;
+                // SAFETY: prev <= mask, inside the ring; aligned u16.
+                let prev_flags =
+                    unsafe { AtomicU16::from_ptr(addr_of_mut!((*ring.add(prev as usize)).flags)) };
+                prev_flags.load(Ordering::Relaxed) & SIW_WQE_VALID as u16 == 0
+            } else {
+                true
+            };
+            let db_err = if ring_db { self.db.ring(self.fd) } else { 0 };
+            (wr, put & mask, db_err)
+        });
+        if wr.is_null() && db_err == 0 {
+            return 0;
+        }
+        // SAFETY: wr is null or the caller's request where the loop stopped.
+        unsafe { finish_cold(wr, at, db_err, bad_wr, report) }
     }
+}
+
+/// The end of a post that stopped at a request or whose doorbell failed:
+/// upstream's return value, `*bad_wr`, and the reason for the log
+/// (reported after the lock is released; upstream logs with it held).
+///
+/// # Safety
+/// `wr` is null or a readable request; `bad_wr` null or writable.
+#[cold]
+#[inline(never)]
+unsafe fn finish_cold(
+    wr: *mut ibv_send_wr,
+    at: u32,
+    db_err: c_int,
+    bad_wr: *mut *mut ibv_send_wr,
+    report: impl FnOnce(SqFault),
+) -> c_int {
+    // SAFETY: bad_wr is null or the caller's pointer.
+    unsafe { set_bad(bad_wr, wr) };
+    let mut rv = 0;
+    if !wr.is_null() {
+        // SAFETY: the request the loop stopped at, readable.
+        let fault = unsafe { refusal(wr) }.unwrap_or(SqFault::Full(at));
+        report(fault);
+        rv = match fault {
+            SqFault::Full(_) => -libc::ENOMEM,
+            _ => -libc::EINVAL,
+        };
+    }
+    if db_err != 0 {
+        // What upstream's write() returns, errno set.
+        rdma_provider::set_errno(db_err);
+        rv = -1;
+    }
+    rv
 }
 
 /// The SQE flags for `send_flags`: VALID, and SIGNALLED, SOLICITED,
@@ -214,7 +248,8 @@ fn sqe_flags(send_flags: u32, sig_all: u16) -> u16 {
 }
 
 /// Writes request `wr` into the free element `sqe`, all but its flags, and
-/// returns the flags to publish it with.
+/// returns the flags to publish it with, or 0 if the request is refused
+/// ([`refusal`] then tells why).
 ///
 /// Upstream's rules: the opcode must be one siw posts; inline data is
 /// copied into the element from any number of SGEs (at most
@@ -224,8 +259,8 @@ fn sqe_flags(send_flags: u32, sig_all: u16) -> u16 {
 /// SEND_WITH_INV carries `wr.rdma.rkey`, not `invalidate_rkey`, as
 /// upstream's does).
 ///
-/// Where upstream would crash or misread, this refuses the request with
-/// [`SqFault::Sgl`]: a null SGE list with `num_sge > 0`, a negative
+/// Where upstream would crash or misread, this refuses the request
+/// ([`SqFault::Sgl`]): a null SGE list with `num_sge > 0`, a negative
 /// `num_sge` or one above 6 whose low byte is not (upstream checks the
 /// count truncated to the element's byte), an inline SGE with a null
 /// address and a length; and an inline total beyond 2^31, which upstream's
@@ -235,11 +270,7 @@ fn sqe_flags(send_flags: u32, sig_all: u16) -> u16 {
 /// `sqe` is a writable element of the ring; `wr` is readable, its SGE list
 /// holds `num_sge` entries (if not null), its inline data is readable.
 #[inline(always)]
-pub(crate) unsafe fn fill_sqe(
-    sqe: *mut siw_sqe,
-    wr: *const ibv_send_wr,
-    sig_all: u16,
-) -> Result<u16, SqFault> {
+pub(crate) unsafe fn fill_sqe(sqe: *mut siw_sqe, wr: *const ibv_send_wr, sig_all: u16) -> u16 {
     // SAFETY (whole body): sqe and wr as the caller guarantees; every SGE
     // read is below num_sge; inline copies stay within the element, whose
     // SGE area (6 x 16 bytes) holds SIW_MAX_INLINE bytes behind sge[0].
@@ -247,15 +278,22 @@ pub(crate) unsafe fn fill_sqe(
         let opcode = (*wr).opcode;
         let op = match SEND_OPCODE.get(opcode as usize) {
             Some(&op) if op != NO_OP => op,
-            _ => return Err(SqFault::Opcode(opcode)),
+            _ => return 0,
         };
-        let send_flags = (*wr).send_flags;
+        // The element is ours until VALID: its fields go in as soon as they
+        // are read (fewer values kept in registers), as upstream's do.
+        (*sqe).opcode = op;
+        (*sqe).id = (*wr).wr_id;
+        (*sqe).rkey = (*wr).wr.rdma.rkey;
+        (*sqe).addr.raddr = (*wr).wr.rdma.remote_addr;
+        let flags = sqe_flags((*wr).send_flags, sig_all);
         let n = (*wr).num_sge;
+        (*sqe).num_sge = n as u8;
         let list = (*wr).sg_list;
         let sges = addr_of_mut!((*sqe).sgl.sge) as *mut siw_sge;
-        if send_flags & IBV_SEND_INLINE != 0 {
+        if flags & SIW_WQE_INLINE as u16 != 0 {
             if n > 0 && list.is_null() {
-                return Err(SqFault::Sgl);
+                return 0;
             }
             let data = sges.add(1) as *mut u8;
             let mut bytes: u32 = 0;
@@ -266,12 +304,12 @@ pub(crate) unsafe fn fill_sqe(
                 let len = (*sge).length;
                 let total = bytes as u64 + len as u64;
                 if total > SIW_MAX_INLINE as u64 {
-                    return Err(SqFault::Inline(total as i32));
+                    return 0;
                 }
                 if len != 0 {
                     let src = (*sge).addr as usize as *const u8;
                     if src.is_null() {
-                        return Err(SqFault::Sgl);
+                        return 0;
                     }
                     // memmove: the caller's data could overlap the ring.
                     ptr::copy(src, data.add(bytes as usize), len as usize);
@@ -282,23 +320,54 @@ pub(crate) unsafe fn fill_sqe(
             (*sges).length = bytes;
         } else {
             if n as u32 > SIW_MAX_SGE as u32 {
-                return Err(SqFault::Sgl);
+                return 0;
             }
             if n != 0 {
                 if list.is_null() {
-                    return Err(SqFault::Sgl);
+                    return 0;
                 }
-                // ibv_sge and siw_sge have the same layout.
-                ptr::copy(list as *const siw_sge, sges, n as usize);
+                crate::sge::copy_sges(sges, list, n as usize);
             }
         }
-        (*sqe).id = (*wr).wr_id;
-        (*sqe).num_sge = n as u8;
-        (*sqe).opcode = op;
-        (*sqe).rkey = (*wr).wr.rdma.rkey;
-        (*sqe).addr.raddr = (*wr).wr.rdma.remote_addr;
-        Ok(sqe_flags(send_flags, sig_all))
+        flags
     }
 }
 
-const _: () = assert!(core::mem::size_of::<ibv_sge>() == core::mem::size_of::<siw_sge>());
+/// Why [`fill_sqe`] refuses `wr`, or None if it takes it: its checks
+/// again, in its order, with the numbers upstream logs.
+///
+/// # Safety
+/// As for [`fill_sqe`] (only `wr` and its SGE list are read).
+#[cold]
+pub(crate) unsafe fn refusal(wr: *const ibv_send_wr) -> Option<SqFault> {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        let opcode = (*wr).opcode;
+        if !matches!(SEND_OPCODE.get(opcode as usize), Some(&op) if op != NO_OP) {
+            return Some(SqFault::Opcode(opcode));
+        }
+        let n = (*wr).num_sge;
+        let list = (*wr).sg_list;
+        if (*wr).send_flags & IBV_SEND_INLINE != 0 {
+            if n > 0 && list.is_null() {
+                return Some(SqFault::Sgl);
+            }
+            let mut bytes: u64 = 0;
+            for i in 0..n.max(0) as usize {
+                let sge = list.add(i);
+                bytes += (*sge).length as u64;
+                if bytes > SIW_MAX_INLINE as u64 {
+                    return Some(SqFault::Inline(bytes as i32));
+                }
+                if (*sge).length != 0 && (*sge).addr == 0 {
+                    return Some(SqFault::Sgl);
+                }
+            }
+            None
+        } else if n as u32 > SIW_MAX_SGE as u32 || (n != 0 && list.is_null()) {
+            Some(SqFault::Sgl)
+        } else {
+            None
+        }
+    }
+}
