@@ -181,8 +181,12 @@ impl CompQueue {
         // SAFETY: the control word of the live mapping (or the retired
         // word); aligned u32.
         let word = unsafe { AtomicU32::from_ptr(addr_of_mut!((*self.ctrl).flags)) };
+        // A store on one branch and a swap on the other (both an xchg on
+        // x86): two different operations keep the branches apart, where two
+        // swaps would be merged into one fed by a select, an instruction
+        // longer than upstream's.
         if solicited != 0 {
-            word.swap(SIW_NOTIFY_SOLICITED, Ordering::SeqCst);
+            word.store(SIW_NOTIFY_SOLICITED, Ordering::SeqCst);
         } else {
             word.swap(
                 SIW_NOTIFY_SOLICITED | SIW_NOTIFY_NEXT_COMPLETION,
