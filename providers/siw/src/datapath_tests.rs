@@ -660,6 +660,80 @@ fn arming_writes_the_control_word() {
     assert_eq!(c.ctrl(), SIW_NOTIFY_SOLICITED);
 }
 
+#[test]
+fn null_bad_wr_is_tolerated() {
+    // Upstream writes through bad_wr (send: always; receive: on errors).
+    let s = sq(2, false);
+    let mut w = send_wr(1, IBV_WR_SEND, 0, &mut []);
+    // SAFETY: a null bad_wr is allowed.
+    assert_eq!(unsafe { s.q.post(&mut w, ptr::null_mut(), |_| {}) }, 0);
+    w.opcode = 200;
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { s.q.post(&mut w, ptr::null_mut(), |_| {}) },
+        -libc::EINVAL
+    );
+    let r = rq(2);
+    let mut sgl = [sge(1, 1, 1)];
+    let mut w = recv_wr(1, &mut sgl);
+    w.num_sge = 0;
+    // SAFETY: as above.
+    assert_eq!(
+        unsafe { r.q.post(&mut w, ptr::null_mut(), |_| {}) },
+        -libc::EINVAL
+    );
+}
+
+#[test]
+fn refusals_name_what_upstream_logs() {
+    let d = [0u8; 100];
+    let mut sgl = [sge(d.as_ptr() as u64, 50, 0), sge(d.as_ptr() as u64, 50, 0)];
+    let mut wr = send_wr(1, IBV_WR_SEND, IBV_SEND_INLINE, &mut sgl);
+    // SAFETY: local requests.
+    unsafe {
+        assert_eq!(refusal(&wr), Some(SqFault::Inline(100)));
+        wr.send_flags = 0;
+        assert_eq!(refusal(&wr), None);
+        wr.num_sge = 7;
+        assert_eq!(refusal(&wr), Some(SqFault::Sgl));
+        wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+        assert_eq!(
+            refusal(&wr),
+            Some(SqFault::Opcode(IBV_WR_RDMA_WRITE_WITH_IMM))
+        );
+    }
+    // What fill_sqe refuses, refusal names; what it takes, refusal passes.
+    let mut e: siw_sqe = zeroed();
+    let cases: [(u32, u32, i32, bool); 8] = [
+        (IBV_WR_SEND, 0, 1, false),
+        (IBV_WR_SEND, 0, 6, false),
+        (IBV_WR_SEND, 0, 7, false),
+        (IBV_WR_SEND, IBV_SEND_INLINE, 1, false),
+        (IBV_WR_SEND, IBV_SEND_INLINE, 2, false),
+        (IBV_WR_SEND, IBV_SEND_INLINE, 2, true),
+        (IBV_WR_SEND, 0, 1, true),
+        (99, 0, 1, false),
+    ];
+    for (op, flags, n, null_list) in cases {
+        let mut sgl = [sge(d.as_ptr() as u64, 50, 0); 7];
+        let mut wr = send_wr(1, op, flags, &mut sgl);
+        wr.num_sge = n;
+        if null_list {
+            wr.sg_list = ptr::null_mut();
+        }
+        // SAFETY: a local element and request.
+        let (f, r) = unsafe { (fill_sqe(&mut e, &wr, 0), refusal(&wr)) };
+        assert_eq!(f == 0, r.is_some(), "{op} {flags} {n} {null_list}");
+    }
+}
+
+#[test]
+fn empty_poll_ignores_a_null_array() {
+    let c = cq(2);
+    // SAFETY: nothing is written for an empty CQ (upstream returns 0 too).
+    assert_eq!(unsafe { c.q.poll(1, ptr::null_mut()) }, 0);
+}
+
 // ---- cost measurement --------------------------------------------------------
 
 /// Not a check: N calls of one op entry point on rings in memory, for
