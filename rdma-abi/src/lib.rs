@@ -25,7 +25,8 @@
 //! - [`opcode`], the BTH opcodes of `<infiniband/opcode.h>`;
 //! - [`rsocket`], the constants of `<rdma/rsocket.h>`;
 //! - [`rxe`], `<rdma/rdma_user_rxe.h>`, the kernel ABI of Soft-RoCE;
-//! - [`siw`], `<rdma/siw-abi.h>`, the kernel ABI of soft-iWARP.
+//! - [`siw`], `<rdma/siw-abi.h>`, the kernel ABI of soft-iWARP;
+//! - [`siw_abi`], rdma-core's siw provider commands (`siw_abi.h`).
 //!
 //! Every struct is checked at compile time against sizes, alignments and
 //! field offsets measured from the C headers by the probes in
@@ -49,6 +50,7 @@ pub mod proto;
 pub mod rsocket;
 pub mod rxe;
 pub mod siw;
+pub mod siw_abi;
 pub mod ucma;
 pub mod ucma_v65;
 pub mod verbs;
