@@ -10,7 +10,10 @@
 #     ours on both sides against Debian's reference (recorded by a full-tier
 #     run where it still applies, else run live), and the mixed pairings
 #     (ours with Debian's, each way) for the scenarios marked --mixed
-#     (`abi-tests/run-scenarios --list vm` shows which).
+#     (`abi-tests/run-scenarios --list vm` shows which);
+#   - once our providers are in the tree (providers/rxe, providers/siw), the
+#     VM scenarios again with them (`run-scenarios --provider ours`): in the
+#     CI tier the subset vm.sh names with provider_ci, in the full tier all.
 # --full: the full tier: the same, with every pairing of every scenario in
 # the VM, the reference always live, and the scenarios marked --long. Run it
 # before an issue that changes library code is resolved; its results
@@ -69,6 +72,20 @@ phase "host tests" ctest host --workspace --no-fail-fast "$@" || true
 # ...and run on their own, with the tier's pairings.
 vm_tier() { RDMA_VM_TESTS=1 ctest vm -p abi-tests --test vm_scenarios --no-fail-fast "$@"; }
 phase "VM tier ($tier)" vm_tier "$@" || true
+# Our providers, those that are in the tree (the release build made them).
+provs=()
+for p in rxe siw; do [[ ! -f providers/$p/Cargo.toml ]] || provs+=("$p"); done
+if [[ ${#provs[@]} -gt 0 ]]; then
+  prov_tier() {
+    local args=(--provider ours --tier "$tier" --out target/abi-tests/vm-provider)
+    [[ $tier = ci ]] || args+=(--long)
+    RDMA_OURS_PROVIDERS="${provs[*]}" abi-tests/run-scenarios "${args[@]}" vm
+  }
+  phase "VM providers ($tier)" prov_tier || true
+  # Its counts join cargo's in the total below.
+  awk '/^[0-9]+ passed, [0-9]+ failed/ { printf "test result: scenarios. %d passed; %d failed; 0 ignored\n", $1, $3 }' \
+    target/abi-tests/vm-provider/scenarios/summary.txt > "$logs/vm-provider.log" 2>/dev/null || true
+fi
 phases+=("$(printf '%-22s %5d s' total $((SECONDS - total0)))")
 
 echo

@@ -9,6 +9,9 @@
 #   order   optional space-separated test order; default: order of first
 #           appearance
 #   width   width of the test-name column (default 14)
+#   spread  1: also the noise: per test and library the spread of its runs
+#           ((worst - best) / median, in %), and per test the range of the
+#           per-repetition ratios (lowest and highest)
 #
 # Prints, per test and library, the median, best and worst value and the run
 # count; then per test three ratios ours / Debian's: of the medians, of the
@@ -38,13 +41,17 @@ function summary(test, lib,   k, r, list) {
   med[lib] = median(list, k)
   best[lib] = (test in is_higher) ? list[k] : list[1]
   worst[lib] = (test in is_higher) ? list[1] : list[k]
-  printf "%-*s %-9s %10.2f %10.2f %10.2f %5d\n", width, test, lib, med[lib], best[lib], worst[lib], k
+  printf "%-*s %-9s %10.2f %10.2f %10.2f %5d", width, test, lib, med[lib], best[lib], worst[lib], k
+  if (spread) printf " %8s", (med[lib] > 0 ? sprintf("%.1f%%", 100 * (list[k] - list[1]) / med[lib]) : "-")
+  printf "\n"
 }
 function ratio(a, b) { return (a > 0 && b > 0) ? sprintf("%.3f", a / b) : "-" }
 END {
   nt = order != "" ? split(order, tests, " ") : 0
   if (!nt) for (i = 1; i <= na; i++) tests[++nt] = appeared[i]
-  printf "%-*s %-9s %10s %10s %10s %5s\n", width, "test", "library", "median", "best", "worst", "runs"
+  printf "%-*s %-9s %10s %10s %10s %5s", width, "test", "library", "median", "best", "worst", "runs"
+  if (spread) printf " %8s", "spread"
+  printf "\n"
   for (t = 1; t <= nt; t++) {
     test = tests[t]
     summary(test, "upstream"); summary(test, "ours")
@@ -56,6 +63,7 @@ END {
     line[t] = sprintf("  %-*s medians %s, best runs %s, per-repetition (median) %s", width, test,
                       ratio(med["ours"], med["upstream"]), ratio(best["ours"], best["upstream"]),
                       k ? sprintf("%.3f", median(pr, k)) : "-")
+    if (spread && k) line[t] = line[t] sprintf(", per-repetition range %.3f to %.3f", pr[1], pr[k])
     delete pr
   }
   print ""

@@ -37,12 +37,39 @@
 #   SCEN_UL_FP="SUITE=HASH ..."  what each userland's recorded references
 #                       depend on (its packages), added to the keys of its
 #                       scenarios
+#   SCEN_PROVIDER=debian|ours   which providers the compared runs use (default
+#                       debian; see "Provider mode" below)
+#   RDMA_OURS_PROVIDER_DIR  (provider mode) the directory holding our
+#                       providers, lib<NAME>-rs-rdmav34.so
+#   SCEN_OURS_PROVIDERS="rxe siw"  (provider mode) the NAMEs of our providers
+#
+# Provider mode (SCEN_PROVIDER=ours; run-scenarios --provider ours). The
+# reference stays Debian's libraries with Debian's C providers, and a
+# recorded reference serves as in the default mode: no reference run ever
+# has RDMAV_DRIVERS set, so it is the same run in both modes (same key). The
+# runs compared with it use OUR providers, selected as a user selects them:
+# RDMAV_DRIVERS=$RDMA_OURS_PROVIDER_DIR/librxe-rs:.../libsiw-rs (libibverbs
+# appends -rdmav34.so). Two more variants:
+#   upstream+prov       Debian's libibverbs with our providers
+#   ours+prov           our libibverbs with our providers
+# A compare runs both against the reference; a differs checks upstream+prov
+# against the upstream expectations and ours+prov against ours'; a pair runs,
+# in the full tier, upstream+prov and ours+prov on both sides, and each of
+# them on one side against Debian's libraries and C provider on the other
+# (upstream), both ways: six pairings (SCEN_PROVIDER_COMBOS overrides; a
+# pair's own --combos applies to the default mode only). The CI tier runs
+# only the scenarios named by `provider_ci` in the list file, the pairs in
+# ours+prov:ours+prov alone (compares, differs and loads still run both
+# +prov variants): it has to fit beside the default mode's CI tier. A loaded checks the
+# +prov variants, with our provider in place of each Debian provider named
+# by --provider. Scenarios in another distribution's userland (--userland)
+# are not run in provider mode (see provider_applies).
 #
 # The two variants differ ONLY in LD_LIBRARY_PATH: "upstream" runs without it
 # (the dynamic linker finds Debian's /usr/lib/x86_64-linux-gnu/libibverbs.so.1),
 # "ours" runs with LD_LIBRARY_PATH=$RDMA_OURS_LIB_DIR. Both get the same clean
 # environment (PATH, HOME, LC_ALL=C), so the outputs are comparable byte for
-# byte.
+# byte. (Provider mode adds RDMAV_DRIVERS to that: see above.)
 #
 # Per scenario, SCEN_OUT/<name>/ holds each run's stdout, stderr and exit code
 # (<run>.out, <run>.err, <run>.rc), `status` (PASS, FAIL or PENDING) and
@@ -98,7 +125,20 @@
 #       loaded from $RDMA_OURS_LIB_DIR and Debian's copy was not; every
 #       --provider PATH was loaded and its references to libibverbs symbols
 #       were bound to our library. The "upstream" run must show Debian's
-#       library and the providers, and both runs must exit 0.
+#       library and the providers, bound to it, and both runs must exit 0.
+#       --ops DEVICE   also run abi-tests/vm-progs/provider_ops DEVICE in
+#                      each run's environment: every data-path entry point of
+#                      DEVICE's context (post_send, poll_cq, the ibv_wr_*
+#                      builders, the extended CQ's polling) must be code of
+#                      the run's provider (the first --provider, or ours in
+#                      its place in provider mode), and the same entry points
+#                      must resolve to the provider in every run as in
+#                      Debian's reference
+#       --alone        (provider mode) the runs with our providers must not
+#                      have initialised Debian's --provider at all (see
+#                      abi-tests/vm-progs/provider-alone); without it, that
+#                      it was is reported, not failed: libibverbs loads every
+#                      provider of /etc/libibverbs.d after RDMAV_DRIVERS'
 #
 #   differs NAME [options] CMD
 #       A documented, deliberate difference from upstream (where ours does
@@ -140,7 +180,43 @@ REFS=${SCEN_REFS:-}
 TIER=${SCEN_TIER:-full}
 [[ $TIER = ci || $TIER = full ]] || { echo "runner: SCEN_TIER must be ci or full, not '$TIER'" >&2; exit 2; }
 
-n_pass=0; n_fail=0; n_pending=0; n_long=0; all_names=
+PROVIDER=${SCEN_PROVIDER:-debian}
+[[ $PROVIDER = debian || $PROVIDER = ours ]] \
+  || { echo "runner: SCEN_PROVIDER must be debian or ours, not '$PROVIDER'" >&2; exit 2; }
+PROV_DIR= OURS_PROVIDERS=() PROV_DRIVERS=
+if [[ $PROVIDER = ours ]]; then
+  : "${RDMA_OURS_PROVIDER_DIR:?provider mode: RDMA_OURS_PROVIDER_DIR must name the directory of our providers}"
+  PROV_DIR=$(cd "$RDMA_OURS_PROVIDER_DIR" && pwd) || exit 2
+  read -ra OURS_PROVIDERS <<< "${SCEN_OURS_PROVIDERS:-rxe siw}"
+  for p in "${OURS_PROVIDERS[@]}"; do PROV_DRIVERS+="${PROV_DRIVERS:+:}$PROV_DIR/lib$p-rs"; done
+fi
+
+# ours_provider NAME SUFFIX: the file of our provider NAME (rxe, siw) with
+# SUFFIX (-rdmav34.so; sid's libibverbs asks for -rdmav65.so). The one place
+# that knows how our providers' files are named.
+ours_provider() { echo "$PROV_DIR/lib$1-rs$2"; }
+
+# prov_path VARIANT PATH: the provider a run of VARIANT uses where the
+# scenario names Debian's provider PATH: ours in its place in the +prov
+# variants (when we have one of that NAME), else PATH.
+prov_path() {
+  local v=$1 p=$2 base name sfx
+  if [[ $v == *+prov ]]; then
+    base=${p##*/}
+    if [[ $base =~ ^lib(.+)(-rdmav[0-9]+\.so)$ ]]; then
+      name=${BASH_REMATCH[1]} sfx=${BASH_REMATCH[2]}
+      [[ " ${OURS_PROVIDERS[*]} " == *" $name "* ]] && { ours_provider "$name" "$sfx"; return; }
+    fi
+  fi
+  echo "$p"
+}
+
+# The scenarios the CI tier runs in provider mode, named by the list file
+# with `provider_ci NAME...` (before the scenarios themselves).
+declare -A PROV_CI=()
+provider_ci() { local n; for n; do PROV_CI[$n]=1; done; }
+
+n_pass=0; n_fail=0; n_pending=0; n_long=0; n_noprov=0; all_names=
 summary=()
 
 # ---- helpers usable in --ready ------------------------------------------------
@@ -156,12 +232,18 @@ mckey_resolved() { rdma resource show cm_id 2>/dev/null | grep -q "ps UDP .*comm
 
 # set_env VARIANT: envv becomes the env(1) command line that selects the
 # libraries of VARIANT.
+# A variant is upstream or ours (the libraries), with +prov in provider mode
+# (our providers through RDMAV_DRIVERS).
 set_env() {
-  case "$1" in
+  case "${1%+prov}" in
     upstream) envv=("${CLEAN_ENV[@]}") ;;
     ours) envv=("${CLEAN_ENV[@]}" "LD_LIBRARY_PATH=$OURS_DIR") ;;
     *) echo "runner: unknown variant $1" >&2; exit 2 ;;
   esac
+  if [[ $1 == *+prov ]]; then
+    [[ -n $PROV_DRIVERS ]] || { echo "runner: variant $1 outside provider mode" >&2; exit 2; }
+    envv+=("RDMAV_DRIVERS=$PROV_DRIVERS")
+  fi
   if [[ -n ${o_userland:-} ]]; then
     # chroot starts in /: back to this directory, then the command.
     envv=(chroot "$(userland_root "$o_userland")" "${envv[@]}"
@@ -236,12 +318,42 @@ preflight() {
     fi
     echo "runner: ${where}$v: libibverbs.so.1 => $got" >&2
   done
+  [[ $PROVIDER = ours && -z ${o_userland:-} ]] || return 0
+  # Provider mode: our providers are there, and both libraries load them
+  # without a word (a provider that fails to load is only a warning on
+  # stderr, and the device would quietly fall to Debian's C provider).
+  local n f err
+  for n in "${OURS_PROVIDERS[@]}"; do
+    f=$(ours_provider "$n" -rdmav34.so)
+    [[ -f $f ]] || { echo "runner: preflight: our $n provider $f does not exist" >&2; exit 2; }
+  done
+  for v in upstream+prov ours+prov; do
+    set_env "$v"
+    err=$("${envv[@]}" ibv_devices 2>&1 > /dev/null)
+    if [[ -n $err ]]; then
+      echo "runner: preflight: $v (RDMAV_DRIVERS=$PROV_DRIVERS): ibv_devices printed on stderr:" >&2
+      echo "$err" >&2
+      exit 2
+    fi
+    echo "runner: $v: RDMAV_DRIVERS=$PROV_DRIVERS" >&2
+  done
+}
+
+# provider_applies: whether the scenario being parsed runs in provider mode.
+# Not those in another distribution's userland: Debian 13's and sid's
+# libibverbs are to load our providers once those distributions are
+# supported by them (sid's asks for -rdmav65.so, and the chroot would need
+# the provider directory mounted); the Debian 12 scenarios cover every
+# device and program family.
+provider_applies() {
+  [[ -z $o_userland ]]
 }
 
 # Parse the options shared by every scenario kind into the o_* variables;
 # sets `rest` to the remaining positional arguments.
 parse_opts() {
   o_filter=; o_timeout=60; o_pending=; o_long=; o_ready=; o_race=; o_mixed=; o_userland=; o_exits=0:0
+  o_ops=; o_alone=
   o_combos="ours:ours ours:upstream upstream:ours"
   o_ours=(); o_provider=(); o_rc=(); o_has=(); o_lacks=(); o_expect=()
   rest=()
@@ -260,6 +372,8 @@ parse_opts() {
       --expect) o_expect+=("$2"); shift 2 ;;
       --ours) o_ours+=("$2"); shift 2 ;;
       --provider) o_provider+=("$2"); shift 2 ;;
+      --ops) o_ops=$2; shift 2 ;;
+      --alone) o_alone=1; shift ;;
       --rc) o_rc+=("$2"); shift 2 ;;
       --has) o_has+=("$2"); shift 2 ;;
       --lacks) o_lacks+=("$2"); shift 2 ;;
@@ -283,11 +397,37 @@ skip() {
 # tier_combos TIER: the server:client pairings (besides the reference) a
 # `pair` runs in TIER.
 tier_combos() {
+  if [[ $PROVIDER = ours ]]; then
+    if [[ -n ${SCEN_PROVIDER_COMBOS:-} ]]; then echo "$SCEN_PROVIDER_COMBOS"
+    elif [[ $1 = full ]]; then
+      echo "upstream+prov:upstream+prov ours+prov:ours+prov ours+prov:upstream upstream:ours+prov upstream+prov:upstream upstream:upstream+prov"
+    else
+      echo "ours+prov:ours+prov"
+    fi
+    return
+  fi
   if [[ $1 = full || -n $o_mixed || " $o_combos " != *" ours:ours "* ]]; then
     echo "$o_combos"
   else
     echo ours:ours
   fi
+}
+
+# run_variants: the variants a compare, differs or loaded runs besides (or,
+# for differs and loaded, as) the reference: "upstream ours", or in
+# provider mode "upstream+prov ours+prov" (the first plays upstream's part).
+run_variants() {
+  if [[ $PROVIDER = ours ]]; then echo "upstream+prov ours+prov"; else echo "upstream ours"; fi
+}
+
+# describe_variant V: how a variant's run is labelled in reports.
+describe_variant() {
+  case $1 in
+    upstream) echo "with Debian's libraries" ;;
+    ours) echo "with ours (LD_LIBRARY_PATH=$OURS_DIR)" ;;
+    upstream+prov) echo "with Debian's libraries and our providers (RDMAV_DRIVERS=$PROV_DRIVERS)" ;;
+    ours+prov) echo "with our libraries (LD_LIBRARY_PATH=$OURS_DIR) and our providers (RDMAV_DRIVERS=$PROV_DRIVERS)" ;;
+  esac
 }
 
 # ---- recorded references ------------------------------------------------------
@@ -344,11 +484,15 @@ list_entry() {
   if [[ $kind = pair || $kind = compare ]] && has_recorded "$name"; then rec=" (recorded)"; fi
   case $kind in
     pair) ci="upstream:upstream$rec $(tier_combos ci)"; full="upstream:upstream $(tier_combos full)"
-          [[ -z $o_mixed ]] || why="mixed in CI: $o_mixed" ;;
-    *) ci="upstream$rec ours"; full="upstream ours" ;;
+          [[ -z $o_mixed || $PROVIDER = ours ]] || why="mixed in CI: $o_mixed" ;;
+    compare) local cv=ours; [[ $PROVIDER = debian ]] || cv=$(run_variants)
+             ci="upstream$rec $cv"; full="upstream $cv" ;;
+    *) ci=$(run_variants); full=$ci ;;
   esac
   if [[ -n $o_pending ]]; then ci=-; full=-; why="pending: $o_pending"
-  elif [[ -n $o_long ]]; then ci=-; why="long: $o_long"; fi
+  elif [[ $PROVIDER = ours ]] && ! provider_applies; then ci=-; full=-; why="not in provider mode (another distribution's userland)"
+  elif [[ -n $o_long ]]; then ci=-; why="long: $o_long"
+  elif [[ $PROVIDER = ours && -z ${PROV_CI[$name]:-} ]]; then ci=-; why="provider mode: full tier only"; fi
   printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$kind" "$ci" "$full" "$why"
 }
 
@@ -365,6 +509,15 @@ begin() {
   scen_key "$kind" "$name" "$@"
   if [[ ${SCEN_LIST:-0} = 1 ]]; then list_entry "$name" "$kind"; return 1; fi
   if [[ ${SCEN_KEYS:-0} = 1 ]]; then printf '%s\t%s\t%s\n' "$name" "$kind" "$key"; return 1; fi
+  if [[ $PROVIDER = ours ]]; then
+    # Provider mode's CI tier: only the scenarios named by provider_ci
+    # (--only names any).
+    if [[ $TIER = ci && -z ${SCEN_ONLY:-} && -z ${PROV_CI[$name]:-} ]]; then return 1; fi
+    if ! provider_applies; then
+      summary+=("$(printf '%-8s %s (%s)' NOPROV "$name" "another distribution's userland: not in provider mode")")
+      n_noprov=$((n_noprov + 1)); return 1
+    fi
+  fi
   # Several VMs at once (run-scenarios --jobs): the first to create the
   # scenario's claim runs it; the others pass it by.
   if [[ -n ${SCEN_CLAIMS:-} ]] && ! mkdir "$SCEN_CLAIMS/$name" 2>/dev/null; then return 1; fi
@@ -469,16 +622,21 @@ compare() {
   parse_opts "$@" || exit 2
   [[ ${#rest[@]} -eq 1 ]] || { echo "runner: compare $name: give exactly one command" >&2; exit 2; }
   begin "$name" compare "$@" || return 0
-  local cmd=${rest[0]} ok=1 rc ref=live
+  local cmd=${rest[0]} ok=1 rc ref=live v variants
+  read -ra variants <<< "$(run_variants)"
+  [[ $PROVIDER = ours ]] || variants=(ours)
   echo "$cmd" > "$dir/cmd"
   report "command: $cmd"
   use_recorded "$name" "$dir/upstream" out err rc && ref=recorded \
     || run_cmd upstream "$o_timeout" "$dir/upstream" "$cmd"
-  run_cmd ours "$o_timeout" "$dir/ours" "$cmd"
-  if [[ $ref = recorded ]] && ! same "$dir/upstream" "$dir/ours"; then
-    report "ours differs from the recorded reference: Debian's libraries run now, and decide"
-    rm -f "$dir"/upstream.*
-    run_cmd upstream "$o_timeout" "$dir/upstream" "$cmd"; ref=live
+  for v in "${variants[@]}"; do run_cmd "$v" "$o_timeout" "$dir/$v" "$cmd"; done
+  if [[ $ref = recorded ]]; then
+    for v in "${variants[@]}"; do same "$dir/upstream" "$dir/$v" || ref=stale; done
+    if [[ $ref = stale ]]; then
+      report "a run differs from the recorded reference: Debian's libraries run now, and decide"
+      rm -f "$dir"/upstream.*
+      run_cmd upstream "$o_timeout" "$dir/upstream" "$cmd"; ref=live
+    fi
   fi
   echo "$ref" > "$dir/reference"
   report "reference: $ref"
@@ -488,11 +646,13 @@ compare() {
   case $rc in
     126|127) ok=0; report "the command could not be run (exit code $rc): a broken scenario, not a result" ;;
   esac
-  if same "$dir/upstream" "$dir/ours" "Debian's library vs ours" && [[ $ok = 1 ]]; then
-    report "same stdout, stderr and exit code ($rc) with Debian's library and ours"
-  else
-    ok=0
-  fi
+  for v in "${variants[@]}"; do
+    if same "$dir/upstream" "$dir/$v" "Debian's library vs $v" && [[ $ok = 1 ]]; then
+      report "same stdout, stderr and exit code ($rc) with Debian's library and $v"
+    else
+      ok=0
+    fi
+  done
   local e
   for e in "${o_expect[@]}"; do
     if grep -Eq -- "$e" "$dir/upstream.out"; then report "ok: the reference printed a line matching /$e/"
@@ -500,7 +660,7 @@ compare() {
   done
   if [[ $ok = 0 || ${SCEN_SHOW:-0} = 1 ]]; then
     show_run "$dir/upstream" "with Debian's libibverbs ($ref)"
-    show_run "$dir/ours" "with ours (LD_LIBRARY_PATH=$OURS_DIR)"
+    for v in "${variants[@]}"; do show_run "$dir/$v" "$(describe_variant "$v")"; done
   fi
   finish "$name" "$ok"
 }
@@ -511,13 +671,18 @@ differs() {
   [[ ${#rest[@]} -eq 1 ]] || { echo "runner: differs $name: give exactly one command" >&2; exit 2; }
   [[ ${#o_has[@]} -gt 0 ]] || { echo "runner: differs $name: give at least one --has" >&2; exit 2; }
   begin "$name" differs "$@" || return 0
-  local cmd=${rest[0]} v ok=1 e want got all rc
+  local cmd=${rest[0]} v ok=1 e want got all rc run variants
   declare -A rc_want=([upstream]=0 [ours]=0)
   for e in "${o_rc[@]}"; do rc_want[${e%%:*}]=${e#*:}; done
   echo "$cmd" > "$dir/cmd"
   report "command: $cmd"
-  for v in upstream ours; do
-    run_cmd "$v" "$o_timeout" "$dir/$v" "$cmd"
+  # v is the role (upstream or ours) the expectations name; in provider mode
+  # the run playing it is v+prov.
+  read -ra variants <<< "$(run_variants)"
+  for run in "${variants[@]}"; do
+    v=${run%+prov}
+    [[ $run = "$v" ]] || report "the $v expectations apply to the $run run"
+    run_cmd "$run" "$o_timeout" "$dir/$v" "$cmd"
     all=$dir/$v.all
     cat "$dir/$v.out" "$dir/$v.err" > "$all"
     if [[ -n $o_filter ]]; then sed -e "$o_filter" "$all" > "$all.f"; mv "$all.f" "$all"; fi
@@ -536,8 +701,8 @@ differs() {
     done
   done
   if [[ $ok = 0 || ${SCEN_SHOW:-0} = 1 ]]; then
-    show_run "$dir/upstream" "with Debian's libraries"
-    show_run "$dir/ours" "with ours (LD_LIBRARY_PATH=$OURS_DIR)"
+    show_run "$dir/upstream" "$(describe_variant "${variants[0]}")"
+    show_run "$dir/ours" "$(describe_variant "${variants[1]}")"
   fi
   finish "$name" "$ok"
 }
@@ -688,12 +853,16 @@ loaded() {
   local name=$1; shift
   parse_opts "$@" || exit 2
   [[ ${#rest[@]} -eq 1 ]] || { echo "runner: loaded $name: give exactly one command" >&2; exit 2; }
+  [[ -z $o_ops || ${#o_provider[@]} -gt 0 ]] || { echo "runner: loaded $name: --ops needs a --provider" >&2; exit 2; }
   begin "$name" loaded "$@" || return 0
-  local cmd=${rest[0]} v ok=1 lib want prov provreal
+  local cmd=${rest[0]} v ok=1 lib want prov provreal variants uv ov libreal sysprov
+  read -ra variants <<< "$(run_variants)"
+  uv=${variants[0]} ov=${variants[1]}
   local oursreal; oursreal=$(real_path "$OURS_DIR/libibverbs.so.1")
+  local sysreal; sysreal=$(real_path "$SYS_LIBDIR/libibverbs.so.1")
   echo "$cmd" > "$dir/cmd"
   report "command: $cmd (LD_DEBUG=libs,bindings)"
-  for v in upstream ours; do
+  for v in "${variants[@]}"; do
     rm -f "$dir/$v.lddebug".*
     # Only the command itself is traced: env sets LD_DEBUG and exec()s it.
     run_cmd "$v" "$o_timeout" "$dir/$v" "env LD_DEBUG=libs,bindings LD_DEBUG_OUTPUT=$dir/$v.lddebug $cmd"
@@ -701,7 +870,7 @@ loaded() {
     cat "$dir/$v.lddebug".* > "$dir/$v.trace" 2>/dev/null || : > "$dir/$v.trace"
     rm -f "$dir/$v.lddebug".*
     init_libs "$dir/$v.trace" > "$dir/$v.libs"
-    report "--- $v run: exit code $(cat "$dir/$v.rc"); libraries initialised:"
+    report "--- $v run ($(describe_variant "$v")): exit code $(cat "$dir/$v.rc"); libraries initialised:"
     sed 's/^/  | /' "$dir/$v.libs" >> "$dir/report.txt"
     if [[ $(cat "$dir/$v.rc") != 0 ]]; then
       ok=0; report "FAIL: the $v run exited with $(cat "$dir/$v.rc")"
@@ -710,45 +879,100 @@ loaded() {
   done
   for lib in "${o_ours[@]}"; do
     want=$(real_path "$OURS_DIR/$lib")
-    if grep -qxF "$want" "$dir/ours.libs"; then
-      report "ok: ours run loaded our $lib ($want)"
+    if grep -qxF "$want" "$dir/$ov.libs"; then
+      report "ok: $ov run loaded our $lib ($want)"
     else
-      ok=0; report "FAIL: ours run did not load $want"
+      ok=0; report "FAIL: $ov run did not load $want"
     fi
-    if grep -qxF "$(real_path "$SYS_LIBDIR/$lib")" "$dir/ours.libs"; then
-      ok=0; report "FAIL: ours run loaded the distribution's $lib too"
+    if grep -qxF "$(real_path "$SYS_LIBDIR/$lib")" "$dir/$ov.libs"; then
+      ok=0; report "FAIL: $ov run loaded the distribution's $lib too"
     fi
-    if grep -qxF "$(real_path "$SYS_LIBDIR/$lib")" "$dir/upstream.libs"; then
-      report "ok: upstream run loaded the distribution's $lib"
+    if grep -qxF "$(real_path "$SYS_LIBDIR/$lib")" "$dir/$uv.libs"; then
+      report "ok: $uv run loaded the distribution's $lib"
     else
-      ok=0; report "FAIL: upstream run did not load the distribution's $lib"
+      ok=0; report "FAIL: $uv run did not load the distribution's $lib"
     fi
   done
   for prov in "${o_provider[@]}"; do
-    provreal=$(real_path "$prov")
-    for v in upstream ours; do
+    sysprov=$(real_path "$prov")
+    for v in "${variants[@]}"; do
+      provreal=$(real_path "$(prov_path "$v" "$prov")")
       if grep -qxF "$provreal" "$dir/$v.libs"; then
-        report "ok: $v run loaded the provider $prov"
+        report "ok: $v run loaded the provider $provreal"
       else
-        ok=0; report "FAIL: $v run did not load the provider $prov"
+        ok=0; report "FAIL: $v run did not load the provider $provreal"
+      fi
+      if [[ $provreal != "$sysprov" ]]; then
+        # Our provider in place of Debian's: was Debian's loaded as well?
+        if ! grep -qxF "$sysprov" "$dir/$v.libs"; then
+          report "ok: $v run did not load Debian's $sysprov"
+        elif [[ -n $o_alone ]]; then
+          ok=0; report "FAIL: $v run loaded Debian's $sysprov too (--alone)"
+        else
+          report "note: $v run also loaded Debian's $sysprov (named in /etc/libibverbs.d, loaded after RDMAV_DRIVERS' providers and registered after them: ours matches the device first${o_ops:+; see the entry points below})"
+        fi
+      fi
+      # Which library did the provider's libibverbs references bind to? The
+      # trace says "binding file <provider> [0] to <library> [0]: normal symbol
+      # `ibv_cmd_...' [IBVERBS_PRIVATE_34]".
+      if [[ ${v%+prov} = ours ]]; then libreal=$oursreal; else libreal=$sysreal; fi
+      bindings_from "$provreal" < "$dir/$v.trace" | grep '|IBVERBS_' > "$dir/$v.provider-bindings" || true
+      if [[ ! -s $dir/$v.provider-bindings ]]; then
+        ok=0; report "FAIL: $v run: no binding from $provreal to an IBVERBS_* symbol in the trace"
+      elif grep -vqF "|$libreal|" "$dir/$v.provider-bindings"; then
+        ok=0; report "FAIL: $v run: $provreal bound IBVERBS_* symbols to another library than $libreal (symbol|library|version):"
+        grep -vF "|$libreal|" "$dir/$v.provider-bindings" | cut -d'|' -f1 --complement | head -5 \
+          | sed 's/^/  | /' >> "$dir/report.txt"
+      else
+        report "ok: $v run: all $(wc -l < "$dir/$v.provider-bindings") IBVERBS_* references of $provreal were bound to $libreal, e.g. (symbol|library|version):"
+        cut -d'|' -f1 --complement "$dir/$v.provider-bindings" | head -3 | sed 's/^/  | /' >> "$dir/report.txt"
       fi
     done
-    # Which library did the provider's libibverbs references bind to? The
-    # trace says "binding file <provider> [0] to <library> [0]: normal symbol
-    # `ibv_cmd_...' [IBVERBS_PRIVATE_34]".
-    bindings_from "$provreal" < "$dir/ours.trace" | grep '|IBVERBS_' > "$dir/ours.provider-bindings" || true
-    if [[ ! -s $dir/ours.provider-bindings ]]; then
-      ok=0; report "FAIL: ours run: no binding from $prov to an IBVERBS_* symbol in the trace"
-    elif grep -vqF "|$oursreal|" "$dir/ours.provider-bindings"; then
-      ok=0; report "FAIL: ours run: $prov bound IBVERBS_* symbols to another library (symbol|library|version):"
-      grep -vF "|$oursreal|" "$dir/ours.provider-bindings" | cut -d'|' -f1 --complement | head -5 \
-        | sed 's/^/  | /' >> "$dir/report.txt"
-    else
-      report "ok: ours run: all $(wc -l < "$dir/ours.provider-bindings") IBVERBS_* references of $prov were bound to our library, e.g. (symbol|library|version):"
-      cut -d'|' -f1 --complement "$dir/ours.provider-bindings" | head -3 | sed 's/^/  | /' >> "$dir/report.txt"
+  done
+  [[ -z $o_ops ]] || check_ops "$o_ops" "${o_provider[0]}" "${variants[@]}" || ok=0
+  finish "$name" "$ok"
+}
+
+# check_ops DEVICE PROVIDER VARIANT...: for loaded --ops. Runs provider_ops
+# DEVICE with Debian's libraries (the reference) and in each VARIANT; in
+# each, every entry point must be in that run's provider (PROVIDER, or ours
+# in its place) or, for an op the provider leaves to the library, in that
+# run's libibverbs; written as <provider> and <libibverbs>, every run must
+# then print what the reference printed. Returns 1 on a failure.
+check_ops() {
+  local dev=$1 prov=$2 v provreal libreal ok=0 f runs=(upstream)
+  shift 2
+  for v; do [[ $v = upstream ]] || runs+=("$v"); done
+  for v in "${runs[@]}"; do
+    run_cmd "$v" "$o_timeout" "$dir/ops.$v" "abi-tests/vm-progs/run-c-probe provider_ops $dev"
+    provreal=$(real_path "$(prov_path "$v" "$prov")")
+    if [[ ${v%+prov} = ours ]]; then libreal=$(real_path "$OURS_DIR/libibverbs.so.1")
+    else libreal=$(real_path "$SYS_LIBDIR/libibverbs.so.1"); fi
+    f=$dir/ops.$v.out
+    # Exact paths only: a path that is neither stays as it is, and differs.
+    awk -v p="$provreal" -v l="$libreal" '$1 == "op" && $3 == p { $3 = "<provider>" }
+        $1 == "op" && $3 == l { $3 = "<libibverbs>" } { print }' "$f" > "$f.norm"
+    rc_of "$dir/ops.$v"
+    if [[ $rc != 0 ]]; then
+      ok=1; report "FAIL: provider_ops $dev in the $v run exited with $rc"
+      sed 's/^/  | /' "$dir/ops.$v.out" "$dir/ops.$v.err" >> "$dir/report.txt"
+      continue
+    fi
+    report "entry points of $dev in the $v run ($provreal = <provider>, $libreal = <libibverbs>):"
+    sed 's/^/  | /' "$f.norm" >> "$dir/report.txt"
+    if ! grep -q '^op post_send <provider>$' "$f.norm" || ! grep -q '^op poll_cq <provider>$' "$f.norm"; then
+      ok=1; report "FAIL: $v run: post_send and poll_cq of $dev are not in $provreal"
     fi
   done
-  finish "$name" "$ok"
+  for v in "${runs[@]:1}"; do
+    if cmp -s "$dir/ops.upstream.out.norm" "$dir/ops.$v.out.norm"; then
+      report "ok: $v run: every entry point is where the reference has it (its own provider, or its libibverbs)"
+    else
+      ok=1; report "FAIL: $v run: the entry points are not where the reference has them:"
+      diff -u --label ops.upstream --label "ops.$v" "$dir/ops.upstream.out.norm" "$dir/ops.$v.out.norm" >> "$dir/report.txt"
+    fi
+  done
+  return "$ok"
 }
 
 # ---- main -----------------------------------------------------------------------
@@ -765,12 +989,16 @@ mkdir -p "$SCEN_OUT"
 preflight
 # shellcheck source=/dev/null
 source "$1"
-for n in ${SCEN_ONLY:-}; do
+for n in ${SCEN_ONLY:-} "${!PROV_CI[@]}"; do
   [[ $all_names == *" $n "* ]] || { echo "runner: no scenario named '$n' in $1" >&2; n_fail=$((n_fail + 1)); }
 done
 
 {
   [[ ${#summary[@]} -eq 0 ]] || printf '%s\n' "${summary[@]}"
-  echo "$n_pass passed, $n_fail failed, $n_pending pending, $n_long long (not run)"
+  if [[ $PROVIDER = ours ]]; then
+    echo "$n_pass passed, $n_fail failed, $n_pending pending, $n_long long (not run), $n_noprov not in provider mode"
+  else
+    echo "$n_pass passed, $n_fail failed, $n_pending pending, $n_long long (not run)"
+  fi
 } | tee "$SCEN_OUT/summary.txt" >&2
 [[ $n_fail -eq 0 ]]

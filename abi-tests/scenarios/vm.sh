@@ -10,6 +10,31 @@
 # Scenario names become cargo test names (abi-tests/tests/vm_scenarios.rs):
 # keep one call per line (a trailing backslash continues it).
 
+# ---- our providers (run-scenarios --provider ours) -----------------------
+# In provider mode (see runner.sh) the reference stays Debian's libraries
+# with Debian's C providers, and every scenario here (but those in another
+# distribution's userland) is run again with our rxe and siw providers
+# selected through RDMAV_DRIVERS: Debian's libibverbs with them, ours with
+# them, and, for the pairs, each of those against Debian's libraries and C
+# provider on the other side. The full tier runs every scenario so. The CI
+# tier runs only these, the pairs with ours on both sides (our libibverbs
+# and providers), the others also on Debian's libibverbs with our
+# providers: the device queries and object verbs, the provider bad-input
+# probe, the rxe provider proof, each example program family once over rxe
+# (RC with ibv_wr_* sends checked byte for byte, UD, SRQ; perftest's RDMA
+# writes, atomics and send latency; the CM; stream rsockets; UCX;
+# libfabric), the IBVERBS_1.0 data path, and over siw the device, its
+# provider proof, the CM, rsockets' message mode and perftest. Measured with
+# a stand-in provider on a host shared with two other VMs: 24 scenarios in
+# 9 minutes with every reference live and two pairings; this subset, with
+# recorded references and one pairing, is about a third of that.
+provider_ci \
+  ibv_devinfo_v query_probe objects_probe provider_bad_input loads_ours_and_rxe_provider \
+  ibv_rc_pingpong_new_send_check ibv_ud_pingpong ibv_srq_pingpong_q4 \
+  ib_write_bw ib_atomic_bw ib_send_lat rping rstream_nonblock_verify \
+  ucx_perftest_tag_lat fi_pingpong_msg_1m compat10_probe \
+  ibv_devinfo_v_siw0 siw_loads_ours rping_siw rstream_siw_verify ib_write_bw_siw
+
 # ---- device enumeration and queries -------------------------------
 compare ibv_devices 'ibv_devices'
 compare ibv_devinfo 'ibv_devinfo'
@@ -42,11 +67,39 @@ compare bad_input_crashes 'abi-tests/vm-progs/run-c-probe bad_input_crashes'
 # 8 threads, 10,000 create/use/destroy cycles of PD, MR, CQ and QP on one
 # context, under valgrind: no errors and nothing definitely lost.
 compare stress_valgrind --timeout 300 'abi-tests/vm-progs/run-stress 10000 8'
+# The provider's data path under the same 8 threads and valgrind: every 4th
+# cycle a loopback of 16 sends into 16 receives (posted as chains), every
+# other one through an extended QP's ibv_wr_* batch and polled through an
+# extended CQ (start/next/end_poll). Beside the create/destroy churn above,
+# this is where a provider's queue handling runs (see the top of stress.c).
+compare stress_valgrind_datapath --long "a minute under valgrind; the full tier runs it, with Debian's provider and with ours" --timeout 600 'abi-tests/vm-progs/run-stress 2000 8 16 4'
+# Bad input to the provider's data path on rxe0: too many or no
+# scatter/gather entries, inline data past the limit, request chains that
+# loop, a stale CQ, the ibv_wr_* calls out of order, each in a child
+# process, and whether the queue still works afterwards. Each line says
+# whether the outcome is the one documented for the provider that served
+# the run (Debian's C provider crashes on some; see the top of
+# provider_bad_input.c and docs/bad-input.md).
+compare provider_bad_input --timeout 300 'abi-tests/vm-progs/run-c-probe provider_bad_input rxe0'
 
 # Proof that the "ours" runs really use our libibverbs.so.1, which loads
-# Debian's C provider for rxe and serves its IBVERBS_PRIVATE_34 calls.
-loaded loads_ours_and_rxe_provider --ours libibverbs.so.1 \
+# Debian's C provider for rxe and serves its IBVERBS_PRIVATE_34 calls; and
+# that the data-path entry points of rxe0's context (post_send, poll_cq,
+# ibv_wr_*, the extended CQ's polling) are the provider's code (--ops). In
+# provider mode: that our rxe provider is loaded and bound to the libibverbs
+# of the run, and rxe0's entry points are ours. Debian's librxe is then
+# loaded too, unused (libibverbs loads every provider of /etc/libibverbs.d
+# after those of RDMAV_DRIVERS, which register first and match rxe0 first).
+loaded loads_ours_and_rxe_provider --ours libibverbs.so.1 --ops rxe0 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so 'ibv_devinfo -d rxe0'
+# The same with Debian's C providers for rxe and siw left out of
+# /etc/libibverbs.d (in a private mount namespace, see provider-alone) when
+# ours are selected: our rxe provider alone, and Debian's librxe not even
+# loaded (--alone). Outside provider mode the wrapper changes nothing, so
+# only the full tier runs it (40 s, most of it the trace of the wrapper).
+loaded rxe_provider_alone --long "meaningful with our providers; the full tier runs it" --ours libibverbs.so.1 --ops rxe0 --alone \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so \
+  'abi-tests/vm-progs/provider-alone rxe,siw ibv_devinfo -d rxe0'
 
 # ---- data path: the example programs ----------------------------------
 # Each pair runs server and client with Debian's libraries (the reference),
@@ -953,8 +1006,12 @@ loaded sid_pyverbs_loads_ours $ULSID --long "about 90 s (python under the dynami
 # "rconnect: Operation not supported".
 SIW=abi-tests/vm-progs/siw-up
 compare ibv_devinfo_v_siw0 "$SIW ibv_devinfo -v -d siw0"
-loaded siw_loads_ours --ours libibverbs.so.1 \
+loaded siw_loads_ours --ours libibverbs.so.1 --ops siw0 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so "$SIW ibv_devinfo -d siw0"
+# As rxe_provider_alone: our siw provider alone, in provider mode.
+loaded siw_provider_alone --long "meaningful with our providers; the full tier runs it" --ours libibverbs.so.1 --ops siw0 --alone \
+  --provider /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so \
+  "$SIW abi-tests/vm-progs/provider-alone rxe,siw ibv_devinfo -d siw0"
 pair rping_siw --mixed "iWARP's connection setup (iw_cm) between the two librdmacms" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   "$SIW rping -s -a 10.0.9.15 -C 10 -v" "$SIW rping -c -a 10.0.9.15 -C 10 -v"
 pair ucmatose_c10_siw --timeout 120 --ready 'cm_listening 7471' \

@@ -27,7 +27,8 @@
 //! - [`rxe`], `<rdma/rdma_user_rxe.h>`, the kernel ABI of Soft-RoCE;
 //! - [`rxe_abi`], rdma-core's rxe provider commands (`rxe-abi.h`) and rdma-core
 //!   65's addition to the rxe uAPI;
-//! - [`siw`], `<rdma/siw-abi.h>`, the kernel ABI of soft-iWARP.
+//! - [`siw`], `<rdma/siw-abi.h>`, the kernel ABI of soft-iWARP;
+//! - [`siw_abi`], rdma-core's siw provider commands (`siw_abi.h`).
 //!
 //! Every struct is checked at compile time against sizes, alignments and
 //! field offsets measured from the C headers by the probes in
@@ -52,6 +53,7 @@ pub mod rsocket;
 pub mod rxe;
 pub mod rxe_abi;
 pub mod siw;
+pub mod siw_abi;
 pub mod ucma;
 pub mod ucma_v65;
 pub mod verbs;

@@ -289,3 +289,29 @@ mod rxe_abi {
     // A member of the union: no larger than it.
     const _: () = assert!(size_of::<rxe_send_wr_wr_flush>() <= size_of::<rxe_send_wr_wr>());
 }
+
+/// Soft-iWARP's command wrappers (rdma-core's `providers/siw/siw_abi.h`,
+/// not installed): the numbers a probe compiled against rdma-core 44's
+/// `siw_abi.h` printed (2026-11-29). `DECLARE_DRV_CMD` puts the driver data
+/// right after the uverbs wrapper, so each is also the sum of its parts.
+mod siw_abi {
+    use crate::kern::*;
+    use crate::siw::*;
+    use crate::siw_abi::*;
+
+    crate::assert_layout!(siw_cmd_alloc_context_resp, size = 16, align = 8, ibv_resp = 0, drv_payload = 8);
+    crate::assert_layout!(siw_cmd_create_cq_resp, size = 24, align = 8, ibv_resp = 0, drv_payload = 8);
+    crate::assert_layout!(siw_cmd_create_srq_resp, size = 32, align = 8, ibv_resp = 0, drv_payload = 16);
+    crate::assert_layout!(siw_cmd_create_qp_resp, size = 64, align = 8, ibv_resp = 0, drv_payload = 32);
+    crate::assert_layout!(siw_cmd_reg_mr, size = 56, align = 8, ibv_cmd = 0, drv_payload = 48);
+    crate::assert_layout!(siw_cmd_reg_mr_resp, size = 20, align = 4, ibv_resp = 0, drv_payload = 12);
+    crate::assert_layout!(
+        siw_cmd_create_qp_resp,
+        size = size_of::<ib_uverbs_create_qp_resp>() + size_of::<siw_uresp_create_qp>()
+    );
+    crate::assert_layout!(siw_cmd_reg_mr, size = size_of::<ibv_reg_mr>() + size_of::<siw_ureq_reg_mr>());
+    crate::assert_layout!(
+        siw_cmd_reg_mr_resp,
+        size = size_of::<ib_uverbs_reg_mr_resp>() + size_of::<siw_uresp_reg_mr>()
+    );
+}

@@ -23,7 +23,7 @@
 //! | `rsocket.rs`           | `rsocket.rs`                    | `abi-tests/probe/run-65.sh`     |
 //! | `rxe.rs`               | `rxe.rs`                        | `abi-tests/probe/run-uapi.sh`   |
 //! | `siw.rs`               | `siw.rs`                        | `abi-tests/probe/run-uapi.sh`   |
-//! | `hand_kept.rs`         | `acm.rs`, `cma_v65.rs`, `ucma_v65.rs`, `rxe_abi.rs`, 65's ids in `kern.rs`, a few types of others | kept by hand |
+//! | `hand_kept.rs`         | `acm.rs`, `cma_v65.rs`, `ucma_v65.rs`, `rxe_abi.rs`, `siw_abi.rs`, 65's ids in `kern.rs`, a few types of others | kept by hand |
 //!
 //! The files of a module that re-exports an older one (`verbs_v65.rs`,
 //! `driver/pabi65.rs`) check everything the module provides, re-exported
