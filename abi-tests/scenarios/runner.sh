@@ -62,8 +62,15 @@
 # ours+prov:ours+prov alone (compares, differs and loads still run both
 # +prov variants): it has to fit beside the default mode's CI tier. A loaded checks the
 # +prov variants, with our provider in place of each Debian provider named
-# by --provider. Scenarios in another distribution's userland (--userland)
-# are not run in provider mode (see provider_applies).
+# by --provider. In another distribution's userland (--userland) the chroot
+# sees the provider directory at its own path, and RDMAV_DRIVERS names it as
+# outside: that distribution's libibverbs appends its own suffix (Debian 13's
+# -rdmav34.so, sid's -rdmav65.so) and ours the suffix of the providers the
+# userland installs (see the loader in docs/architecture.md), so either
+# loads the file that names the userland's private ABI. A loaded there also
+# proves that name: the +prov runs must have loaded our provider under the
+# name of Debian's one (librxe-rs-rdmav65.so for sid's librxe-rdmav65.so)
+# and bound only that ABI's IBVERBS_PRIVATE_NN names.
 #
 # The two variants differ ONLY in LD_LIBRARY_PATH: "upstream" runs without it
 # (the dynamic linker finds Debian's /usr/lib/x86_64-linux-gnu/libibverbs.so.1),
@@ -157,9 +164,10 @@
 #                      userland (trixie, sid): the reference is that
 #                      distribution's own libraries, and "ours" is ours with
 #                      its programs and providers. The chroot gets /dev,
-#                      /proc and /sys, and the repository, our libraries and
-#                      the results directory at their own paths; commands
-#                      start in the same directory as outside.
+#                      /proc and /sys, and the repository, our libraries
+#                      (and in provider mode our providers) and the results
+#                      directory at their own paths; commands start in the
+#                      same directory as outside.
 #       --filter SED   sed script applied to stdout and stderr before comparing
 #                      (for values that legitimately change: QPNs, timings)
 #       --timeout S    per command (default 60)
@@ -216,7 +224,7 @@ prov_path() {
 declare -A PROV_CI=()
 provider_ci() { local n; for n; do PROV_CI[$n]=1; done; }
 
-n_pass=0; n_fail=0; n_pending=0; n_long=0; n_noprov=0; all_names=
+n_pass=0; n_fail=0; n_pending=0; n_long=0; all_names=
 summary=()
 
 # ---- helpers usable in --ready ------------------------------------------------
@@ -278,7 +286,7 @@ userland_up() {
   mountpoint -q "$root/sys" || mount --rbind /sys "$root/sys" || exit 2
   mountpoint -q "$root/dev" || mount --rbind /dev "$root/dev" || exit 2
   mountpoint -q "$root/run" || mount -t tmpfs run "$root/run" || exit 2
-  for d in "$PWD" "$OURS_DIR" "$SCEN_OUT" ${VM_PROGS:+"$VM_PROGS"}; do
+  for d in "$PWD" "$OURS_DIR" "$SCEN_OUT" ${VM_PROGS:+"$VM_PROGS"} ${PROV_DIR:+"$PROV_DIR"}; do
     mkdir -p "$root$d"
     mountpoint -q "$root$d" || mount --bind "$d" "$root$d" || exit 2
   done
@@ -318,35 +326,40 @@ preflight() {
     fi
     echo "runner: ${where}$v: libibverbs.so.1 => $got" >&2
   done
-  [[ $PROVIDER = ours && -z ${o_userland:-} ]] || return 0
-  # Provider mode: our providers are there, and both libraries load them
-  # without a word (a provider that fails to load is only a warning on
-  # stderr, and the device would quietly fall to Debian's C provider).
-  local n f err
+  [[ $PROVIDER = ours ]] || return 0
+  # Provider mode: our providers are there under the name this userland's
+  # libibverbs asks for, and both libraries load them without a word (a
+  # provider that fails to load is only a warning on stderr, and the device
+  # would quietly fall to Debian's C provider).
+  local n f err sfx
+  sfx=$(provider_suffix)
   for n in "${OURS_PROVIDERS[@]}"; do
-    f=$(ours_provider "$n" -rdmav34.so)
+    f=$(ours_provider "$n" "$sfx")
     [[ -f $f ]] || { echo "runner: preflight: our $n provider $f does not exist" >&2; exit 2; }
   done
   for v in upstream+prov ours+prov; do
     set_env "$v"
     err=$("${envv[@]}" ibv_devices 2>&1 > /dev/null)
     if [[ -n $err ]]; then
-      echo "runner: preflight: $v (RDMAV_DRIVERS=$PROV_DRIVERS): ibv_devices printed on stderr:" >&2
+      echo "runner: preflight: ${where}$v (RDMAV_DRIVERS=$PROV_DRIVERS): ibv_devices printed on stderr:" >&2
       echo "$err" >&2
       exit 2
     fi
-    echo "runner: $v: RDMAV_DRIVERS=$PROV_DRIVERS" >&2
+    echo "runner: ${where}$v: RDMAV_DRIVERS=$PROV_DRIVERS (lib<name>-rs$sfx)" >&2
   done
 }
 
-# provider_applies: whether the scenario being parsed runs in provider mode.
-# Not those in another distribution's userland: Debian 13's and sid's
-# libibverbs are to load our providers once those distributions are
-# supported by them (sid's asks for -rdmav65.so, and the chroot would need
-# the provider directory mounted); the Debian 12 scenarios cover every
-# device and program family.
-provider_applies() {
-  [[ -z $o_userland ]]
+# provider_suffix: the suffix the providers of this machine, or of the
+# userland $o_userland, are installed with (-rdmav65.so where there is one,
+# as sid's; else -rdmav34.so): the one its libibverbs appends to the paths
+# in RDMAV_DRIVERS, and the one ours tries first.
+provider_suffix() {
+  local root= f
+  [[ -z ${o_userland:-} ]] || root=$(userland_root "$o_userland")
+  for f in "$root$SYS_LIBDIR"/libibverbs/*-rdmav65.so; do
+    [[ -e $f ]] && { echo -rdmav65.so; return; }
+  done
+  echo -rdmav34.so
 }
 
 # Parse the options shared by every scenario kind into the o_* variables;
@@ -490,7 +503,6 @@ list_entry() {
     *) ci=$(run_variants); full=$ci ;;
   esac
   if [[ -n $o_pending ]]; then ci=-; full=-; why="pending: $o_pending"
-  elif [[ $PROVIDER = ours ]] && ! provider_applies; then ci=-; full=-; why="not in provider mode (another distribution's userland)"
   elif [[ -n $o_long ]]; then ci=-; why="long: $o_long"
   elif [[ $PROVIDER = ours && -z ${PROV_CI[$name]:-} ]]; then ci=-; why="provider mode: full tier only"; fi
   printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$kind" "$ci" "$full" "$why"
@@ -513,10 +525,6 @@ begin() {
     # Provider mode's CI tier: only the scenarios named by provider_ci
     # (--only names any).
     if [[ $TIER = ci && -z ${SCEN_ONLY:-} && -z ${PROV_CI[$name]:-} ]]; then return 1; fi
-    if ! provider_applies; then
-      summary+=("$(printf '%-8s %s (%s)' NOPROV "$name" "another distribution's userland: not in provider mode")")
-      n_noprov=$((n_noprov + 1)); return 1
-    fi
   fi
   # Several VMs at once (run-scenarios --jobs): the first to create the
   # scenario's claim runs it; the others pass it by.
@@ -834,6 +842,10 @@ init_libs() {
   done
 }
 
+# init_names LDDEBUG_FILE: the libraries the dynamic linker initialised, by
+# the names they were opened under (symlinks not resolved), one a line.
+init_names() { sed -n 's/^ *[0-9]*:[[:space:]]*calling init: //p' "$1"; }
+
 # bindings_from LIBPATH < TRACE: the symbol bindings made for LIBPATH (any
 # path that resolves to it), as "from|to|symbol|version" with both paths
 # resolved.
@@ -849,13 +861,36 @@ bindings_from() {
       done
 }
 
+# ctor_lookups NAME < TRACE: the libibverbs symbols looked up while the
+# constructor of the library opened as NAME ran (from its "calling init:"
+# line to the next one of that process), as bindings_from prints them. Our
+# providers have no link-time reference to libibverbs: their constructor
+# resolves what they call with dlvsym on libibverbs' handle, which the
+# trace shows as "binding file <libibverbs> to <libibverbs>", so only such
+# lines are taken.
+ctor_lookups() {
+  local want=$1 from to sym ver
+  declare -A real=()
+  awk -v want="$want" '
+      /calling init: / { n = $0; sub(/^.*calling init: /, "", n); pid = $1; seg = (n == want); next }
+      /calling fini: / { seg = 0 }
+      seg && $1 != pid { seg = 0 }
+      seg { print }' \
+    | sed -n 's/^ *[0-9]*:[[:space:]]*binding file \(.*\) \[[0-9]*\] to \(.*\) \[[0-9]*\]: normal symbol `\(.*\)'"'"' \[\(.*\)\]$/\1|\2|\3|\4/p' \
+    | while IFS='|' read -r from to sym ver; do
+        [[ $from == "$to" ]] || continue
+        [[ -n ${real[$to]:-} ]] || real[$to]=$(real_path "$to")
+        echo "${real[$to]}|${real[$to]}|$sym|$ver"
+      done
+}
+
 loaded() {
   local name=$1; shift
   parse_opts "$@" || exit 2
   [[ ${#rest[@]} -eq 1 ]] || { echo "runner: loaded $name: give exactly one command" >&2; exit 2; }
   [[ -z $o_ops || ${#o_provider[@]} -gt 0 ]] || { echo "runner: loaded $name: --ops needs a --provider" >&2; exit 2; }
   begin "$name" loaded "$@" || return 0
-  local cmd=${rest[0]} v ok=1 lib want prov provreal variants uv ov libreal sysprov
+  local cmd=${rest[0]} v ok=1 lib want prov provreal provname pabi variants uv ov libreal sysprov
   read -ra variants <<< "$(run_variants)"
   uv=${variants[0]} ov=${variants[1]}
   local oursreal; oursreal=$(real_path "$OURS_DIR/libibverbs.so.1")
@@ -896,11 +931,21 @@ loaded() {
   for prov in "${o_provider[@]}"; do
     sysprov=$(real_path "$prov")
     for v in "${variants[@]}"; do
-      provreal=$(real_path "$(prov_path "$v" "$prov")")
+      provname=$(prov_path "$v" "$prov")
+      provreal=$(real_path "$provname")
       if grep -qxF "$provreal" "$dir/$v.libs"; then
         report "ok: $v run loaded the provider $provreal"
       else
         ok=0; report "FAIL: $v run did not load the provider $provreal"
+      fi
+      if [[ $v == *+prov && $provname != "$provreal" ]]; then
+        # Our providers are one file under two names, and take their
+        # private ABI from the name they were opened under.
+        if init_names "$dir/$v.trace" | grep -qxF "$provname"; then
+          report "ok: $v run opened it as $provname"
+        else
+          ok=0; report "FAIL: $v run did not open it as $provname"
+        fi
       fi
       if [[ $provreal != "$sysprov" ]]; then
         # Our provider in place of Debian's: was Debian's loaded as well?
@@ -914,9 +959,12 @@ loaded() {
       fi
       # Which library did the provider's libibverbs references bind to? The
       # trace says "binding file <provider> [0] to <library> [0]: normal symbol
-      # `ibv_cmd_...' [IBVERBS_PRIVATE_34]".
+      # `ibv_cmd_...' [IBVERBS_PRIVATE_34]"; for our providers' lookups in
+      # their constructor, see ctor_lookups.
       if [[ ${v%+prov} = ours ]]; then libreal=$oursreal; else libreal=$sysreal; fi
-      bindings_from "$provreal" < "$dir/$v.trace" | grep '|IBVERBS_' > "$dir/$v.provider-bindings" || true
+      { bindings_from "$provreal" < "$dir/$v.trace"
+        [[ $v != *+prov ]] || ctor_lookups "$provname" < "$dir/$v.trace"
+      } | grep '|IBVERBS_' > "$dir/$v.provider-bindings" || true
       if [[ ! -s $dir/$v.provider-bindings ]]; then
         ok=0; report "FAIL: $v run: no binding from $provreal to an IBVERBS_* symbol in the trace"
       elif grep -vqF "|$libreal|" "$dir/$v.provider-bindings"; then
@@ -926,6 +974,20 @@ loaded() {
       else
         report "ok: $v run: all $(wc -l < "$dir/$v.provider-bindings") IBVERBS_* references of $provreal were bound to $libreal, e.g. (symbol|library|version):"
         cut -d'|' -f1 --complement "$dir/$v.provider-bindings" | head -3 | sed 's/^/  | /' >> "$dir/report.txt"
+      fi
+      # Our provider speaks the private ABI its name asks for, and only it
+      # (librxe-rs-rdmav65.so: IBVERBS_PRIVATE_65).
+      if [[ $v == *+prov && $provname =~ -rdmav([0-9]+)\.so$ ]]; then
+        pabi=IBVERBS_PRIVATE_${BASH_REMATCH[1]}
+        if ! grep -q '|IBVERBS_PRIVATE_[^|]*$' "$dir/$v.provider-bindings"; then
+          ok=0; report "FAIL: $v run: $provreal bound no IBVERBS_PRIVATE_* name"
+        elif grep '|IBVERBS_PRIVATE_[^|]*$' "$dir/$v.provider-bindings" | grep -qvF "|$pabi"; then
+          ok=0; report "FAIL: $v run: $provreal, opened as ${provname##*/}, bound other private ABIs than $pabi:"
+          grep '|IBVERBS_PRIVATE_[^|]*$' "$dir/$v.provider-bindings" | grep -vF "|$pabi" \
+            | cut -d'|' -f1 --complement | head -5 | sed 's/^/  | /' >> "$dir/report.txt"
+        else
+          report "ok: $v run: its $(grep -c "|$pabi\$" "$dir/$v.provider-bindings") private references are all $pabi (the ABI ${provname##*/} names)"
+        fi
       fi
     done
   done
@@ -995,10 +1057,6 @@ done
 
 {
   [[ ${#summary[@]} -eq 0 ]] || printf '%s\n' "${summary[@]}"
-  if [[ $PROVIDER = ours ]]; then
-    echo "$n_pass passed, $n_fail failed, $n_pending pending, $n_long long (not run), $n_noprov not in provider mode"
-  else
-    echo "$n_pass passed, $n_fail failed, $n_pending pending, $n_long long (not run)"
-  fi
+  echo "$n_pass passed, $n_fail failed, $n_pending pending, $n_long long (not run)"
 } | tee "$SCEN_OUT/summary.txt" >&2
 [[ $n_fail -eq 0 ]]

@@ -12,28 +12,34 @@
 
 # ---- our providers (run-scenarios --provider ours) -----------------------
 # In provider mode (see runner.sh) the reference stays Debian's libraries
-# with Debian's C providers, and every scenario here (but those in another
-# distribution's userland) is run again with our rxe and siw providers
-# selected through RDMAV_DRIVERS: Debian's libibverbs with them, ours with
-# them, and, for the pairs, each of those against Debian's libraries and C
-# provider on the other side. The full tier runs every scenario so. The CI
-# tier runs only these, the pairs with ours on both sides (our libibverbs
-# and providers), the others also on Debian's libibverbs with our
-# providers: the device queries and object verbs, the provider bad-input
-# probe, the rxe provider proof, each example program family once over rxe
-# (RC with ibv_wr_* sends checked byte for byte, UD, SRQ; perftest's RDMA
-# writes, atomics and send latency; the CM; stream rsockets; UCX;
-# libfabric), the IBVERBS_1.0 data path, and over siw the device, its
-# provider proof, the CM, rsockets' message mode and perftest. Measured with
-# a stand-in provider on a host shared with two other VMs: 24 scenarios in
-# 9 minutes with every reference live and two pairings; this subset, with
-# recorded references and one pairing, is about a third of that.
+# with Debian's C providers, and every scenario here is run again with our
+# rxe and siw providers selected through RDMAV_DRIVERS: Debian's libibverbs
+# with them, ours with them, and, for the pairs, each of those against
+# Debian's libraries and C provider on the other side. In Debian 13's and
+# sid's userlands (the deb13_* and sid_* scenarios) "Debian's" is that
+# distribution's, and our providers are loaded under its private ABI's name
+# (-rdmav34.so, sid's -rdmav65.so). The full tier runs every scenario so.
+# The CI tier runs only these, the pairs with ours on both sides (our
+# libibverbs and providers), the others also on Debian's libibverbs with
+# our providers: the device queries and object verbs, the provider
+# bad-input probe, the rxe provider proof, each example program family once
+# over rxe (RC with ibv_wr_* sends checked byte for byte, UD, SRQ;
+# perftest's RDMA writes, atomics and send latency; the CM; stream
+# rsockets; UCX; Open MPI over UCX; libfabric), the IBVERBS_1.0 data path,
+# over siw the device, its provider proof, the CM, rsockets' message mode
+# and perftest, and in the other userlands Debian 13's RC pingpong and
+# sid's provider proof (opened as -rdmav65.so, bound to
+# IBVERBS_PRIVATE_65) and RC pingpong. Measured with a stand-in provider on
+# a host shared with two other VMs: 24 scenarios in 9 minutes with every
+# reference live and two pairings; this subset, with recorded references
+# and one pairing, is about a third of that.
 provider_ci \
   ibv_devinfo_v query_probe objects_probe provider_bad_input loads_ours_and_rxe_provider \
   ibv_rc_pingpong_new_send_check ibv_ud_pingpong ibv_srq_pingpong_q4 \
   ib_write_bw ib_atomic_bw ib_send_lat rping rstream_nonblock_verify \
-  ucx_perftest_tag_lat fi_pingpong_msg_1m compat10_probe \
-  ibv_devinfo_v_siw0 siw_loads_ours rping_siw rstream_siw_verify ib_write_bw_siw
+  ucx_perftest_tag_lat mpi_ucx_pingpong fi_pingpong_msg_1m compat10_probe \
+  ibv_devinfo_v_siw0 siw_loads_ours rping_siw rstream_siw_verify ib_write_bw_siw \
+  deb13_ibv_rc_pingpong sid_loads_ours_and_rxe_provider sid_ibv_rc_pingpong
 
 # ---- device enumeration and queries -------------------------------
 compare ibv_devices 'ibv_devices'
@@ -893,6 +899,8 @@ loaded fi_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
 # (Debian 13's still bind IBVERBS_PRIVATE_34, with the names rdma-core 49 and
 # 53 added to it, and call ibv_cmd_reg_dmabuf_mr with rdma-core 54's extra
 # argument). Every pairing as above; the filters are the Debian 12 ones.
+# In provider mode the chroot also sees our providers' directory, and the
+# +prov runs load them under this userland's name (see runner.sh).
 UL13='--userland trixie'
 compare deb13_ibv_devices $UL13 'ibv_devices'
 compare deb13_ibv_devinfo_v $UL13 'ibv_devinfo -v'
