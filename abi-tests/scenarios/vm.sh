@@ -1077,7 +1077,9 @@ compare rs_inline0_siw --timeout 120 "$SIW abi-tests/vm-progs/rs_probe rs_inline
 
 # ---- Debian 13 over iWARP: its libsiw provider on siw0 (see above) ----
 compare deb13_ibv_devinfo_v_siw0 $UL13 "$SIW ibv_devinfo -v -d siw0"
-loaded deb13_siw_loads_ours $UL13 --long "about 40 s; the CI tier has the rxe provider proof and the siw data path" --ours libibverbs.so.1 \
+# The first run adds siw0, every program of siw-up traced: 34 s to over 60
+# on a host shared with two other VMs, hence --timeout 120.
+loaded deb13_siw_loads_ours $UL13 --long "about 40 s; the CI tier has the rxe provider proof and the siw data path" --timeout 120 --ours libibverbs.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so "$SIW ibv_devinfo -d siw0"
 pair deb13_rping_siw $UL13 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   "$SIW rping -s -a 10.0.9.15 -C 10 -v" "$SIW rping -c -a 10.0.9.15 -C 10 -v"
