@@ -114,7 +114,7 @@
 #       --race RE      the tested programs have a race of their own that a
 #                      run can lose whichever library it uses, and a lost run
 #                      prints a line matching the extended regex RE on the
-#                      client's stderr. Such a run is reported and run again,
+#                      client's or the server's stderr. Such a run is reported and run again,
 #                      up to 3 tries per pairing (reference included); the
 #                      last try is the one compared. Use it only for a race
 #                      that is understood and written down beside the scenario.
@@ -709,7 +709,7 @@ differs() {
 
 # run_pair SERVER_VARIANT CLIENT_VARIANT PREFIX: one server/client run; files
 # PREFIX.server.{out,err,rc} and PREFIX.client.{...}. With --race, a run whose
-# client stderr matches the race's regex is kept as PREFIX.lostN.* and run
+# client or server stderr matches the race's regex is kept as PREFIX.lostN.* and run
 # again, up to 3 tries.
 run_pair() {
   local sv=$1 cv=$2 p=$3 try f t0=$EPOCHREALTIME
@@ -717,9 +717,9 @@ run_pair() {
     run_pair_once "$sv" "$cv" "$p"
     elapsed "$t0" > "$p.seconds"
     [[ -n $o_race && $try -lt 3 ]] || return 0
-    grep -Eq -- "$o_race" "$p.client.err" || return 0
+    grep -Eq -- "$o_race" "$p.client.err" "$p.server.err" || return 0
     local rc rc_s; rc_of "$p.server"; rc_s=$rc; rc_of "$p.client"
-    report "server $sv / client $cv: try $try lost the programs' own race (client stderr matched /$o_race/; exit codes: server $rc_s, client $rc); run again"
+    report "server $sv / client $cv: try $try lost the programs' own race (a stderr matched /$o_race/; exit codes: server $rc_s, client $rc); run again"
     echo "    server $sv / client $cv: try $try lost the programs' own race; run again" >&2
     for f in "$p".server.* "$p".client.*; do mv "$f" "$p.lost$try.${f#"$p."}"; done
     nap 1

@@ -1014,10 +1014,11 @@ loaded siw_provider_alone --long "meaningful with our providers; the full tier r
   "$SIW abi-tests/vm-progs/provider-alone rxe,siw ibv_devinfo -d siw0"
 # rping's own teardown race: main() destroys the CM event channel while its
 # cm_thread may still loop back into rdma_get_cm_event, which then fails with
-# EBADF and the thread exits the process with status 255 after all pings
-# were done ("rdma_get_cm_event: Bad file descriptor" on the client's
-# stderr). Seen once on siw0 in provider mode (Debian's libraries with our
-# siw provider, 2026-11-29); nothing in the libraries or providers decides it.
+# EBADF, and the thread ends the process after all pings were done
+# ("rdma_get_cm_event: Bad file descriptor" on that side's stderr; the
+# client then exits 255). Seen on siw0 in provider mode with Debian's
+# libraries and our siw provider, once on the client and once on the server
+# (2026-11-29); the race is between two threads of rping.
 RPING_RACE='^rdma_get_cm_event: Bad file descriptor$'
 pair rping_siw --mixed "iWARP's connection setup (iw_cm) between the two librdmacms" --race "$RPING_RACE" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   "$SIW rping -s -a 10.0.9.15 -C 10 -v" "$SIW rping -c -a 10.0.9.15 -C 10 -v"
