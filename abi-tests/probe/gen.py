@@ -169,8 +169,10 @@ SIZE_EXPR = {
 }
 
 # Rust-only types (no C counterpart to measure).
-# siw.rs's ib_qp stands for the kernel's QP object, which is incomplete in C.
-SKIP_TYPES = {"verbs_ex_private", "ib_qp"}
+# siw.rs's ib_qp stands for the kernel's QP object, which is incomplete in C;
+# driver/pabi65.rs's ibv_dmabuf_heap is the heap handle dmabuf_heap.h only
+# declares.
+SKIP_TYPES = {"verbs_ex_private", "ib_qp", "ibv_dmabuf_heap"}
 # Pointer-valued constants: Rust cannot compare pointers in const context, so
 # they are checked by a generated unit test instead.
 POINTER_CONSTS = {"__VERBS_ABI_IS_EXTENDED", "IBV_ALLOCATOR_USE_DEFAULT"}

@@ -121,7 +121,7 @@
 #       --race RE      the tested programs have a race of their own that a
 #                      run can lose whichever library it uses, and a lost run
 #                      prints a line matching the extended regex RE on the
-#                      client's stderr. Such a run is reported and run again,
+#                      client's or the server's stderr. Such a run is reported and run again,
 #                      up to 3 tries per pairing (reference included); the
 #                      last try is the one compared. Use it only for a race
 #                      that is understood and written down beside the scenario.
@@ -717,7 +717,7 @@ differs() {
 
 # run_pair SERVER_VARIANT CLIENT_VARIANT PREFIX: one server/client run; files
 # PREFIX.server.{out,err,rc} and PREFIX.client.{...}. With --race, a run whose
-# client stderr matches the race's regex is kept as PREFIX.lostN.* and run
+# client or server stderr matches the race's regex is kept as PREFIX.lostN.* and run
 # again, up to 3 tries.
 run_pair() {
   local sv=$1 cv=$2 p=$3 try f t0=$EPOCHREALTIME
@@ -725,9 +725,9 @@ run_pair() {
     run_pair_once "$sv" "$cv" "$p"
     elapsed "$t0" > "$p.seconds"
     [[ -n $o_race && $try -lt 3 ]] || return 0
-    grep -Eq -- "$o_race" "$p.client.err" || return 0
+    grep -Eq -- "$o_race" "$p.client.err" "$p.server.err" || return 0
     local rc rc_s; rc_of "$p.server"; rc_s=$rc; rc_of "$p.client"
-    report "server $sv / client $cv: try $try lost the programs' own race (client stderr matched /$o_race/; exit codes: server $rc_s, client $rc); run again"
+    report "server $sv / client $cv: try $try lost the programs' own race (a stderr matched /$o_race/; exit codes: server $rc_s, client $rc); run again"
     echo "    server $sv / client $cv: try $try lost the programs' own race; run again" >&2
     for f in "$p".server.* "$p".client.*; do mv "$f" "$p.lost$try.${f#"$p."}"; done
     nap 1
@@ -890,7 +890,7 @@ loaded() {
   [[ ${#rest[@]} -eq 1 ]] || { echo "runner: loaded $name: give exactly one command" >&2; exit 2; }
   [[ -z $o_ops || ${#o_provider[@]} -gt 0 ]] || { echo "runner: loaded $name: --ops needs a --provider" >&2; exit 2; }
   begin "$name" loaded "$@" || return 0
-  local cmd=${rest[0]} v ok=1 lib want prov provreal provname pabi variants uv ov libreal sysprov
+  local cmd=${rest[0]} v ok=1 lib want prov provreal provname pabi variants uv ov libreal sysprov what
   read -ra variants <<< "$(run_variants)"
   uv=${variants[0]} ov=${variants[1]}
   local oursreal; oursreal=$(real_path "$OURS_DIR/libibverbs.so.1")
@@ -959,14 +959,29 @@ loaded() {
       fi
       # Which library did the provider's libibverbs references bind to? The
       # trace says "binding file <provider> [0] to <library> [0]: normal symbol
-      # `ibv_cmd_...' [IBVERBS_PRIVATE_34]"; for our providers' lookups in
-      # their constructor, see ctor_lookups.
+      # `ibv_cmd_...' [IBVERBS_PRIVATE_34]".
       if [[ ${v%+prov} = ours ]]; then libreal=$oursreal; else libreal=$sysreal; fi
-      { bindings_from "$provreal" < "$dir/$v.trace"
-        [[ $v != *+prov ]] || ctor_lookups "$provname" < "$dir/$v.trace"
-      } | grep '|IBVERBS_' > "$dir/$v.provider-bindings" || true
+      bindings_from "$provreal" < "$dir/$v.trace" | grep '|IBVERBS_' > "$dir/$v.provider-bindings" || true
+      what="no binding from $provreal to an IBVERBS_* symbol in the trace"
+      if [[ $provreal != "$sysprov" ]]; then
+        # Our providers have no link-time reference to libibverbs: they take
+        # its private functions with dlvsym at run time (one file serves
+        # private ABI 34 and 65). A link-time IBVERBS_* reference would keep
+        # them out of a library without that version, so there must be none.
+        if [[ -s $dir/$v.provider-bindings ]]; then
+          ok=0; report "FAIL: $v run: $provreal has link-time IBVERBS_* references (symbol|library|version):"
+          cut -d'|' -f1 --complement "$dir/$v.provider-bindings" | head -5 | sed 's/^/  | /' >> "$dir/report.txt"
+        else
+          report "ok: $v run: $provreal has no link-time IBVERBS_* reference (it resolves libibverbs' functions at run time)"
+        fi
+        # What its constructor looked up instead (see ctor_lookups) is
+        # checked below as a C provider's bindings are; the entry points
+        # (--ops) show which library serves its calls.
+        ctor_lookups "$provname" < "$dir/$v.trace" | grep '|IBVERBS_' > "$dir/$v.provider-bindings" || true
+        what="no IBVERBS_* symbol looked up in libibverbs while the constructor of $provname ran"
+      fi
       if [[ ! -s $dir/$v.provider-bindings ]]; then
-        ok=0; report "FAIL: $v run: no binding from $provreal to an IBVERBS_* symbol in the trace"
+        ok=0; report "FAIL: $v run: $what"
       elif grep -vqF "|$libreal|" "$dir/$v.provider-bindings"; then
         ok=0; report "FAIL: $v run: $provreal bound IBVERBS_* symbols to another library than $libreal (symbol|library|version):"
         grep -vF "|$libreal|" "$dir/$v.provider-bindings" | cut -d'|' -f1 --complement | head -5 \
@@ -977,7 +992,7 @@ loaded() {
       fi
       # Our provider speaks the private ABI its name asks for, and only it
       # (librxe-rs-rdmav65.so: IBVERBS_PRIVATE_65).
-      if [[ $v == *+prov && $provname =~ -rdmav([0-9]+)\.so$ ]]; then
+      if [[ $provreal != "$sysprov" && $provname =~ -rdmav([0-9]+)\.so$ ]]; then
         pabi=IBVERBS_PRIVATE_${BASH_REMATCH[1]}
         if ! grep -q '|IBVERBS_PRIVATE_[^|]*$' "$dir/$v.provider-bindings"; then
           ok=0; report "FAIL: $v run: $provreal bound no IBVERBS_PRIVATE_* name"

@@ -15,6 +15,7 @@ use core::ptr;
 use std::ffi::CStr;
 
 use libc::{c_int, c_ulong, c_void};
+use rdma_abi::driver::pabi65::ibv_dmabuf_heap;
 use rdma_util::ensure;
 use rdma_util::ffi::set_errno;
 
@@ -37,11 +38,11 @@ struct dma_heap_allocation_data {
 const DMA_HEAP_IOCTL_ALLOC: c_ulong =
     nix::request_code_readwrite!(b'H', 0, size_of::<dma_heap_allocation_data>()) as c_ulong;
 
-/// `struct ibv_dmabuf_heap`, opaque to C: the open heap device. Allocated
-/// with calloc() like upstream's, so a failed allocation is ENOMEM rather
-/// than an abort.
+/// The body of `struct ibv_dmabuf_heap` (opaque to C and in rdma-abi, whose
+/// type the exports take): the open heap device. Allocated with calloc()
+/// like upstream's, so a failed allocation is ENOMEM rather than an abort.
 #[repr(C)]
-pub(crate) struct ibv_dmabuf_heap {
+struct Heap {
     heap_fd: c_int,
 }
 
@@ -54,7 +55,7 @@ fn heap_open(path: &CStr) -> *mut ibv_dmabuf_heap {
         return ptr::null_mut();
     }
     // SAFETY: plain allocation of one handle.
-    let heap = unsafe { libc::calloc(1, size_of::<ibv_dmabuf_heap>()) }.cast::<ibv_dmabuf_heap>();
+    let heap = unsafe { libc::calloc(1, size_of::<Heap>()) }.cast::<Heap>();
     if heap.is_null() {
         // SAFETY: the descriptor opened above, owned here.
         unsafe { libc::close(fd) };
@@ -62,8 +63,8 @@ fn heap_open(path: &CStr) -> *mut ibv_dmabuf_heap {
         return ptr::null_mut();
     }
     // SAFETY: fresh allocation of the right size and alignment.
-    unsafe { ptr::write(heap, ibv_dmabuf_heap { heap_fd: fd }) };
-    heap
+    unsafe { ptr::write(heap, Heap { heap_fd: fd }) };
+    heap.cast()
 }
 
 /// Maps `size` bytes of the new dma-buf `fd` shared and read-write and
@@ -109,7 +110,7 @@ rdma_util::export! {
         // SAFETY: a handle from ibv_dmabuf_heap_cc_shared_init (calloc'd),
         // released once by its owner.
         unsafe {
-            libc::close((*heap).heap_fd);
+            libc::close((*heap.cast::<Heap>()).heap_fd);
             libc::free(heap.cast());
         }
     }
@@ -132,7 +133,7 @@ rdma_util::export! {
         };
         // SAFETY: a live heap handle; the request is the struct the ioctl
         // number encodes.
-        if unsafe { libc::ioctl((*heap).heap_fd, DMA_HEAP_IOCTL_ALLOC, &mut req) } < 0 {
+        if unsafe { libc::ioctl((*heap.cast::<Heap>()).heap_fd, DMA_HEAP_IOCTL_ALLOC, &mut req) } < 0 {
             return ptr::null_mut();
         }
         // SAFETY: checked non-NULL; the caller's slot for the FD.

@@ -61,12 +61,13 @@ export! {
 
 export! {
     /// IBVERBS_PRIVATE_65: as verbs_register_driver_34, for a provider of
-    /// rdma-core 65. Its verbs_device_ops has 44's layout; the contexts its
-    /// alloc_context returns have 65's.
-    fn verbs_register_driver_65(ops: *const verbs_device_ops) -> (), on_panic = ();
+    /// rdma-core 65. Its verbs_device_ops has 44's layout (65 names it anew
+    /// only for the types its members point to), so it is kept as 44's; the
+    /// contexts its alloc_context returns have 65's.
+    fn verbs_register_driver_65(ops: *const crate::abi::driver65::verbs_device_ops) -> (), on_panic = ();
     {
         ensure!(!ops.is_null(), libc::EINVAL);
-        DRIVERS.lock().0.push((ops, Pabi::P65));
+        DRIVERS.lock().0.push((ops.cast::<verbs_device_ops>(), Pabi::P65));
     }
 }
 

@@ -217,7 +217,7 @@ rdma_util::export_versioned! {
     /// memory a provider may have allocated itself (`prov_attr`, needed when
     /// `cmd_flags` has CREATE_CQ_CMD_FLAGS_WITH_MEM_VA or _DMABUF).
     fn ibv_cmd_create_cq_ex_65(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex,
-                               prov_attr: *const driver65::verbs_create_cq_prov_attr,
+                               prov_attr: *mut driver65::verbs_create_cq_prov_attr,
                                cq: *mut verbs_cq, cmd: *mut ibv_create_cq_ex, cmd_size: usize,
                                resp: *mut ib_uverbs_ex_create_cq_resp, resp_size: usize,
                                cmd_flags: u32) -> c_int, on_panic = libc::EIO;
@@ -276,7 +276,7 @@ rdma_util::export_versioned! {
     /// ibv_cmd_create_cq_ex2@@IBVERBS_PRIVATE_65: the 34 one plus `prov_attr`,
     /// as in ibv_cmd_create_cq_ex@@IBVERBS_PRIVATE_65.
     fn ibv_cmd_create_cq_ex2_65(context: *mut ibv_context, cq_attr: *const ibv_cq_init_attr_ex,
-                                prov_attr: *const driver65::verbs_create_cq_prov_attr,
+                                prov_attr: *mut driver65::verbs_create_cq_prov_attr,
                                 cq: *mut verbs_cq, cmd: *mut ibv_create_cq_ex, cmd_size: usize,
                                 resp: *mut ib_uverbs_ex_create_cq_resp, resp_size: usize,
                                 cmd_flags: u32, driver: *mut ibv_command_buffer) -> c_int,
@@ -770,7 +770,7 @@ mod tests {
             let k = FakeKernel::new().on_ioctl(|_| 0);
             // SAFETY: live context, CQ, attributes and buffers.
             with_kernel(k, || unsafe {
-                ibv_cmd_create_cq_ex2_65(ctx, &attr, prov, vcq, ptr::null_mut(), 0, &mut resp.ibv_resp,
+                ibv_cmd_create_cq_ex2_65(ctx, &attr, prov.cast_mut(), vcq, ptr::null_mut(), 0, &mut resp.ibv_resp,
                                          size_of::<RxeCqExResp>(), flags, ptr::null_mut())
             })
         };

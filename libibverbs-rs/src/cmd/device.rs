@@ -125,7 +125,7 @@ rdma_util::export_versioned! {
     /// 65's layout, plus file descriptors to hand the kernel with it
     /// (`fd_arr`, NULL for none; ioctl kernels only read them).
     fn ibv_cmd_get_context_65(context_ex: *mut verbs65::verbs_context, cmd: *mut ibv_get_context,
-                              cmd_size: usize, fd_arr: *const verbs65::ibv_fd_arr,
+                              cmd_size: usize, fd_arr: *mut verbs65::ibv_fd_arr,
                               resp: *mut ib_uverbs_get_context_resp, resp_size: usize) -> c_int,
         on_panic = libc::EIO;
     {
@@ -585,7 +585,7 @@ mod tests {
         let mut cmd = ibv_get_context::default();
         let mut resp = ib_uverbs_get_context_resp::default();
         let mut fds: [c_int; 3] = [5, 6, 9];
-        let arr = verbs65::ibv_fd_arr { arr: fds.as_mut_ptr(), count: 3 };
+        let mut arr = verbs65::ibv_fd_arr { arr: fds.as_mut_ptr(), count: 3 };
         let k = FakeKernel::new().on_ioctl(|c| {
             c.write_out_val(0, 6u32);
             c.write_out_val(1, 1u64);
@@ -594,7 +594,7 @@ mod tests {
         // SAFETY: a live context seen from the 65 layout (never read in
         // front of the 44 view), live buffers and fd array.
         let (ret, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_get_context_65(v65, &mut cmd, size_of::<ibv_get_context>(), &arr, &mut resp,
+            ibv_cmd_get_context_65(v65, &mut cmd, size_of::<ibv_get_context>(), &mut arr, &mut resp,
                                    size_of::<ib_uverbs_get_context_resp>())
         });
         assert_eq!(ret, 0);
@@ -611,7 +611,7 @@ mod tests {
         let k = FakeKernel::new().on_ioctl(|_| 0);
         // SAFETY: as above.
         let (_, sent) = with_kernel(k, || unsafe {
-            ibv_cmd_get_context_65(v65, &mut cmd, size_of::<ibv_get_context>(), ptr::null(), &mut resp,
+            ibv_cmd_get_context_65(v65, &mut cmd, size_of::<ibv_get_context>(), ptr::null_mut(), &mut resp,
                                    size_of::<ib_uverbs_get_context_resp>())
         });
         assert_eq!(sent[0].ioctl().0.num_attrs, 2);

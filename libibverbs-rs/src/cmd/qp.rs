@@ -11,6 +11,7 @@ use super::write::{
 };
 use super::{abi_ver, cmd_state, is_destroy_err};
 use crate::abi::driver::*;
+use crate::abi::driver65;
 use crate::abi::kern::*;
 use crate::abi::verbs::*;
 use rdma_util::ffi::set_errno;
@@ -409,40 +410,74 @@ rdma_util::export_versioned! {
 }
 private_abi_both!(ibv_cmd_create_qp_ex);
 
+/// The body of both ibv_cmd_create_qp_ex2: the provider's write() buffers
+/// as the compatibility buffer, its own attributes (`driver`) linked after.
+///
+/// # Safety
+/// The provider's live context, QP (of its ABI's layout, told by the
+/// context) and attributes; `cmd`/`resp` NULL or valid for their sizes;
+/// `driver` NULL or a valid chain.
+#[allow(clippy::too_many_arguments)]
+unsafe fn create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp,
+                        attr_ex: *mut ibv_qp_init_attr_ex, cmd: *mut ibv_create_qp_ex,
+                        cmd_size: usize, resp: *mut ib_uverbs_ex_create_qp_resp,
+                        resp_size: usize, driver: *mut ibv_command_buffer) -> c_int {
+    ensure!(!context.is_null() && !qp.is_null() && !attr_ex.is_null(), libc::EINVAL, libc::EINVAL);
+    let mut cmd_space = CmdSpace::new();
+    // SAFETY: the provider passes its buffers (or NULL) and its own chain
+    // (or NULL), live for the call.
+    let cmdb = match unsafe { CmdBuf::compat_link_in(&mut cmd_space, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE,
+                                                     driver, cmd, cmd_size, resp, resp_size) } {
+        Ok(b) => b,
+        Err(e) => return e,
+    };
+    // SAFETY: live attributes.
+    let mask = unsafe { (*attr_ex).comp_mask };
+    let supported = IBV_QP_INIT_ATTR_PD
+        | IBV_QP_INIT_ATTR_XRCD
+        | IBV_QP_INIT_ATTR_CREATE_FLAGS
+        | IBV_QP_INIT_ATTR_MAX_TSO_HEADER
+        | IBV_QP_INIT_ATTR_IND_TABLE
+        | IBV_QP_INIT_ATTR_RX_HASH
+        | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+    if mask & !supported != 0 {
+        return einval();
+    }
+    // SAFETY: live context, QP and attributes.
+    unsafe { icmd_create_qp(context, qp, ptr::null_mut(), attr_ex, cmdb.as_ptr()) }
+}
+
 rdma_util::export_versioned! {
-    /// Creates a QP from extended attributes (creation flags, TSO header,
-    /// RSS indirection table...). Returns 0 or an errno value (errno set
-    /// too).
+    /// ibv_cmd_create_qp_ex2@IBVERBS_PRIVATE_34: creates a QP from extended
+    /// attributes (creation flags, TSO header, RSS indirection table...).
+    /// Returns 0 or an errno value (errno set too).
     fn ibv_cmd_create_qp_ex2(context: *mut ibv_context, qp: *mut verbs_qp,
                              attr_ex: *mut ibv_qp_init_attr_ex, cmd: *mut ibv_create_qp_ex,
                              cmd_size: usize, resp: *mut ib_uverbs_ex_create_qp_resp,
                              resp_size: usize) -> c_int, on_panic = libc::EIO;
     {
-        ensure!(!context.is_null() && !qp.is_null() && !attr_ex.is_null(), libc::EINVAL, libc::EINVAL);
-        // SAFETY: the provider passes its buffers (or NULL).
-        let mut cmd_space = CmdSpace::new();
-        let cmdb = match unsafe { CmdBuf::compat_in(&mut cmd_space, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE,
-                                                  cmd, cmd_size, resp, resp_size) } {
-            Ok(b) => b,
-            Err(e) => return e,
-        };
-        // SAFETY: live attributes.
-        let mask = unsafe { (*attr_ex).comp_mask };
-        let supported = IBV_QP_INIT_ATTR_PD
-            | IBV_QP_INIT_ATTR_XRCD
-            | IBV_QP_INIT_ATTR_CREATE_FLAGS
-            | IBV_QP_INIT_ATTR_MAX_TSO_HEADER
-            | IBV_QP_INIT_ATTR_IND_TABLE
-            | IBV_QP_INIT_ATTR_RX_HASH
-            | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-        if mask & !supported != 0 {
-            return einval();
-        }
-        // SAFETY: live context, QP and attributes.
-        unsafe { icmd_create_qp(context, qp, ptr::null_mut(), attr_ex, cmdb.as_ptr()) }
+        // SAFETY: the provider's arguments; no attributes of its own.
+        unsafe { create_qp_ex2(context, qp, attr_ex, cmd, cmd_size, resp, resp_size, ptr::null_mut()) }
     }
 }
-private_abi_both!(ibv_cmd_create_qp_ex2);
+rdma_util::symver!(compat ibv_cmd_create_qp_ex2, "IBVERBS_PRIVATE_34", ibv_cmd_create_qp_ex2);
+
+rdma_util::export_versioned! {
+    /// ibv_cmd_create_qp_ex2@@IBVERBS_PRIVATE_65: the same for a verbs_qp of
+    /// 65's layout, with the provider's own ioctl attributes in `driver`
+    /// (NULL for none) linked after the core ones.
+    fn ibv_cmd_create_qp_ex2_65(context: *mut ibv_context, qp: *mut driver65::verbs_qp,
+                                attr_ex: *mut ibv_qp_init_attr_ex, cmd: *mut ibv_create_qp_ex,
+                                cmd_size: usize, resp: *mut ib_uverbs_ex_create_qp_resp,
+                                resp_size: usize, driver: *mut ibv_command_buffer) -> c_int,
+        on_panic = libc::EIO;
+    {
+        // SAFETY: the provider's arguments; its context says 65, which is
+        // how the body finds the fields 65's verbs_qp moved.
+        unsafe { create_qp_ex2(context, qp.cast(), attr_ex, cmd, cmd_size, resp, resp_size, driver) }
+    }
+}
+rdma_util::symver!(default ibv_cmd_create_qp_ex2, "IBVERBS_PRIVATE_65", ibv_cmd_create_qp_ex2_65);
 
 /// The MODIFY_QP fields for the attributes in `attr_mask` (others are left
 /// as the caller's command has them).
@@ -1020,6 +1055,56 @@ mod tests {
                 (libc::EINVAL, libc::EINVAL, 0)
             );
         }
+    }
+
+    #[test]
+    fn create_qp_ex2_65_links_the_provider_attributes() {
+        let _g = abi_ver_lock(6);
+        let mut o = objs();
+        let base = init_attr(&mut o);
+        // SAFETY: plain C struct.
+        let mut a: ibv_qp_init_attr_ex = unsafe { zeroed_unchecked() };
+        a.send_cq = base.send_cq;
+        a.recv_cq = base.recv_cq;
+        a.cap = base.cap;
+        a.qp_type = IBV_QPT_RC;
+        a.comp_mask = IBV_QP_INIT_ATTR_PD;
+        a.pd = &mut *o.pd;
+        let ctx = o.t.ctx();
+        let qp: *mut verbs_qp = &mut *o.qp;
+        let mut drv = CmdBuf::new(UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE, 1).unwrap();
+        drv.fill_in_u32(0x1000, 0x55);
+        let mut run = |f: &dyn Fn(*mut ibv_qp_init_attr_ex) -> c_int| {
+            let k = FakeKernel::new().on_ioctl(|c| {
+                c.set_data(0, 0x41);
+                0
+            });
+            let (ret, sent) = with_kernel(k, || f(&mut a));
+            assert_eq!(ret, 0);
+            // SAFETY: the QP was just initialised.
+            assert_eq!(unsafe { (*qp).base.qp.handle }, 0x41);
+            let (hdr, at) = sent[0].ioctl();
+            assert_eq!((hdr.object_id, hdr.method_id), (4, 0));
+            attr_tuples(at)
+        };
+        // SAFETY (three calls): live objects; the test context is 34's, so
+        // the body reads the QP (44's, cast) with 44's layout.
+        let with_chain = run(&|a| unsafe {
+            ibv_cmd_create_qp_ex2_65(ctx, qp.cast(), a, ptr::null_mut(), 0, ptr::null_mut(), 0, drv.as_ptr())
+        });
+        let without = run(&|a| unsafe {
+            ibv_cmd_create_qp_ex2_65(ctx, qp.cast(), a, ptr::null_mut(), 0, ptr::null_mut(), 0, ptr::null_mut())
+        });
+        let as_34 = run(&|a| unsafe {
+            ibv_cmd_create_qp_ex2(ctx, qp, a, ptr::null_mut(), 0, ptr::null_mut(), 0)
+        });
+        // The chain's attribute goes out with the core ones; without a chain
+        // the 65 form sends what the 34 one sends.
+        assert_eq!(with_chain.iter().filter(|t| t.0 == 0x1000).collect::<Vec<_>>(), vec![&(0x1000, 4, 1, 0x55)]);
+        let strip = |v: &[(u16, u16, u16, u64)]| v.iter().map(|t| (t.0, t.1)).collect::<Vec<_>>();
+        let core: Vec<_> = with_chain.iter().filter(|t| t.0 != 0x1000).copied().collect();
+        assert_eq!(strip(&core), strip(&without));
+        assert_eq!(strip(&without), strip(&as_34));
     }
 
     #[test]

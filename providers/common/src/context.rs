@@ -25,7 +25,7 @@ use rdma_abi::verbs::{ibv_context, ibv_device, verbs_context};
 use rdma_abi::verbs_v65::verbs_context as verbs_context65;
 
 use crate::pabi::Pabi;
-use crate::verbs::verbs;
+use crate::verbs::{verbs, ByAbi};
 
 const V65_SIZE: usize = size_of::<verbs_context65>();
 const V34_SIZE: usize = size_of::<verbs_context>();
@@ -95,7 +95,7 @@ pub unsafe fn alloc_context<P>(
     // SAFETY: the library callocs size bytes and initialises the
     // verbs_context at `offset` into them, of the ABI it was resolved for.
     unsafe {
-        (v.init_and_alloc_context)(
+        v.init_and_alloc_context(
             device,
             cmd_fd,
             size_of::<ContextFrame<P>>(),
@@ -115,7 +115,7 @@ pub unsafe fn free_context<P>(frame: *mut ContextFrame<P>) {
     let v = verbs();
     // SAFETY: a context the library initialised; then the calloc'ed block.
     unsafe {
-        (v.uninit_context)(ContextFrame::vctx(frame, v.pabi));
+        v.uninit_context(ContextFrame::vctx(frame, v.pabi));
         libc::free(frame.cast());
     }
 }
@@ -129,13 +129,13 @@ pub unsafe fn free_context<P>(frame: *mut ContextFrame<P>) {
 pub unsafe fn set_ops<P>(frame: *mut ContextFrame<P>, ops: &pabi65::verbs_context_ops) {
     let v = verbs();
     let vctx = ContextFrame::vctx(frame, v.pabi);
-    match v.pabi {
+    match &v.by_abi {
         // SAFETY: the context and ops of 65's layout.
-        Pabi::V65 => unsafe { (v.set_ops)(vctx, (ops as *const pabi65::verbs_context_ops).cast()) },
-        Pabi::V34 => {
+        ByAbi::V65(f) => unsafe { (f.set_ops)(vctx.cast(), ops) },
+        ByAbi::V34(f) => {
             let o = ops34_of_65(ops);
             // SAFETY: the context and ops of 44's layout.
-            unsafe { (v.set_ops)(vctx, (&o as *const pabi34_v44::verbs_context_ops).cast()) }
+            unsafe { (f.set_ops)(vctx, &o) }
         }
     }
 }

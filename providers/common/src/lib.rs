@@ -10,9 +10,11 @@
 //! ([`register`]).
 //!
 //! - [`pabi`]: which private ABI (34 or 65), and how to tell;
-//! - [`verbs`]: the table of libibverbs functions, resolved once; the
-//!   `ibv_cmd_*` whose arguments differ between the ABIs get one wrapper
-//!   each that hides the difference;
+//! - [`verbs`]: the table of libibverbs functions, resolved once, each
+//!   typed with its prototype in `rdma_abi::proto::driver` (the types
+//!   libibverbs-rs checks its exports against); the functions whose
+//!   prototype differs between the ABIs get one method each that hides the
+//!   difference, and `__verbs_log` is called with [`verbs_log!`];
 //! - [`register`]: the device ops and match tables as statics, and the
 //!   registration a provider's constructor runs ([`provider_constructor!`]);
 //! - [`context`]: a context whose provider part sits at a fixed offset

@@ -28,8 +28,8 @@ pub unsafe fn verbs_err(ctx: *mut ibv_context, func: &CStr, msg: &CStr) {
     let dev = unsafe { (*(*ctx).device).name.as_ptr() };
     // SAFETY: a printf format with three C strings.
     unsafe {
-        (v.log)(
-            vctx,
+        crate::verbs_log!(
+            v.log(vctx),
             VERBS_LOG_ERR,
             c"%s: %s: %s\n".as_ptr(),
             dev,

@@ -126,7 +126,7 @@ pub unsafe fn register(ops: &'static DeviceOps) -> Option<Pabi> {
         return None;
     }
     // SAFETY: ops is a valid, static verbs_device_ops of this ABI's layout.
-    unsafe { (v.register_driver)(&ops.0) };
+    unsafe { v.register_driver(&ops.0) };
     Some(pabi)
 }
 

@@ -7,273 +7,148 @@
 //! the chosen private ABI ([`Verbs::resolve`]); one missing name and the
 //! provider registers nothing.
 //!
-//! The function types are written with rdma-core 44's structures (the
-//! `rdma_abi::verbs` and `pabi34_v44` types). Where 65 passes a structure
-//! whose layout moved (`verbs_context`, `verbs_qp`), the pointer handed over
-//! is the one of the ABI in use, cast: the functions only pass it on to the
-//! library. Where 65 added arguments (`ibv_cmd_get_context`,
-//! `ibv_cmd_create_cq_ex`, `ibv_cmd_create_qp_ex2`), both forms are resolved
-//! and one method calls whichever the ABI has, with the new arguments NULL,
-//! as rdma-core 65's providers pass them.
+//! Each function is typed with its prototype in rdma-abi
+//! (`rdma_abi::proto::driver::{pabi34, pabi65}`), the types libibverbs-rs
+//! checks its own exports against, so the two sides cannot drift apart.
+//! Most functions have one prototype in both ABIs (`same_in_both!` holds
+//! the provider to that); those whose arguments or pointed-to layouts
+//! differ are resolved into [`Fns34`] or [`Fns65`] ([`ByAbi`]), and reached
+//! through a method that takes the provider's pointer and hands each ABI
+//! its own type, with 65's new arguments NULL, as rdma-core 65's providers
+//! pass them.
+//!
+//! The context pointers taken here are the `verbs_context` of the ABI in
+//! use, typed as 44's ([`crate::context::ContextFrame::vctx`]): under 65 it
+//! is 65's `verbs_context`, which the methods cast back to its own type.
 
-use core::ffi::{c_char, c_int, c_void, CStr};
+use core::ffi::{c_int, c_void, CStr};
 use std::sync::OnceLock;
 
-use rdma_abi::driver::pabi34_v44::{verbs_cq, verbs_device_ops, verbs_mr, verbs_qp, verbs_srq};
-use rdma_abi::driver::pabi65::verbs_create_cq_prov_attr;
+use rdma_abi::driver::pabi34_v44::{verbs_cq, verbs_device_ops, verbs_qp};
+use rdma_abi::driver::pabi65;
 use rdma_abi::kern::*;
+use rdma_abi::proto::driver::{pabi34 as p34, pabi65 as p65};
 use rdma_abi::verbs::*;
-use rdma_abi::verbs_v65::ibv_fd_arr;
+use rdma_abi::verbs_v65;
 
 use crate::pabi::Pabi;
 
-type RegisterDriver = unsafe extern "C" fn(ops: *const verbs_device_ops);
-type InitAndAllocContext = unsafe extern "C" fn(
-    device: *mut ibv_device,
-    cmd_fd: c_int,
-    alloc_size: usize,
-    context_offset: *mut verbs_context,
-    driver_id: u32,
-) -> *mut c_void;
-type UninitContext = unsafe extern "C" fn(context: *mut verbs_context);
-type SetOps = unsafe extern "C" fn(vctx: *mut verbs_context, ops: *const c_void);
-type VerbsLog = unsafe extern "C" fn(ctx: *mut verbs_context, level: u32, fmt: *const c_char, ...);
-type GetContext34 = unsafe extern "C" fn(
-    context: *mut verbs_context,
-    cmd: *mut ibv_get_context,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_get_context_resp,
-    resp_size: usize,
-) -> c_int;
-type GetContext65 = unsafe extern "C" fn(
-    context: *mut verbs_context,
-    cmd: *mut ibv_get_context,
-    cmd_size: usize,
-    fd_arr: *mut ibv_fd_arr,
-    resp: *mut ib_uverbs_get_context_resp,
-    resp_size: usize,
-) -> c_int;
-type QueryDeviceAny = unsafe extern "C" fn(
-    context: *mut ibv_context,
-    input: *const ibv_query_device_ex_input,
-    attr: *mut ibv_device_attr_ex,
-    attr_size: usize,
-    resp: *mut ib_uverbs_ex_query_device_resp,
-    resp_size: *mut usize,
-) -> c_int;
-type QueryPort = unsafe extern "C" fn(
-    context: *mut ibv_context,
-    port_num: u8,
-    port_attr: *mut ibv_port_attr,
-    cmd: *mut ibv_query_port,
-    cmd_size: usize,
-) -> c_int;
-type AllocPd = unsafe extern "C" fn(
-    context: *mut ibv_context,
-    pd: *mut ibv_pd,
-    cmd: *mut ibv_alloc_pd,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_alloc_pd_resp,
-    resp_size: usize,
-) -> c_int;
-type RegMr = unsafe extern "C" fn(
-    pd: *mut ibv_pd,
-    addr: *mut c_void,
-    length: usize,
-    hca_va: u64,
-    access: c_int,
-    vmr: *mut verbs_mr,
-    cmd: *mut ibv_reg_mr,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_reg_mr_resp,
-    resp_size: usize,
-) -> c_int;
-type AdviseMr = unsafe extern "C" fn(
-    pd: *mut ibv_pd,
-    advice: ibv_advise_mr_advice,
-    flags: u32,
-    sg_list: *mut ibv_sge,
-    num_sge: u32,
-) -> c_int;
-type AllocMw = unsafe extern "C" fn(
-    pd: *mut ibv_pd,
-    type_: ibv_mw_type,
-    mw: *mut ibv_mw,
-    cmd: *mut ibv_alloc_mw,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_alloc_mw_resp,
-    resp_size: usize,
-) -> c_int;
-type CreateCq = unsafe extern "C" fn(
-    context: *mut ibv_context,
-    cqe: c_int,
-    channel: *mut ibv_comp_channel,
-    comp_vector: c_int,
-    cq: *mut ibv_cq,
-    cmd: *mut ibv_create_cq,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_create_cq_resp,
-    resp_size: usize,
-) -> c_int;
-type CreateCqEx34 = unsafe extern "C" fn(
-    context: *mut ibv_context,
-    cq_attr: *const ibv_cq_init_attr_ex,
-    cq: *mut verbs_cq,
-    cmd: *mut ibv_create_cq_ex,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_ex_create_cq_resp,
-    resp_size: usize,
-    cmd_flags: u32,
-) -> c_int;
-type CreateCqEx65 = unsafe extern "C" fn(
-    context: *mut ibv_context,
-    cq_attr: *const ibv_cq_init_attr_ex,
-    prov_attr: *mut verbs_create_cq_prov_attr,
-    cq: *mut verbs_cq,
-    cmd: *mut ibv_create_cq_ex,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_ex_create_cq_resp,
-    resp_size: usize,
-    cmd_flags: u32,
-) -> c_int;
-type ReqNotifyCq = unsafe extern "C" fn(cq: *mut ibv_cq, solicited_only: c_int) -> c_int;
-type ResizeCq = unsafe extern "C" fn(
-    cq: *mut ibv_cq,
-    cqe: c_int,
-    cmd: *mut ibv_resize_cq,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_resize_cq_resp,
-    resp_size: usize,
-) -> c_int;
-type CreateSrq = unsafe extern "C" fn(
-    pd: *mut ibv_pd,
-    srq: *mut ibv_srq,
-    attr: *mut ibv_srq_init_attr,
-    cmd: *mut ibv_create_srq,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_create_srq_resp,
-    resp_size: usize,
-) -> c_int;
-type CreateSrqEx = unsafe extern "C" fn(
-    context: *mut ibv_context,
-    srq: *mut verbs_srq,
-    attr_ex: *mut ibv_srq_init_attr_ex,
-    cmd: *mut ibv_create_xsrq,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_create_srq_resp,
-    resp_size: usize,
-) -> c_int;
-type ModifySrq = unsafe extern "C" fn(
-    srq: *mut ibv_srq,
-    srq_attr: *mut ibv_srq_attr,
-    srq_attr_mask: c_int,
-    cmd: *mut ibv_modify_srq,
-    cmd_size: usize,
-) -> c_int;
-type QuerySrq = unsafe extern "C" fn(
-    srq: *mut ibv_srq,
-    srq_attr: *mut ibv_srq_attr,
-    cmd: *mut ibv_query_srq,
-    cmd_size: usize,
-) -> c_int;
-type CreateQp = unsafe extern "C" fn(
-    pd: *mut ibv_pd,
-    qp: *mut ibv_qp,
-    attr: *mut ibv_qp_init_attr,
-    cmd: *mut ibv_create_qp,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_create_qp_resp,
-    resp_size: usize,
-) -> c_int;
-type CreateQpEx2_34 = unsafe extern "C" fn(
-    context: *mut ibv_context,
-    qp: *mut verbs_qp,
-    qp_attr: *mut ibv_qp_init_attr_ex,
-    cmd: *mut ibv_create_qp_ex,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_ex_create_qp_resp,
-    resp_size: usize,
-) -> c_int;
-type CreateQpEx2_65 = unsafe extern "C" fn(
-    context: *mut ibv_context,
-    qp: *mut verbs_qp,
-    qp_attr: *mut ibv_qp_init_attr_ex,
-    cmd: *mut ibv_create_qp_ex,
-    cmd_size: usize,
-    resp: *mut ib_uverbs_ex_create_qp_resp,
-    resp_size: usize,
-    driver: *mut ibv_command_buffer,
-) -> c_int;
-type QueryQp = unsafe extern "C" fn(
-    qp: *mut ibv_qp,
-    attr: *mut ibv_qp_attr,
-    attr_mask: c_int,
-    init_attr: *mut ibv_qp_init_attr,
-    cmd: *mut ibv_query_qp,
-    cmd_size: usize,
-) -> c_int;
-type ModifyQp = unsafe extern "C" fn(
-    qp: *mut ibv_qp,
-    attr: *mut ibv_qp_attr,
-    attr_mask: c_int,
-    cmd: *mut ibv_modify_qp,
-    cmd_size: usize,
-) -> c_int;
-type CreateAh = unsafe extern "C" fn(
-    pd: *mut ibv_pd,
-    ah: *mut ibv_ah,
-    attr: *mut ibv_ah_attr,
-    resp: *mut ib_uverbs_create_ah_resp,
-    resp_size: usize,
-) -> c_int;
-type Mcast = unsafe extern "C" fn(qp: *mut ibv_qp, gid: *const ibv_gid, lid: u16) -> c_int;
+/// Asserts at compile time that each named function has one prototype in
+/// both ABIs (rdma-abi's 65 type is 34's), so one field of [`Verbs`]
+/// serves both. A function that gains a 65 form of its own stops the build
+/// here, and moves to [`Fns34`] / [`Fns65`].
+macro_rules! same_in_both {
+    ($($f:ident)*) => {
+        $(const _: fn(p65::$f) -> p34::$f = |f| f;)*
+    };
+}
+
+same_in_both!(
+    ibv_cmd_query_device_any ibv_cmd_alloc_pd ibv_cmd_dealloc_pd ibv_cmd_reg_mr ibv_cmd_dereg_mr
+    ibv_cmd_advise_mr ibv_cmd_alloc_mw ibv_cmd_dealloc_mw ibv_cmd_create_cq ibv_cmd_req_notify_cq
+    ibv_cmd_resize_cq ibv_cmd_destroy_cq ibv_cmd_create_srq ibv_cmd_create_srq_ex
+    ibv_cmd_modify_srq ibv_cmd_query_srq ibv_cmd_destroy_srq ibv_cmd_create_qp ibv_cmd_query_qp
+    ibv_cmd_modify_qp ibv_cmd_destroy_qp ibv_cmd_create_ah ibv_cmd_destroy_ah
+    ibv_cmd_attach_mcast ibv_cmd_detach_mcast
+);
+
+// 65 renames verbs_device_ops only so that its members name 65's types; the
+// provider's table (44's type) is handed to either registration.
+const _: () = assert!(size_of::<verbs_device_ops>() == size_of::<pabi65::verbs_device_ops>());
+
+/// The functions whose IBVERBS_PRIVATE_34 prototype differs from 65's, as
+/// the 34 library has them.
+pub struct Fns34 {
+    pub register_driver: p34::verbs_register_driver_34,
+    pub init_and_alloc_context: p34::_verbs_init_and_alloc_context,
+    pub uninit_context: p34::verbs_uninit_context,
+    pub set_ops: p34::verbs_set_ops,
+    pub log: p34::__verbs_log,
+    pub cmd_get_context: p34::ibv_cmd_get_context,
+    pub cmd_query_port: p34::ibv_cmd_query_port,
+    pub cmd_create_cq_ex: p34::ibv_cmd_create_cq_ex,
+    pub cmd_create_qp_ex2: p34::ibv_cmd_create_qp_ex2,
+}
+
+/// The same functions as the 65 library has them.
+pub struct Fns65 {
+    pub register_driver: p65::verbs_register_driver_65,
+    pub init_and_alloc_context: p65::_verbs_init_and_alloc_context,
+    pub uninit_context: p65::verbs_uninit_context,
+    pub set_ops: p65::verbs_set_ops,
+    pub log: p65::__verbs_log,
+    pub cmd_get_context: p65::ibv_cmd_get_context,
+    pub cmd_query_port: p65::ibv_cmd_query_port,
+    pub cmd_create_cq_ex: p65::ibv_cmd_create_cq_ex,
+    pub cmd_create_qp_ex2: p65::ibv_cmd_create_qp_ex2,
+}
+
+/// The functions of one ABI or the other's.
+pub enum ByAbi {
+    V34(Fns34),
+    V65(Fns65),
+}
+
+/// `__verbs_log` with the context it logs for, each of its ABI's type: what
+/// [`verbs_log!`](crate::verbs_log) calls. A C-variadic function cannot be
+/// wrapped, so the caller makes the call.
+#[derive(Clone, Copy)]
+pub enum VerbsLog {
+    V34(p34::__verbs_log, *mut verbs_context),
+    V65(p65::__verbs_log, *mut verbs_v65::verbs_context),
+}
+
+/// Calls `__verbs_log` of a [`VerbsLog`] with a level, a printf format (a C
+/// string pointer) and its arguments, whichever ABI it is of.
+///
+/// ```ignore
+/// verbs_log!(log, VERBS_LOG_ERR, c"%s\n".as_ptr(), msg.as_ptr());
+/// ```
+/// Unsafe: the arguments must be what the format's conversions take.
+#[macro_export]
+macro_rules! verbs_log {
+    ($log:expr, $level:expr, $fmt:expr $(, $arg:expr)* $(,)?) => {
+        match $log {
+            $crate::verbs::VerbsLog::V34(f, vctx) => f(vctx, $level, $fmt $(, $arg)*),
+            $crate::verbs::VerbsLog::V65(f, vctx) => f(vctx, $level, $fmt $(, $arg)*),
+        }
+    };
+}
 
 /// Every libibverbs function a provider may call, resolved for one private
 /// ABI. Names follow the C functions without their `ibv_`/`verbs_` prefix
-/// (`cmd_alloc_pd` is `ibv_cmd_alloc_pd`).
+/// (`cmd_alloc_pd` is `ibv_cmd_alloc_pd`); the ones that differ between the
+/// ABIs are in [`Verbs::by_abi`], reached through the methods.
 pub struct Verbs {
     /// The private ABI the functions were resolved for.
     pub pabi: Pabi,
-    pub register_driver: RegisterDriver,
-    /// `_verbs_init_and_alloc_context`; use [`crate::context::alloc_context`].
-    pub init_and_alloc_context: InitAndAllocContext,
-    pub uninit_context: UninitContext,
-    /// `verbs_set_ops`; use [`crate::context::set_ops`].
-    pub set_ops: SetOps,
-    /// `__verbs_log`; use [`crate::log::verbs_err`].
-    pub log: VerbsLog,
-    get_context34: Option<GetContext34>,
-    get_context65: Option<GetContext65>,
-    pub cmd_query_device_any: QueryDeviceAny,
-    pub cmd_query_port: QueryPort,
-    pub cmd_alloc_pd: AllocPd,
-    pub cmd_dealloc_pd: unsafe extern "C" fn(pd: *mut ibv_pd) -> c_int,
-    pub cmd_reg_mr: RegMr,
-    pub cmd_dereg_mr: unsafe extern "C" fn(vmr: *mut verbs_mr) -> c_int,
-    pub cmd_advise_mr: AdviseMr,
-    pub cmd_alloc_mw: AllocMw,
-    pub cmd_dealloc_mw: unsafe extern "C" fn(mw: *mut ibv_mw) -> c_int,
-    pub cmd_create_cq: CreateCq,
-    create_cq_ex34: Option<CreateCqEx34>,
-    create_cq_ex65: Option<CreateCqEx65>,
-    pub cmd_req_notify_cq: ReqNotifyCq,
-    pub cmd_resize_cq: ResizeCq,
-    pub cmd_destroy_cq: unsafe extern "C" fn(cq: *mut ibv_cq) -> c_int,
-    pub cmd_create_srq: CreateSrq,
-    pub cmd_create_srq_ex: CreateSrqEx,
-    pub cmd_modify_srq: ModifySrq,
-    pub cmd_query_srq: QuerySrq,
-    pub cmd_destroy_srq: unsafe extern "C" fn(srq: *mut ibv_srq) -> c_int,
-    pub cmd_create_qp: CreateQp,
-    create_qp_ex2_34: Option<CreateQpEx2_34>,
-    create_qp_ex2_65: Option<CreateQpEx2_65>,
-    pub cmd_query_qp: QueryQp,
-    pub cmd_modify_qp: ModifyQp,
-    pub cmd_destroy_qp: unsafe extern "C" fn(qp: *mut ibv_qp) -> c_int,
-    pub cmd_create_ah: CreateAh,
-    pub cmd_destroy_ah: unsafe extern "C" fn(ah: *mut ibv_ah) -> c_int,
-    pub cmd_attach_mcast: Mcast,
-    pub cmd_detach_mcast: Mcast,
+    /// The functions whose prototype differs between the ABIs.
+    pub by_abi: ByAbi,
+    pub cmd_query_device_any: p34::ibv_cmd_query_device_any,
+    pub cmd_alloc_pd: p34::ibv_cmd_alloc_pd,
+    pub cmd_dealloc_pd: p34::ibv_cmd_dealloc_pd,
+    pub cmd_reg_mr: p34::ibv_cmd_reg_mr,
+    pub cmd_dereg_mr: p34::ibv_cmd_dereg_mr,
+    pub cmd_advise_mr: p34::ibv_cmd_advise_mr,
+    pub cmd_alloc_mw: p34::ibv_cmd_alloc_mw,
+    pub cmd_dealloc_mw: p34::ibv_cmd_dealloc_mw,
+    pub cmd_create_cq: p34::ibv_cmd_create_cq,
+    pub cmd_req_notify_cq: p34::ibv_cmd_req_notify_cq,
+    pub cmd_resize_cq: p34::ibv_cmd_resize_cq,
+    pub cmd_destroy_cq: p34::ibv_cmd_destroy_cq,
+    pub cmd_create_srq: p34::ibv_cmd_create_srq,
+    pub cmd_create_srq_ex: p34::ibv_cmd_create_srq_ex,
+    pub cmd_modify_srq: p34::ibv_cmd_modify_srq,
+    pub cmd_query_srq: p34::ibv_cmd_query_srq,
+    pub cmd_destroy_srq: p34::ibv_cmd_destroy_srq,
+    pub cmd_create_qp: p34::ibv_cmd_create_qp,
+    pub cmd_query_qp: p34::ibv_cmd_query_qp,
+    pub cmd_modify_qp: p34::ibv_cmd_modify_qp,
+    pub cmd_destroy_qp: p34::ibv_cmd_destroy_qp,
+    pub cmd_create_ah: p34::ibv_cmd_create_ah,
+    pub cmd_destroy_ah: p34::ibv_cmd_destroy_ah,
+    pub cmd_attach_mcast: p34::ibv_cmd_attach_mcast,
+    pub cmd_detach_mcast: p34::ibv_cmd_detach_mcast,
     /// `ibv_query_gid@IBVERBS_1.1`.
     pub query_gid: rdma_abi::proto::verbs::ibv_query_gid,
     /// `ibv_resolve_eth_l2_from_gid@IBVERBS_1.1`.
@@ -333,41 +208,39 @@ impl Verbs {
         let v11 = c"IBVERBS_1.1";
         macro_rules! p {
             ($name:literal) => {
-                // SAFETY: the field's type is the C function's signature.
+                // SAFETY: the field's type is the function's prototype in
+                // rdma-abi for this ABI.
                 unsafe { sym(h, $name, v)? }
             };
         }
-        let (get_context34, get_context65, create_cq_ex34, create_cq_ex65, qp34, qp65) = match pabi
-        {
-            Pabi::V34 => (
-                Some(p!(c"ibv_cmd_get_context")),
-                None,
-                Some(p!(c"ibv_cmd_create_cq_ex")),
-                None,
-                Some(p!(c"ibv_cmd_create_qp_ex2")),
-                None,
-            ),
-            Pabi::V65 => (
-                None,
-                Some(p!(c"ibv_cmd_get_context")),
-                None,
-                Some(p!(c"ibv_cmd_create_cq_ex")),
-                None,
-                Some(p!(c"ibv_cmd_create_qp_ex2")),
-            ),
+        let by_abi = match pabi {
+            Pabi::V34 => ByAbi::V34(Fns34 {
+                register_driver: p!(c"verbs_register_driver_34"),
+                init_and_alloc_context: p!(c"_verbs_init_and_alloc_context"),
+                uninit_context: p!(c"verbs_uninit_context"),
+                set_ops: p!(c"verbs_set_ops"),
+                log: p!(c"__verbs_log"),
+                cmd_get_context: p!(c"ibv_cmd_get_context"),
+                cmd_query_port: p!(c"ibv_cmd_query_port"),
+                cmd_create_cq_ex: p!(c"ibv_cmd_create_cq_ex"),
+                cmd_create_qp_ex2: p!(c"ibv_cmd_create_qp_ex2"),
+            }),
+            Pabi::V65 => ByAbi::V65(Fns65 {
+                register_driver: p!(c"verbs_register_driver_65"),
+                init_and_alloc_context: p!(c"_verbs_init_and_alloc_context"),
+                uninit_context: p!(c"verbs_uninit_context"),
+                set_ops: p!(c"verbs_set_ops"),
+                log: p!(c"__verbs_log"),
+                cmd_get_context: p!(c"ibv_cmd_get_context"),
+                cmd_query_port: p!(c"ibv_cmd_query_port"),
+                cmd_create_cq_ex: p!(c"ibv_cmd_create_cq_ex"),
+                cmd_create_qp_ex2: p!(c"ibv_cmd_create_qp_ex2"),
+            }),
         };
         Some(Verbs {
             pabi,
-            // SAFETY: as in p!.
-            register_driver: unsafe { sym(h, pabi.register_name(), v)? },
-            init_and_alloc_context: p!(c"_verbs_init_and_alloc_context"),
-            uninit_context: p!(c"verbs_uninit_context"),
-            set_ops: p!(c"verbs_set_ops"),
-            log: p!(c"__verbs_log"),
-            get_context34,
-            get_context65,
+            by_abi,
             cmd_query_device_any: p!(c"ibv_cmd_query_device_any"),
-            cmd_query_port: p!(c"ibv_cmd_query_port"),
             cmd_alloc_pd: p!(c"ibv_cmd_alloc_pd"),
             cmd_dealloc_pd: p!(c"ibv_cmd_dealloc_pd"),
             cmd_reg_mr: p!(c"ibv_cmd_reg_mr"),
@@ -376,8 +249,6 @@ impl Verbs {
             cmd_alloc_mw: p!(c"ibv_cmd_alloc_mw"),
             cmd_dealloc_mw: p!(c"ibv_cmd_dealloc_mw"),
             cmd_create_cq: p!(c"ibv_cmd_create_cq"),
-            create_cq_ex34,
-            create_cq_ex65,
             cmd_req_notify_cq: p!(c"ibv_cmd_req_notify_cq"),
             cmd_resize_cq: p!(c"ibv_cmd_resize_cq"),
             cmd_destroy_cq: p!(c"ibv_cmd_destroy_cq"),
@@ -387,8 +258,6 @@ impl Verbs {
             cmd_query_srq: p!(c"ibv_cmd_query_srq"),
             cmd_destroy_srq: p!(c"ibv_cmd_destroy_srq"),
             cmd_create_qp: p!(c"ibv_cmd_create_qp"),
-            create_qp_ex2_34: qp34,
-            create_qp_ex2_65: qp65,
             cmd_query_qp: p!(c"ibv_cmd_query_qp"),
             cmd_modify_qp: p!(c"ibv_cmd_modify_qp"),
             cmd_destroy_qp: p!(c"ibv_cmd_destroy_qp"),
@@ -409,12 +278,82 @@ impl Verbs {
         VERBS.get_or_init(|| self)
     }
 
+    /// `verbs_register_driver_34` or `_65` with the provider's device ops.
+    ///
+    /// # Safety
+    /// `ops` and everything it points to live for the rest of the process.
+    pub unsafe fn register_driver(&self, ops: *const verbs_device_ops) {
+        // SAFETY: the caller's promise; 65's verbs_device_ops has 44's
+        // layout (asserted above).
+        unsafe {
+            match &self.by_abi {
+                ByAbi::V34(f) => (f.register_driver)(ops),
+                ByAbi::V65(f) => (f.register_driver)(ops.cast()),
+            }
+        }
+    }
+
+    /// `_verbs_init_and_alloc_context`: the library callocs `alloc_size`
+    /// bytes and sets up the `verbs_context` at byte offset `vctx_offset`
+    /// (the ABI's, as a pointer value) in them.
+    ///
+    /// # Safety
+    /// The arguments the provider's `alloc_context` received; `vctx_offset`
+    /// leaves room for the ABI's `verbs_context` inside `alloc_size`.
+    pub unsafe fn init_and_alloc_context(
+        &self,
+        device: *mut ibv_device,
+        cmd_fd: c_int,
+        alloc_size: usize,
+        vctx_offset: *mut verbs_context,
+        driver_id: u32,
+    ) -> *mut c_void {
+        // SAFETY: the caller's promise.
+        unsafe {
+            match &self.by_abi {
+                ByAbi::V34(f) => {
+                    (f.init_and_alloc_context)(device, cmd_fd, alloc_size, vctx_offset, driver_id)
+                }
+                ByAbi::V65(f) => (f.init_and_alloc_context)(
+                    device,
+                    cmd_fd,
+                    alloc_size,
+                    vctx_offset.cast(),
+                    driver_id,
+                ),
+            }
+        }
+    }
+
+    /// `verbs_uninit_context`.
+    ///
+    /// # Safety
+    /// `vctx` is the `verbs_context` (of the ABI in use) of a context the
+    /// library set up, not used afterwards.
+    pub unsafe fn uninit_context(&self, vctx: *mut verbs_context) {
+        // SAFETY: the caller's promise.
+        unsafe {
+            match &self.by_abi {
+                ByAbi::V34(f) => (f.uninit_context)(vctx),
+                ByAbi::V65(f) => (f.uninit_context)(vctx.cast()),
+            }
+        }
+    }
+
+    /// `__verbs_log` for the context `vctx` (of the ABI in use), to call
+    /// with [`verbs_log!`](crate::verbs_log).
+    pub fn log(&self, vctx: *mut verbs_context) -> VerbsLog {
+        match &self.by_abi {
+            ByAbi::V34(f) => VerbsLog::V34(f.log, vctx),
+            ByAbi::V65(f) => VerbsLog::V65(f.log, vctx.cast()),
+        }
+    }
+
     /// `ibv_cmd_get_context`, with 65's file-descriptor array NULL.
     ///
     /// # Safety
     /// As the C function: `vctx` is the context being created, of the ABI
     /// in use; the buffers are valid for their sizes.
-    #[allow(clippy::missing_panics_doc)]
     pub unsafe fn cmd_get_context(
         &self,
         vctx: *mut verbs_context,
@@ -423,12 +362,41 @@ impl Verbs {
         resp: *mut ib_uverbs_get_context_resp,
         resp_size: usize,
     ) -> c_int {
-        // SAFETY: forwarded; exactly one of the two was resolved.
+        // SAFETY: forwarded.
         unsafe {
-            match (self.get_context34, self.get_context65) {
-                (Some(f), _) => f(vctx, cmd, cmd_size, resp, resp_size),
-                (None, Some(f)) => f(vctx, cmd, cmd_size, core::ptr::null_mut(), resp, resp_size),
-                (None, None) => libc::EOPNOTSUPP,
+            match &self.by_abi {
+                ByAbi::V34(f) => (f.cmd_get_context)(vctx, cmd, cmd_size, resp, resp_size),
+                ByAbi::V65(f) => (f.cmd_get_context)(
+                    vctx.cast(),
+                    cmd,
+                    cmd_size,
+                    core::ptr::null_mut(),
+                    resp,
+                    resp_size,
+                ),
+            }
+        }
+    }
+
+    /// `ibv_cmd_query_port`. `attr` is what the library handed the
+    /// provider's `query_port` op: 65's `ibv_port_attr` under 65, 44's
+    /// smaller one under 34 (the op is typed with 65's, so it is cast back).
+    ///
+    /// # Safety
+    /// As the C function.
+    pub unsafe fn cmd_query_port(
+        &self,
+        context: *mut ibv_context,
+        port_num: u8,
+        attr: *mut verbs_v65::ibv_port_attr,
+        cmd: *mut ibv_query_port,
+        cmd_size: usize,
+    ) -> c_int {
+        // SAFETY: forwarded.
+        unsafe {
+            match &self.by_abi {
+                ByAbi::V34(f) => (f.cmd_query_port)(context, port_num, attr.cast(), cmd, cmd_size),
+                ByAbi::V65(f) => (f.cmd_query_port)(context, port_num, attr, cmd, cmd_size),
             }
         }
     }
@@ -450,13 +418,13 @@ impl Verbs {
         resp_size: usize,
         cmd_flags: u32,
     ) -> c_int {
-        // SAFETY: forwarded; exactly one of the two was resolved.
+        // SAFETY: forwarded.
         unsafe {
-            match (self.create_cq_ex34, self.create_cq_ex65) {
-                (Some(f), _) => f(
+            match &self.by_abi {
+                ByAbi::V34(f) => (f.cmd_create_cq_ex)(
                     context, cq_attr, cq, cmd, cmd_size, resp, resp_size, cmd_flags,
                 ),
-                (None, Some(f)) => f(
+                ByAbi::V65(f) => (f.cmd_create_cq_ex)(
                     context,
                     cq_attr,
                     core::ptr::null_mut(),
@@ -467,13 +435,12 @@ impl Verbs {
                     resp_size,
                     cmd_flags,
                 ),
-                (None, None) => libc::EOPNOTSUPP,
             }
         }
     }
 
     /// `ibv_cmd_create_qp_ex2`, with 65's driver command buffer NULL. `qp`
-    /// is the `verbs_qp` of the ABI in use (65's is larger), cast.
+    /// is the `verbs_qp` of the ABI in use (65's is larger), typed as 44's.
     ///
     /// # Safety
     /// As the C function.
@@ -488,13 +455,15 @@ impl Verbs {
         resp: *mut ib_uverbs_ex_create_qp_resp,
         resp_size: usize,
     ) -> c_int {
-        // SAFETY: forwarded; exactly one of the two was resolved.
+        // SAFETY: forwarded.
         unsafe {
-            match (self.create_qp_ex2_34, self.create_qp_ex2_65) {
-                (Some(f), _) => f(context, qp, qp_attr, cmd, cmd_size, resp, resp_size),
-                (None, Some(f)) => f(
+            match &self.by_abi {
+                ByAbi::V34(f) => {
+                    (f.cmd_create_qp_ex2)(context, qp, qp_attr, cmd, cmd_size, resp, resp_size)
+                }
+                ByAbi::V65(f) => (f.cmd_create_qp_ex2)(
                     context,
-                    qp,
+                    qp.cast(),
                     qp_attr,
                     cmd,
                     cmd_size,
@@ -502,7 +471,6 @@ impl Verbs {
                     resp_size,
                     core::ptr::null_mut(),
                 ),
-                (None, None) => libc::EOPNOTSUPP,
             }
         }
     }

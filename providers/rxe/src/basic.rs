@@ -78,7 +78,7 @@ op! {
         let mut cmd = ibv_query_port::default();
         // SAFETY: passed on; under 34 the library hands 44's smaller struct
         // to the function of the same ABI, which fills only that.
-        unsafe { (verbs().cmd_query_port)(context, port, attr.cast(), &mut cmd, size_of::<ibv_query_port>()) }
+        unsafe { verbs().cmd_query_port(context, port, attr, &mut cmd, size_of::<ibv_query_port>()) }
     }
 }
 

@@ -7,7 +7,7 @@ use core::cell::{Cell, UnsafeCell};
 use core::ffi::{c_int, c_void};
 use core::mem::offset_of;
 use core::ptr;
-use core::sync::atomic::Ordering;
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 use rdma_abi::driver::{pabi34_v44, pabi65};
 use rdma_abi::kern::*;
@@ -58,6 +58,10 @@ pub(crate) struct RxeQp {
     err: Cell<c_int>,
     built: Cell<u32>,
     in_wr: Cell<bool>,
+    /// The thread whose batch is open (0: none), read without the lock so
+    /// that a second `wr_start` from that thread fails the batch instead of
+    /// spinning forever on the lock it already holds.
+    wr_owner: AtomicUsize,
 }
 
 impl RxeQp {
@@ -937,7 +941,16 @@ op! {
         if !qp.live() {
             return;
         }
+        // SAFETY: pthread_self has no preconditions.
+        let me = unsafe { libc::pthread_self() } as usize;
+        if qp.wr_owner.load(Ordering::Relaxed) == me {
+            // This thread's batch is open: a second start fails it (the
+            // lock is ours already), and wr_complete reports EINVAL.
+            qp.err.set(libc::EINVAL);
+            return;
+        }
         qp.sq.lock.lock();
+        qp.wr_owner.store(me, Ordering::Relaxed);
         qp.err.set(0);
         qp.built.set(0);
         qp.cur.set(qp.sq.q.get().producer().load(Ordering::Relaxed));
@@ -956,6 +969,7 @@ op! {
             return libc::EINVAL;
         }
         qp.in_wr.set(false);
+        qp.wr_owner.store(0, Ordering::Relaxed);
         let err = qp.err.get();
         if err != 0 {
             qp.sq.lock.unlock();
@@ -974,6 +988,7 @@ op! {
         let qp = unsafe { RxeQp::of(ibqp) };
         if qp.in_wr.get() {
             qp.in_wr.set(false);
+            qp.wr_owner.store(0, Ordering::Relaxed);
             qp.sq.lock.unlock();
         }
     }

@@ -12,6 +12,7 @@ use core::ptr;
 
 use rdma_abi::rxe::*;
 use rdma_abi::verbs::*;
+use rdma_abi::verbs_v65::IBV_WR_FLUSH;
 
 /// What a send queue allows, fixed at QP creation.
 #[derive(Clone, Copy, Debug)]
@@ -57,6 +58,27 @@ pub(crate) fn total_length(sges: &[ibv_sge]) -> u64 {
     sges.iter().map(|s| s.length as u64).sum()
 }
 
+/// The send opcodes rxe carries out: upstream copies any value into the
+/// queue and the kernel then fails the request and moves the QP to the error
+/// state; an opcode no verb defines for rxe is refused here instead.
+const KNOWN_OPCODES: u32 = (1 << IBV_WR_RDMA_WRITE)
+    | (1 << IBV_WR_RDMA_WRITE_WITH_IMM)
+    | (1 << IBV_WR_SEND)
+    | (1 << IBV_WR_SEND_WITH_IMM)
+    | (1 << IBV_WR_RDMA_READ)
+    | (1 << IBV_WR_ATOMIC_CMP_AND_SWP)
+    | (1 << IBV_WR_ATOMIC_FETCH_AND_ADD)
+    | (1 << IBV_WR_LOCAL_INV)
+    | (1 << IBV_WR_BIND_MW)
+    | (1 << IBV_WR_SEND_WITH_INV)
+    | (1 << IBV_WR_FLUSH)
+    | (1 << IBV_WR_ATOMIC_WRITE);
+
+#[inline(always)]
+fn known_opcode(op: ibv_wr_opcode) -> bool {
+    op < 32 && KNOWN_OPCODES & (1 << op) != 0
+}
+
 /// Upstream's checks of a send request with data of `length` bytes.
 #[inline(always)]
 pub(crate) fn check_send(
@@ -65,6 +87,9 @@ pub(crate) fn check_send(
     length: u64,
     lim: &SendLimits,
 ) -> Result<(), c_int> {
+    if !known_opcode(wr.opcode) {
+        return Err(libc::EINVAL);
+    }
     match wr.opcode {
         IBV_WR_ATOMIC_CMP_AND_SWP | IBV_WR_ATOMIC_FETCH_AND_ADD => {
             // SAFETY: the atomic member of an atomic request.
@@ -303,6 +328,16 @@ mod tests {
             lkey: 0,
         }; 2];
         assert_eq!(total_length(&big), 2 * u32::MAX as u64);
+    }
+
+    #[test]
+    fn unknown_opcodes_are_refused() {
+        for op in [IBV_WR_SEND, IBV_WR_RDMA_READ, IBV_WR_LOCAL_INV, IBV_WR_ATOMIC_WRITE] {
+            assert_eq!(check_send(&wr(op), 0, 0, &RC), Ok(()), "opcode {op}");
+        }
+        for op in [IBV_WR_TSO, IBV_WR_DRIVER1, 12, 13, 16, 31, 32, 0x7f, u32::MAX as ibv_wr_opcode] {
+            assert_eq!(check_send(&wr(op), 0, 0, &RC), Err(libc::EINVAL), "opcode {op}");
+        }
     }
 
     #[test]

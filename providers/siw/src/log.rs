@@ -11,22 +11,21 @@
 use core::ffi::c_char;
 
 use rdma_abi::driver::pabi34_v44::VERBS_LOG_ERR;
-use rdma_abi::verbs::{ibv_context, verbs_context};
+use rdma_abi::verbs::ibv_context;
 use rdma_provider::context::ContextFrame;
+use rdma_provider::verbs::VerbsLog;
 
 use crate::SiwContext;
 
-/// Calls `f` with the library's `__verbs_log`, the `verbs_context` of `ctx`
-/// and its device name, keeping errno.
+/// Calls `f` with the library's `__verbs_log` for the context of `ctx`
+/// ([`VerbsLog`], to call with `rdma_provider::verbs_log!`) and its device
+/// name, keeping errno.
 ///
 /// # Safety
 /// `ctx` is the live `ibv_context` of a context of this provider.
 #[cold]
 #[inline(never)]
-pub(crate) unsafe fn with_log(
-    ctx: *mut ibv_context,
-    f: impl FnOnce(LogFn, *mut verbs_context, *const c_char),
-) {
+pub(crate) unsafe fn with_log(ctx: *mut ibv_context, f: impl FnOnce(VerbsLog, *const c_char)) {
     let Some(v) = rdma_provider::verbs::try_verbs() else {
         return;
     };
@@ -39,13 +38,9 @@ pub(crate) unsafe fn with_log(
     let vctx = ContextFrame::vctx(frame, v.pabi);
     // SAFETY: a live context has its device, whose name is a C string.
     let dev = unsafe { (*(*ctx).device).name.as_ptr() };
-    f(v.log, vctx, dev);
+    f(v.log(vctx), dev);
     rdma_provider::set_errno(saved);
 }
-
-/// `__verbs_log`'s type.
-pub(crate) type LogFn =
-    unsafe extern "C" fn(ctx: *mut verbs_context, level: u32, fmt: *const c_char, ...);
 
 /// The error level of `__verbs_log`.
 pub(crate) const ERR: u32 = VERBS_LOG_ERR;
@@ -59,11 +54,11 @@ macro_rules! siw_err {
         // context of one of our objects); the format's conversions match
         // the arguments, as in upstream's call.
         unsafe {
-            $crate::log::with_log($ctx, |log, vctx, dev| {
-                log(
-                    vctx,
+            $crate::log::with_log($ctx, |log, dev| {
+                rdma_provider::verbs_log!(
+                    log,
                     $crate::log::ERR,
-                    concat!("%s: %s:%d: ", $fmt, "\0").as_ptr().cast(),
+                    concat!("%s: %s:%d: ", $fmt, "\0").as_ptr().cast::<core::ffi::c_char>(),
                     dev,
                     concat!($func, "\0").as_ptr().cast::<core::ffi::c_char>(),
                     $line as core::ffi::c_int

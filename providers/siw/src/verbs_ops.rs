@@ -157,7 +157,7 @@ op! {
         let mut cmd: ibv_query_port = Default::default();
         // SAFETY: the caller's arguments (the attributes of the size this
         // ABI's library asked for); a local command.
-        unsafe { (verbs().cmd_query_port)(ctx, port, attr.cast(), &mut cmd, size_of::<ibv_query_port>()) }
+        unsafe { verbs().cmd_query_port(ctx, port, attr, &mut cmd, size_of::<ibv_query_port>()) }
     }
 }
 

@@ -13,9 +13,10 @@
 //!   44's layout but are redefined so that they name 65's `verbs_context`,
 //!   `verbs_device_ops` and `verbs_device`;
 //! - new types: `ibv_buf` (the handle of `ibv_alloc_buf`), `verbs_dmah` (the
-//!   library's wrapper of `ibv_dmah`) and `verbs_create_cq_prov_attr` (the
+//!   library's wrapper of `ibv_dmah`), `verbs_create_cq_prov_attr` (the
 //!   CQ memory a provider hands to `ibv_cmd_create_cq_ex` and
-//!   `ibv_cmd_create_cq_ex2`);
+//!   `ibv_cmd_create_cq_ex2`) and `ibv_dmabuf_heap`, opaque (the handle of
+//!   the DMA-buf heap functions, from 65's `dmabuf_heap.h`);
 //! - new `create_cq_cmd_flags` bits.
 //!
 //! Conventions are those of [`crate::verbs`]. One more name for a member C
@@ -109,6 +110,13 @@ pub struct verbs_create_cq_prov_attr {
 pub struct verbs_dmah {
     pub dmah: ibv_dmah,
     pub handle: u32,
+}
+
+/// The handle of an open DMA-buf heap (`dmabuf_heap.h`, a private header
+/// of rdma-core 65). Opaque here: only the library knows its body.
+#[repr(C)]
+pub struct ibv_dmabuf_heap {
+    _opaque: [u8; 0],
 }
 
 /// C: the anonymous union at the head of `struct verbs_qp` (field `base`),

@@ -162,6 +162,16 @@ pub const MODULES: &[(&str, Option<&str>)] = &[
     ("proto/rsocket.rs", Some("rdma/rsocket.h")),
 ];
 
+/// The rdma-abi modules no header is written from: the prototypes of the
+/// providers' private ABI (`rdma_abi::proto::driver`). rdma-core does not
+/// install its `driver.h`, and neither do we. Every file under
+/// `rdma-abi/src/proto/` is either in [`MODULES`] or here (a test checks).
+pub const NOT_SHIPPED: &[&str] = &[
+    "proto/driver/mod.rs",
+    "proto/driver/pabi34.rs",
+    "proto/driver/pabi65.rs",
+];
+
 /// Names that verbs_api.h defines as macros for the kernel uAPI's
 /// (`ibv_flow_action_esp` is `ib_uverbs_flow_action_esp`, ...): rdma-abi
 /// mirrors those types under the ibv_ names, but C must not define them again.
