@@ -40,8 +40,9 @@ impl Doorbell {
         }
     }
 
-    /// Rings it: 0, or the errno of the failed write. The write is a raw
-    /// system call, which is no cancellation point: a thread cancelled
+    /// Rings it: 0, or the errno of the failed write, which is also left
+    /// in errno as libc's write() would (upstream's providers return errno
+    /// after it, and callers see both). The write is a raw system call, which is no cancellation point: a thread cancelled
     /// meanwhile must not unwind through the provider's guarded frames.
     #[inline]
     pub fn ring(&self, cmd_fd: c_int) -> c_int {
@@ -50,8 +51,10 @@ impl Doorbell {
         if n == len as isize {
             0
         } else if n < 0 {
+            crate::set_errno(-n as c_int);
             -n as c_int
         } else {
+            crate::set_errno(libc::EIO);
             libc::EIO
         }
     }
@@ -105,7 +108,11 @@ mod tests {
         assert_eq!(d.cmd.hdr.out_words, 1);
         assert_eq!(d.cmd.core_payload.qp_handle, 5);
         assert_eq!(d.cmd.core_payload.wqe_size, 128);
-        // A closed fd: an errno, no crash.
+        // A closed fd: an errno, no crash, and errno set as libc's write()
+        // sets it (upstream's providers return errno after the write).
+        crate::set_errno(0);
         assert_eq!(d.ring(-1), libc::EBADF);
+        // SAFETY: this thread's errno.
+        assert_eq!(unsafe { *libc::__errno_location() }, libc::EBADF);
     }
 }
