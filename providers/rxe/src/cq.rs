@@ -19,7 +19,7 @@ use rdma_provider::spin::SpinLock;
 use rdma_provider::{fail, mem, op, set_errno, verbs};
 use rdma_util::mem::zeroed;
 
-use crate::queue::{looks_empty, next, used, Queue};
+use crate::queue::{indices, next, used, Queue};
 
 /// Marks a live CQ: polling a destroyed one is refused where the memory
 /// still says so.
@@ -310,36 +310,75 @@ op! {
         if !cq.live() || head.is_null() {
             return fail(libc::EINVAL, -1);
         }
-        // Nothing to poll: no lock needed to say so (the common case of a
-        // polling loop).
+        // Nothing to poll, or nowhere asked: no lock needed to say so (the
+        // common case of a polling loop). Upstream's loop returns 0 for
+        // ne <= 0 too.
         // SAFETY: a header stays mapped while the CQ lives (see retire).
-        if unsafe { looks_empty(head) } {
+        let (cons0, prod0) = unsafe { indices(head) };
+        if cons0 == prod0 {
             return 0;
+        }
+        if ne <= 0 {
+            return 0;
+        }
+        if wc.is_null() {
+            return fail(libc::EINVAL, -1);
         }
         cq.lock.lock();
         let q = cq.q.get();
-        if !q.is_mapped() {
-            cq.lock.unlock();
-            return fail(libc::EINVAL, -1);
+        if q.header() != head {
+            // Resized (or destroyed) since `head` was read: start over under
+            // the lock with the queue as it is now.
+            return poll_locked(cq, ne as u32, wc);
         }
         let cons = q.consumer().load(Ordering::Relaxed);
-        let prod = q.producer().load(Ordering::Acquire);
-        let n = used(prod, cons, q.mask).min(ne.max(0) as u32);
-        if n != 0 {
-            if wc.is_null() {
-                cq.lock.unlock();
-                return fail(libc::EINVAL, -1);
+        let (data, shift) = q.geometry();
+        // The producer read above is still a lower bound of what the kernel
+        // finished, unless another poller took entries since: then it may be
+        // behind the consumer, so read it again.
+        let prod = if cons == cons0 { prod0 } else { q.producer().load(Ordering::Acquire) };
+        let n = used(prod, cons, q.mask).min(ne as u32);
+        if n == 1 {
+            // The usual ibv_poll_cq(cq, 1, &wc): one entry, no loop.
+            // SAFETY: a finished entry, of the same 48-byte layout as
+            // ibv_wc; the caller's array has room for one.
+            unsafe {
+                let src = data.add(((cons & q.mask) as usize) << shift);
+                ptr::copy_nonoverlapping(src.cast::<ibv_wc>(), wc, 1);
             }
+            q.consumer().store(next(cons, q.mask), Ordering::Release);
+        } else if n != 0 {
             // SAFETY: entries between consumer and producer are the
             // kernel's finished ones, of the same 48-byte layout as ibv_wc;
             // the caller's array holds ne >= n entries.
-            let (data, shift) = q.geometry();
             let i = unsafe { copy_entries(data, q.mask, shift, cons, wc, n) };
             q.consumer().store(i, Ordering::Release);
         }
         cq.lock.unlock();
         n as c_int
     }
+}
+
+/// rxe_poll_cq's slow path, entered with the CQ locked when its queue
+/// changed since the unlocked look; unlocks.
+#[cold]
+#[inline(never)]
+fn poll_locked(cq: &RxeCq, ne: u32, wc: *mut ibv_wc) -> c_int {
+    let q = cq.q.get();
+    if !q.is_mapped() {
+        cq.lock.unlock();
+        return fail(libc::EINVAL, -1);
+    }
+    let cons = q.consumer().load(Ordering::Relaxed);
+    let n = used(q.producer().load(Ordering::Acquire), cons, q.mask).min(ne);
+    if n != 0 {
+        let (data, shift) = q.geometry();
+        // SAFETY: as in rxe_poll_cq.
+        let i = unsafe { copy_entries(data, q.mask, shift, cons, wc, n) };
+        q.consumer().store(i, Ordering::Release);
+    }
+    cq.lock.unlock();
+    n as c_int
 }
 
 /// Copies `n` (at least 1) entries from index `cons` on to `wc`; returns

@@ -155,22 +155,23 @@ impl Queue {
     }
 }
 
-/// Whether the queue whose header is at `hdr` is empty, read without the
-/// consumer's lock: the producer with acquire, the consumer as last
-/// stored. A stale consumer only makes a queue look fuller, never emptier
-/// than it was at some instant.
+/// The consumer and producer indices of the queue whose header is at
+/// `hdr`, read without the consumer's lock: the consumer as last stored,
+/// the producer with acquire. A stale consumer only makes a queue look
+/// fuller, never emptier than it was at some instant.
 ///
 /// # Safety
 /// `hdr` is the header of a live mapping.
 #[inline(always)]
-pub(crate) unsafe fn looks_empty(hdr: *mut rxe_queue_buf) -> bool {
+pub(crate) unsafe fn indices(hdr: *mut rxe_queue_buf) -> (u32, u32) {
     // SAFETY: the caller's promise; both indices are naturally aligned u32s
     // that the kernel and we access atomically.
     unsafe {
         let cons = AtomicU32::from_ptr(core::ptr::addr_of_mut!((*hdr).consumer_index))
             .load(Ordering::Relaxed);
-        AtomicU32::from_ptr(core::ptr::addr_of_mut!((*hdr).producer_index)).load(Ordering::Acquire)
-            == cons
+        let prod = AtomicU32::from_ptr(core::ptr::addr_of_mut!((*hdr).producer_index))
+            .load(Ordering::Acquire);
+        (cons, prod)
     }
 }
 
