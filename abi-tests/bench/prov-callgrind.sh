@@ -64,9 +64,23 @@ if [[ ${1:-} = --in-vm ]]; then
       phase=$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")
       [[ -n $phase ]] || continue
       all=$(sed -n 's/^summary: //p' "$f")
-      # Self instructions per object: "IR (PCT)  file:function [object]".
-      prov=$(callgrind_annotate --threshold=100 "$f" | awk -v o="[$want]" '
-        $NF == o && $1 ~ /^[0-9,]+$/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
+      # The provider object's own instructions, read from the dump itself
+      # (callgrind_annotate names the object only on some of a function's
+      # lines): every cost line counts for the object of the last "ob=",
+      # except the line after "calls=", which is a callee's inclusive cost.
+      # Object names are compressed: "(N) name" the first time, "(N)" after.
+      prov=$(awk -v o="$want" '
+        function obj(s,   id, rest) {
+          if (!match(s, /^\([0-9]+\)/)) return s
+          id = substr(s, 2, RLENGTH - 2); rest = substr(s, RLENGTH + 1); sub(/^ /, "", rest)
+          if (rest != "") name[id] = rest
+          return name[id]
+        }
+        /^ob=/ { cur = obj(substr($0, 4)); next }
+        /^cob=/ { obj(substr($0, 5)); next }
+        /^calls=/ { skip = 1; next }
+        /^[0-9+*-]/ { if (skip) { skip = 0; next } if (cur == o) s += $2; next }
+        END { print s + 0 }' "$f")
       ops=$(awk -v p="$phase" '$1 == "phase" && $2 == p { print $4 }' "$raw/$v.out")
       empty=$(awk -v p="$phase" '$1 == "phase" && $2 == p { print $6 }' "$raw/$v.out")
       printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$v" "$phase" "$ops" "$empty" "$all" "$prov" >> "$raw/ir.tsv"
