@@ -213,29 +213,25 @@ impl Verbs {
                 unsafe { sym(h, $name, v)? }
             };
         }
+        // The two tables differ in their types and the registration call.
+        macro_rules! table {
+            ($t:ident, $register:literal) => {
+                $t {
+                    register_driver: p!($register),
+                    init_and_alloc_context: p!(c"_verbs_init_and_alloc_context"),
+                    uninit_context: p!(c"verbs_uninit_context"),
+                    set_ops: p!(c"verbs_set_ops"),
+                    log: p!(c"__verbs_log"),
+                    cmd_get_context: p!(c"ibv_cmd_get_context"),
+                    cmd_query_port: p!(c"ibv_cmd_query_port"),
+                    cmd_create_cq_ex: p!(c"ibv_cmd_create_cq_ex"),
+                    cmd_create_qp_ex2: p!(c"ibv_cmd_create_qp_ex2"),
+                }
+            };
+        }
         let by_abi = match pabi {
-            Pabi::V34 => ByAbi::V34(Fns34 {
-                register_driver: p!(c"verbs_register_driver_34"),
-                init_and_alloc_context: p!(c"_verbs_init_and_alloc_context"),
-                uninit_context: p!(c"verbs_uninit_context"),
-                set_ops: p!(c"verbs_set_ops"),
-                log: p!(c"__verbs_log"),
-                cmd_get_context: p!(c"ibv_cmd_get_context"),
-                cmd_query_port: p!(c"ibv_cmd_query_port"),
-                cmd_create_cq_ex: p!(c"ibv_cmd_create_cq_ex"),
-                cmd_create_qp_ex2: p!(c"ibv_cmd_create_qp_ex2"),
-            }),
-            Pabi::V65 => ByAbi::V65(Fns65 {
-                register_driver: p!(c"verbs_register_driver_65"),
-                init_and_alloc_context: p!(c"_verbs_init_and_alloc_context"),
-                uninit_context: p!(c"verbs_uninit_context"),
-                set_ops: p!(c"verbs_set_ops"),
-                log: p!(c"__verbs_log"),
-                cmd_get_context: p!(c"ibv_cmd_get_context"),
-                cmd_query_port: p!(c"ibv_cmd_query_port"),
-                cmd_create_cq_ex: p!(c"ibv_cmd_create_cq_ex"),
-                cmd_create_qp_ex2: p!(c"ibv_cmd_create_qp_ex2"),
-            }),
+            Pabi::V34 => ByAbi::V34(table!(Fns34, c"verbs_register_driver_34")),
+            Pabi::V65 => ByAbi::V65(table!(Fns65, c"verbs_register_driver_65")),
         };
         Some(Verbs {
             pabi,
