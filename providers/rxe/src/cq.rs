@@ -34,7 +34,8 @@ pub(crate) struct RxeCq {
     lock: SpinLock,
     q: Cell<Queue>,
     /// The current queue's header, for the check for an empty queue that
-    /// polls make before taking the lock; NULL while there is no queue.
+    /// polls make before taking the lock; UNMAPPED's while a live CQ has no
+    /// queue (before its tag is set it is not read).
     head: AtomicPtr<rxe_queue_buf>,
     /// Queues a resize replaced: still mapped, as a poll may be reading
     /// their header without the lock; unmapped at destroy.
@@ -80,6 +81,26 @@ impl RxeCq {
         self.tag.is(CQ_MAGIC)
     }
 }
+
+/// What a live CQ's `head` points at while it has no queue (its resize
+/// could not map the new one): a header that never looks empty, so that a
+/// poll goes on to take the lock, finds no queue and fails with EINVAL,
+/// with no null check on the polling path. Never written.
+struct Unmapped(UnsafeCell<rxe_queue_buf>);
+
+// SAFETY: nothing writes it; readers only load its indices.
+unsafe impl Sync for Unmapped {}
+
+static UNMAPPED: Unmapped = Unmapped(UnsafeCell::new(rxe_queue_buf {
+    log2_elem_size: 0,
+    index_mask: 0,
+    pad_1: [0; 30],
+    producer_index: 1,
+    pad_2: [0; 31],
+    consumer_index: 0,
+    pad_3: [0; 31],
+    data: [],
+}));
 
 /// Finishes a CQ the kernel created: maps its queue. On failure the kernel's
 /// CQ is destroyed and the memory freed; errno says why.
@@ -264,7 +285,7 @@ op! {
             Err(e) => {
                 // Polling it fails from now on (upstream's would crash).
                 cq.q.set(Queue::NONE);
-                cq.head.store(ptr::null_mut(), Ordering::Release);
+                cq.head.store(UNMAPPED.0.get(), Ordering::Release);
                 e
             }
         };
@@ -304,21 +325,22 @@ op! {
 op! {
     pub(crate) fn rxe_poll_cq(ibcq: *mut ibv_cq, ne: c_int, wc: *mut ibv_wc) -> c_int, on_panic = -1;
     {
+        // Upstream's loop returns 0 for ne <= 0 too.
+        if ne <= 0 {
+            return 0;
+        }
         // SAFETY: one of our CQs (its magic checked next).
         let cq = unsafe { RxeCq::of(ibcq) };
         let head = cq.head.load(Ordering::Acquire);
-        if !cq.live() || head.is_null() {
+        if !cq.live() {
             return fail(libc::EINVAL, -1);
         }
-        // Nothing to poll, or nowhere asked: no lock needed to say so (the
-        // common case of a polling loop). Upstream's loop returns 0 for
-        // ne <= 0 too.
-        // SAFETY: a header stays mapped while the CQ lives (see retire).
+        // Nothing to poll: no lock needed to say so (the common case of a
+        // polling loop).
+        // SAFETY: a live CQ's header stays mapped while the CQ lives (see
+        // retire), or is UNMAPPED's.
         let (cons0, prod0) = unsafe { indices(head) };
         if cons0 == prod0 {
-            return 0;
-        }
-        if ne <= 0 {
             return 0;
         }
         if wc.is_null() {
