@@ -235,16 +235,25 @@ pair ib_read_bw_rdma_cm --race "$PERFTEST_RACE_RC" --ready 'cm_listening 18515' 
 # then ours:ours, ours:upstream and upstream:ours. None of these programs
 # prints a QPN, GID, port or handle; only rping's and cmtime's output needs a
 # filter.
+# rping's own teardown race: main() destroys the CM event channel while its
+# cm_thread may still loop back into rdma_get_cm_event, which then fails with
+# EBADF, and the thread ends the process after all pings were done
+# ("rdma_get_cm_event: Bad file descriptor" on that side's stderr; the
+# client then exits 255). Seen in provider mode with Debian's libraries and
+# our providers, on siw0 (once on the client, once on the server) and on
+# rxe0 (the client); the race is between two threads of rping, so every
+# rping pair runs a lost try again.
+RPING_RACE='^rdma_get_cm_event: Bad file descriptor$'
 # rping's client prints its DISCONNECT event only if its CM thread sees it
 # before main() returns: a race in rping itself.
-pair rping --mixed "the CM handshake and private data between the two librdmacms, and RDMA reads and writes of the buffers each advertises" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+pair rping --race "$RPING_RACE" --mixed "the CM handshake and private data between the two librdmacms, and RDMA reads and writes of the buffers each advertises" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
 # A persistent server (-P: a thread per connection, it never exits) serving
 # two clients one after the other: cm-serve stops it once cm-clients has run
 # both and the server has torn both connections down (see the scripts). The
 # server prints "server DISCONNECT EVENT..." and "wait for RDMA_READ_ADV state
 # 10" (DISCONNECTED) once per client.
-pair rping_persistent --timeout 120 --ready 'cm_listening 7174' \
+pair rping_persistent --race "$RPING_RACE" --timeout 120 --ready 'cm_listening 7174' \
   --filter '/^client DISCONNECT EVENT/d' \
   'abi-tests/vm-progs/cm-serve rping_p rping -s -P -a 10.0.2.15 -C 10 -v' \
   'abi-tests/vm-progs/cm-clients rping_p 2 rping -c -a 10.0.2.15 -C 10 -v'
@@ -254,7 +263,7 @@ pair rping_persistent --timeout 120 --ready 'cm_listening 7174' \
 # client on RDMA_CM_EVENT_CONNECT_RESPONSE, then rdma_establish; each moves
 # it to ERR by hand before rdma_disconnect. -V checks every ping's data,
 # -S 1000 sizes it; the client binds its source address first (-I).
-pair rping_own_qp --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+pair rping_own_qp --race "$RPING_RACE" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   'rping -s -q -V -S 1000 -a 10.0.2.15 -C 10' 'rping -c -q -V -S 1000 -I 10.0.2.15 -a 10.0.2.15 -C 10'
 # ucmatose: RC connections through rdma_getaddrinfo, data both ways, then
 # disconnect; once with one connection, once with ten at the same time.
@@ -785,11 +794,11 @@ pair rstream_ipv6 --timeout 300 --ready 'cm_listening 7471' --filter "$RSTREAM_F
 # the fd00::15 RoCE v2 GID, RC connections (rping, ucmatose through
 # rdma_getaddrinfo, rdma_server/rdma_client) and UD ones (udaddy: address
 # handles with an IPv6 GRH from the CM's UD parameters).
-pair rping_ipv6 --timeout 120 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+pair rping_ipv6 --race "$RPING_RACE" --timeout 120 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   "$V6UP rping -s -a fd00::15 -C 10 -v" \
   "$V6UP rping -c -a fd00::15 -C 10 -v"
 # The server bound to the IPv6 wildcard (::0, rping's own hint for it).
-pair rping_ipv6_any --timeout 120 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+pair rping_ipv6_any --race "$RPING_RACE" --timeout 120 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   "$V6UP rping -s -a ::0 -C 10 -v" \
   "$V6UP rping -c -a fd00::15 -C 10 -v"
 pair ucmatose_ipv6 --timeout 120 --ready 'cm_listening 7471' \
@@ -913,7 +922,7 @@ pair deb13_ib_write_bw $UL13 --ready 'tcp_listening 18515' --filter "$PERFTEST_F
   'ib_write_bw -F -d rxe0 -x 1 -n 1000' 'ib_write_bw -F -d rxe0 -x 1 -n 1000 10.0.2.15'
 pair deb13_ib_send_lat $UL13 --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_send_lat -d rxe0 -x 1' 'ib_send_lat -d rxe0 -x 1 10.0.2.15'
-pair deb13_rping $UL13 --mixed "Debian 13's librdmacm against ours, CM handshake and RDMA" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+pair deb13_rping --race "$RPING_RACE" $UL13 --mixed "Debian 13's librdmacm against ours, CM handshake and RDMA" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
 pair deb13_ucmatose $UL13 --ready 'cm_listening 7471' \
   'ucmatose' 'ucmatose -s 10.0.2.15'
@@ -974,7 +983,7 @@ pair sid_ib_write_bw $ULSID --ready 'tcp_listening 18515' --filter "$PERFTEST_FI
   'ib_write_bw -F -d rxe0 -x 1 -n 1000' 'ib_write_bw -F -d rxe0 -x 1 -n 1000 10.0.2.15'
 pair sid_ib_send_lat $ULSID --long "$SID_LONG" --ready 'tcp_listening 18515' --filter "$PERFTEST_FILTER" \
   'ib_send_lat -d rxe0 -x 1' 'ib_send_lat -d rxe0 -x 1 10.0.2.15'
-pair sid_rping $ULSID --mixed "sid's librdmacm against ours, CM handshake and RDMA" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+pair sid_rping --race "$RPING_RACE" $ULSID --mixed "sid's librdmacm against ours, CM handshake and RDMA" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   'rping -s -a 10.0.2.15 -C 10 -v' 'rping -c -a 10.0.2.15 -C 10 -v'
 pair sid_ucmatose $ULSID --long "$SID_LONG" --ready 'cm_listening 7471' \
   'ucmatose' 'ucmatose -s 10.0.2.15'
@@ -1017,14 +1026,6 @@ loaded siw_loads_ours --ours libibverbs.so.1 --ops siw0 \
 loaded siw_provider_alone --long "meaningful with our providers; the full tier runs it" --ours libibverbs.so.1 --ops siw0 --alone \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so \
   "$SIW abi-tests/vm-progs/provider-alone rxe,siw ibv_devinfo -d siw0"
-# rping's own teardown race: main() destroys the CM event channel while its
-# cm_thread may still loop back into rdma_get_cm_event, which then fails with
-# EBADF, and the thread ends the process after all pings were done
-# ("rdma_get_cm_event: Bad file descriptor" on that side's stderr; the
-# client then exits 255). Seen on siw0 in provider mode with Debian's
-# libraries and our siw provider, once on the client and once on the server
-# (2026-11-29); the race is between two threads of rping.
-RPING_RACE='^rdma_get_cm_event: Bad file descriptor$'
 pair rping_siw --mixed "iWARP's connection setup (iw_cm) between the two librdmacms" --race "$RPING_RACE" --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   "$SIW rping -s -a 10.0.9.15 -C 10 -v" "$SIW rping -c -a 10.0.9.15 -C 10 -v"
 pair ucmatose_c10_siw --timeout 120 --ready 'cm_listening 7471' \
@@ -1086,7 +1087,7 @@ compare deb13_ibv_devinfo_v_siw0 $UL13 "$SIW ibv_devinfo -v -d siw0"
 # on a host shared with two other VMs, hence --timeout 120.
 loaded deb13_siw_loads_ours $UL13 --long "about 40 s; the CI tier has the rxe provider proof and the siw data path" --timeout 120 --ours libibverbs.so.1 \
   --provider /usr/lib/x86_64-linux-gnu/libibverbs/libsiw-rdmav34.so "$SIW ibv_devinfo -d siw0"
-pair deb13_rping_siw $UL13 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
+pair deb13_rping_siw --race "$RPING_RACE" $UL13 --ready 'cm_listening 7174' --filter '/^client DISCONNECT EVENT/d' \
   "$SIW rping -s -a 10.0.9.15 -C 10 -v" "$SIW rping -c -a 10.0.9.15 -C 10 -v"
 pair deb13_rstream_siw_verify $UL13 --timeout 180 --ready 'cm_listening 7471' --filter "$RSTREAM_FILTER" \
   "$SIW rstream -b 10.0.9.15 -T v -S 60000 -C 500" "$SIW rstream -s 10.0.9.15 -T v -S 60000 -C 500"
