@@ -232,9 +232,9 @@ summary=()
 tcp_listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
 # A UDP socket bound to PORT (a datagram rsocket's server binds a real one).
 udp_bound() { ss -Hlun "sport = :$1" 2>/dev/null | grep -q .; }
-cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*src-addr [^ ]*:$1\b"; }
+cm_listening() { rdma resource show cm_id 2>/dev/null | grep "state LISTEN.*src-addr [^ ]*:$1\b" > /dev/null; }
 # mckey's UDP id has resolved the multicast GROUP (an IPv4 address).
-mckey_resolved() { rdma resource show cm_id 2>/dev/null | grep -q "ps UDP .*comm mckey .*dst-addr ${1//./\\.}:"; }
+mckey_resolved() { rdma resource show cm_id 2>/dev/null | grep "ps UDP .*comm mckey .*dst-addr ${1//./\\.}:" > /dev/null; }
 
 # ---- internals ------------------------------------------------------------------
 
@@ -941,7 +941,10 @@ loaded() {
       if [[ $v == *+prov && $provname != "$provreal" ]]; then
         # Our providers are one file under two names, and take their
         # private ABI from the name they were opened under.
-        if init_names "$dir/$v.trace" | grep -qxF "$provname"; then
+        # grep reads to the end (no -q): with pipefail, a grep that quits at
+        # the first match kills sed with SIGPIPE on a large trace (mpirun's
+        # runs), and the pipeline fails although the name is there.
+        if init_names "$dir/$v.trace" | grep -xF "$provname" > /dev/null; then
           report "ok: $v run opened it as $provname"
         else
           ok=0; report "FAIL: $v run did not open it as $provname"
@@ -996,7 +999,7 @@ loaded() {
         pabi=IBVERBS_PRIVATE_${BASH_REMATCH[1]}
         if ! grep -q '|IBVERBS_PRIVATE_[^|]*$' "$dir/$v.provider-bindings"; then
           ok=0; report "FAIL: $v run: $provreal bound no IBVERBS_PRIVATE_* name"
-        elif grep '|IBVERBS_PRIVATE_[^|]*$' "$dir/$v.provider-bindings" | grep -qvF "|$pabi"; then
+        elif grep '|IBVERBS_PRIVATE_[^|]*$' "$dir/$v.provider-bindings" | grep -vF "|$pabi" > /dev/null; then
           ok=0; report "FAIL: $v run: $provreal, opened as ${provname##*/}, bound other private ABIs than $pabi:"
           grep '|IBVERBS_PRIVATE_[^|]*$' "$dir/$v.provider-bindings" | grep -vF "|$pabi" \
             | cut -d'|' -f1 --complement | head -5 | sed 's/^/  | /' >> "$dir/report.txt"
