@@ -72,6 +72,22 @@
 # name of Debian's one (librxe-rs-rdmav65.so for sid's librxe-rdmav65.so)
 # and bound only that ABI's IBVERBS_PRIVATE_NN names.
 #
+# System mode (SCEN_SYSTEM=ours or debian; run-scenarios --packages). The
+# libraries under test are the ones installed on the system: ours from our
+# Debian packages (ours), or the distribution's put back after them
+# (debian). The "ours" variant then runs without LD_LIBRARY_PATH, as every
+# program on such a system does. Debian's libraries are not there to run a
+# reference live, so a compare or pair takes its reference from SCEN_REFS
+# (recorded, whatever the tier) and fails without one, or where a run
+# differs from it; pairs run ours:ours alone, and the other kinds are not
+# run. Preflight checks which libibverbs1 package is installed: ours (its
+# version has "+rs") or the distribution's.
+#
+# Wrapper mode (SCEN_WRAPPER=PROGRAM): the "ours" variant runs each command
+# under PROGRAM instead (packaging's rdma-core-rs-run, which sets the
+# variables that select our libraries from their private directory), and
+# RDMA_OURS_LIB_DIR names that directory for preflight and the loaded checks.
+#
 # The two variants differ ONLY in LD_LIBRARY_PATH: "upstream" runs without it
 # (the dynamic linker finds Debian's /usr/lib/x86_64-linux-gnu/libibverbs.so.1),
 # "ours" runs with LD_LIBRARY_PATH=$RDMA_OURS_LIB_DIR. Both get the same clean
@@ -188,6 +204,10 @@ REFS=${SCEN_REFS:-}
 TIER=${SCEN_TIER:-full}
 [[ $TIER = ci || $TIER = full ]] || { echo "runner: SCEN_TIER must be ci or full, not '$TIER'" >&2; exit 2; }
 
+SYSTEM=${SCEN_SYSTEM:-}
+[[ -z $SYSTEM || $SYSTEM = ours || $SYSTEM = debian ]] \
+  || { echo "runner: SCEN_SYSTEM must be ours or debian, not '$SYSTEM'" >&2; exit 2; }
+
 PROVIDER=${SCEN_PROVIDER:-debian}
 [[ $PROVIDER = debian || $PROVIDER = ours ]] \
   || { echo "runner: SCEN_PROVIDER must be debian or ours, not '$PROVIDER'" >&2; exit 2; }
@@ -245,7 +265,9 @@ mckey_resolved() { rdma resource show cm_id 2>/dev/null | grep "ps UDP .*comm mc
 set_env() {
   case "${1%+prov}" in
     upstream) envv=("${CLEAN_ENV[@]}") ;;
-    ours) envv=("${CLEAN_ENV[@]}" "LD_LIBRARY_PATH=$OURS_DIR") ;;
+    ours) envv=("${CLEAN_ENV[@]}")
+          if [[ -n ${SCEN_WRAPPER:-} ]]; then envv+=("$SCEN_WRAPPER")
+          elif [[ -z $SYSTEM ]]; then envv+=("LD_LIBRARY_PATH=$OURS_DIR"); fi ;;
     *) echo "runner: unknown variant $1" >&2; exit 2 ;;
   esac
   if [[ $1 == *+prov ]]; then
@@ -313,6 +335,7 @@ run_cmd() {
 # different files, the distribution's and ours, before trusting any
 # comparison: on this machine, or in the userland $o_userland.
 preflight() {
+  if [[ -n $SYSTEM ]]; then system_preflight; return; fi
   local tool envv v got want where=${o_userland:+$o_userland }
   if [[ -n ${o_userland:-} ]]; then tool=/usr/bin/ibv_devinfo
   else tool=$(command -v ibv_devinfo) || { echo "runner: ibv_devinfo is not installed" >&2; exit 2; }; fi
@@ -347,6 +370,30 @@ preflight() {
     fi
     echo "runner: ${where}$v: RDMAV_DRIVERS=$PROV_DRIVERS (lib<name>-rs$sfx)" >&2
   done
+}
+
+# system_preflight: in system mode, the libibverbs1 package installed on
+# this machine, or in the userland $o_userland, is ours (SCEN_SYSTEM=ours)
+# or the distribution's (debian), and a program resolves libibverbs.so.1 to
+# the file of that package.
+system_preflight() {
+  local root=/ where=${o_userland:+$o_userland } ver file owner envv got
+  [[ -z ${o_userland:-} ]] || root=$(userland_root "$o_userland")
+  ver=$(dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${Version}' libibverbs1 2>/dev/null) \
+    || { echo "runner: preflight: ${where}has no libibverbs1 package" >&2; exit 2; }
+  if [[ $SYSTEM = ours && $ver != *+rs* ]] || [[ $SYSTEM = debian && $ver = *+rs* ]]; then
+    echo "runner: preflight: ${where}libibverbs1 $ver is installed, not the $SYSTEM package" >&2
+    exit 2
+  fi
+  set_env ours
+  got=$("${envv[@]}" ldd /usr/bin/ibv_devinfo | sed -n 's/^[[:space:]]*libibverbs\.so\.1 => \([^ ]*\) .*/\1/p')
+  file=$(real_path "${got:-/nonexistent}")
+  owner=$(dpkg-query --admindir="$root/var/lib/dpkg" -S "$file" 2>/dev/null | cut -d: -f1)
+  if [[ $owner != libibverbs1 ]]; then
+    echo "runner: preflight: ${where}ibv_devinfo resolves libibverbs.so.1 to '${got:-nothing}' ($file), not libibverbs1's file" >&2
+    exit 2
+  fi
+  echo "runner: ${where}system mode: libibverbs1 $ver ($SYSTEM); libibverbs.so.1 => $got ($file)" >&2
 }
 
 # provider_suffix: the suffix the providers of this machine, or of the
@@ -410,6 +457,7 @@ skip() {
 # tier_combos TIER: the server:client pairings (besides the reference) a
 # `pair` runs in TIER.
 tier_combos() {
+  if [[ -n $SYSTEM ]]; then echo ours:ours; return; fi
   if [[ $PROVIDER = ours ]]; then
     if [[ -n ${SCEN_PROVIDER_COMBOS:-} ]]; then echo "$SCEN_PROVIDER_COMBOS"
     elif [[ $1 = full ]]; then
@@ -437,7 +485,9 @@ run_variants() {
 describe_variant() {
   case $1 in
     upstream) echo "with Debian's libraries" ;;
-    ours) echo "with ours (LD_LIBRARY_PATH=$OURS_DIR)" ;;
+    ours) if [[ -n $SYSTEM ]]; then echo "with the system's libraries ($SYSTEM packages)"
+          elif [[ -n ${SCEN_WRAPPER:-} ]]; then echo "with ours through $SCEN_WRAPPER"
+          else echo "with ours (LD_LIBRARY_PATH=$OURS_DIR)"; fi ;;
     upstream+prov) echo "with Debian's libraries and our providers (RDMAV_DRIVERS=$PROV_DRIVERS)" ;;
     ours+prov) echo "with our libraries (LD_LIBRARY_PATH=$OURS_DIR) and our providers (RDMAV_DRIVERS=$PROV_DRIVERS)" ;;
   esac
@@ -481,7 +531,7 @@ has_recorded() {
 # Returns 1 when there is none to use.
 use_recorded() {
   local name=$1 base=${2##*/} sfx files=()
-  [[ $TIER = ci ]] && has_recorded "$name" || return 1
+  [[ $TIER = ci || -n $SYSTEM ]] && has_recorded "$name" || return 1
   shift 2
   for sfx; do
     [[ -f $REFS/$name/$base.$sfx ]] || return 1
@@ -525,6 +575,9 @@ begin() {
     # Provider mode's CI tier: only the scenarios named by provider_ci
     # (--only names any).
     if [[ $TIER = ci && -z ${SCEN_ONLY:-} && -z ${PROV_CI[$name]:-} ]]; then return 1; fi
+  fi
+  if [[ -n $SYSTEM && $kind != compare && $kind != pair ]]; then
+    echo "=== $name: a $kind, not run in system mode" >&2; return 1
   fi
   # Several VMs at once (run-scenarios --jobs): the first to create the
   # scenario's claim runs it; the others pass it by.
@@ -577,6 +630,14 @@ finish() {
   summary+=("$(printf '%-8s %s (%s s)' "$st" "$name" "$secs")")
   if [[ $st = FAIL || ${SCEN_SHOW:-0} = 1 ]]; then sed 's/^/    /' "$dir/report.txt" >&2; fi
   echo "--- $st $name" >&2
+}
+
+# no_live_reference: in system mode, a scenario without a recorded
+# reference fails (returns 0: the caller stops); else returns 1.
+no_live_reference() {
+  [[ -n $SYSTEM ]] || return 1
+  report "system mode: no recorded reference (abi-tests/scenarios/reference/vm) with this scenario's key, and Debian's libraries are not installed to run one"
+  finish "$name" 0
 }
 
 # show_run PREFIX LABEL: a run's output, for SCEN_SHOW and for failures.
@@ -636,9 +697,9 @@ compare() {
   echo "$cmd" > "$dir/cmd"
   report "command: $cmd"
   use_recorded "$name" "$dir/upstream" out err rc && ref=recorded \
-    || run_cmd upstream "$o_timeout" "$dir/upstream" "$cmd"
+    || { no_live_reference && return 0; run_cmd upstream "$o_timeout" "$dir/upstream" "$cmd"; }
   for v in "${variants[@]}"; do run_cmd "$v" "$o_timeout" "$dir/$v" "$cmd"; done
-  if [[ $ref = recorded ]]; then
+  if [[ $ref = recorded && -z $SYSTEM ]]; then
     for v in "${variants[@]}"; do same "$dir/upstream" "$dir/$v" || ref=stale; done
     if [[ $ref = stale ]]; then
       report "a run differs from the recorded reference: Debian's libraries run now, and decide"
@@ -776,12 +837,12 @@ pair() {
   combos=$(tier_combos "$TIER")
   report "pairings ($TIER tier): upstream:upstream (the reference) $combos"
   use_recorded "$name" "$dir/upstream-upstream" "${ref_files[@]}" && ref=recorded \
-    || run_pair upstream upstream "$dir/upstream-upstream"
+    || { no_live_reference && return 0; run_pair upstream upstream "$dir/upstream-upstream"; }
   for combo in $combos; do
     sv=${combo%%:*}; cv=${combo#*:}
     run_pair "$sv" "$cv" "$dir/$sv-$cv"
   done
-  if [[ $ref = recorded ]]; then
+  if [[ $ref = recorded && -z $SYSTEM ]]; then
     for combo in $combos; do
       for side in server client; do
         same "$dir/upstream-upstream.$side" "$dir/${combo/:/-}.$side" || ref=stale
