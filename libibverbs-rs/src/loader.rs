@@ -20,11 +20,18 @@ use rdma_util::{ensure, export};
 
 /// Where Debian installs the providers.
 #[cfg(target_arch = "x86_64")]
-pub(crate) const PROVIDER_DIR: &str = "/usr/lib/x86_64-linux-gnu/libibverbs";
+const DEBIAN_PROVIDER_DIR: &str = "/usr/lib/x86_64-linux-gnu/libibverbs";
 #[cfg(target_arch = "aarch64")]
-pub(crate) const PROVIDER_DIR: &str = "/usr/lib/aarch64-linux-gnu/libibverbs";
+const DEBIAN_PROVIDER_DIR: &str = "/usr/lib/aarch64-linux-gnu/libibverbs";
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub(crate) const PROVIDER_DIR: &str = "/usr/lib/libibverbs";
+const DEBIAN_PROVIDER_DIR: &str = "/usr/lib/libibverbs";
+/// The provider directory: Debian's, unless the build names another with
+/// RDMA_CORE_RS_PROVIDER_DIR (packaging/build-rpm: Fedora's
+/// /usr/lib64/libibverbs), as upstream's comes from its build's libdir.
+pub(crate) const PROVIDER_DIR: &str = match option_env!("RDMA_CORE_RS_PROVIDER_DIR") {
+    Some(dir) => dir,
+    None => DEBIAN_PROVIDER_DIR,
+};
 /// The providers' file name suffixes: the private ABI number in them is the
 /// one the provider speaks. Newest first.
 pub(crate) const PROVIDER_SUFFIXES: [&str; 2] = ["-rdmav65.so", "-rdmav34.so"];
