@@ -24,8 +24,11 @@ vm_pkgs=(qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-uti
 # abi-tests/headers/compare reads the DWARF of the header sets it compares;
 # pkgconf: the C programs of abi-tests are built against our include/ and
 # libraries through our .pc files (vm-progs/cprog, headers/build-against-ours).
+# dpkg-dev, lintian, rpm: packaging/build-deb (dpkg-gensymbols,
+# dpkg-shlibdeps), its lintian check, packaging/build-rpm (rpmbuild).
 build_pkgs=(libibverbs-dev librdmacm-dev binutils gcc g++ libc6-dev diffutils xz-utils
-            ca-certificates curl git debootstrap python3-pyelftools pkgconf)
+            ca-certificates curl git debootstrap python3-pyelftools pkgconf
+            dpkg-dev lintian rpm)
 
 case "${1:-}" in
   --vm) pkgs=("${vm_pkgs[@]}") ;;

@@ -13,7 +13,10 @@
 #     (`abi-tests/run-scenarios --list vm` shows which);
 #   - once our providers are in the tree (providers/rxe, providers/siw), the
 #     VM scenarios again with them (`run-scenarios --provider ours`): in the
-#     CI tier the subset vm.sh names with provider_ci, in the full tier all.
+#     CI tier the subset vm.sh names with provider_ci, in the full tier all;
+#   - our Debian packages (packaging/test-packages): lintian, then in the VM
+#     the side-by-side install, ours installed over Debian's and Debian's
+#     put back, each stage with scenarios (the same in both tiers).
 # --full: the full tier: the same, with every pairing of every scenario in
 # the VM, the reference always live, and the scenarios marked --long. Run it
 # before an issue that changes library code is resolved; its results
@@ -86,6 +89,22 @@ if [[ ${#provs[@]} -gt 0 ]]; then
   awk '/^[0-9]+ passed, [0-9]+ failed/ { printf "test result: scenarios. %d passed; %d failed; 0 ignored\n", $1, $3 }' \
     target/abi-tests/vm-provider/scenarios/summary.txt > "$logs/vm-provider.log" 2>/dev/null || true
 fi
+# Our Debian packages: built from the release build, checked with lintian,
+# then installed over Debian's in the VM, used, and removed again, with
+# scenarios at each stage (packaging/test-packages; docs/packaging.md).
+# The CI tier checks every stage with a few scenarios (the full tier with
+# test-packages' whole list): Debian 12's pingpong, rping, the rspreload
+# transfer, UCX and pyverbs, and Debian 13's and sid's pingpong.
+pk_args=(--no-build --out target/abi-tests/vm-packages)
+[[ $tier = full ]] || for n in ibv_rc_pingpong rping rspreload_tcp_xfer ucx_perftest_tag_lat pyverbs_rxe0 \
+                           deb13_ibv_rc_pingpong sid_ibv_rc_pingpong; do pk_args+=(--only "$n"); done
+phase "VM packages" packaging/test-packages "${pk_args[@]}" || true
+# Its checks and each stage's scenarios join cargo's counts below.
+pk=target/abi-tests/vm-packages/scenarios
+{ awk '/^ok: /{p++} /^FAIL: /{f++} END { printf "test result: package checks. %d passed; %d failed; 0 ignored\n", p, f }' \
+    "$pk/packages.txt"
+  cat "$pk"/*/summary.txt | awk '/^[0-9]+ passed, [0-9]+ failed/ { printf "test result: package scenarios. %d passed; %d failed; 0 ignored\n", $1, $3 }'
+} > "$logs/vm-packages.log" 2>/dev/null || true
 phases+=("$(printf '%-22s %5d s' total $((SECONDS - total0)))")
 
 echo
