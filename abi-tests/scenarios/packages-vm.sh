@@ -79,11 +79,13 @@ proofs() {
     ok "$s: libibverbs1 $v installed"
   else bad "$s: libibverbs1 $v installed, not $(label "$whose")"; fi
   for lib in libibverbs.so.1 librdmacm.so.1; do
-    got=$(on "$s" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin ldd /usr/bin/rping | sed -n "s/^[[:space:]]*${lib//./\\.} => \\([^ ]*\\) .*/\\1/p")
+    prog=/usr/bin/ibv_devinfo
+    [[ $lib = libibverbs.so.1 ]] || prog=/usr/bin/rping
+    got=$(on "$s" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin ldd "$prog" | sed -n "s/^[[:space:]]*${lib//./\\.} => \\([^ ]*\\) .*/\\1/p")
     real=$(on "$s" readlink -f "$got")
     owner=$(on "$s" dpkg-query -S "$real" 2>/dev/null)
     ver=$(on "$s" dpkg-query -W -f='${Version}' "${owner%%:*}" 2>/dev/null)
-    say "$s: ldd /usr/bin/rping: $lib => $got -> $real ($owner $ver)"
+    say "$s: ldd $prog: $lib => $got -> $real ($owner $ver)"
     if [[ $got = /lib/x86_64-linux-gnu/$lib || $got = /usr/lib/x86_64-linux-gnu/$lib ]] \
        && { { [[ $whose = ours ]] && [[ $ver = *+rs* ]]; } || { [[ $whose = debian ]] && [[ -n $ver && $ver != *+rs* ]]; }; }; then
       ok "$s: $lib is $(label "$whose"), from the system's library path"
