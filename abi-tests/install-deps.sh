@@ -25,10 +25,12 @@ vm_pkgs=(qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-uti
 # pkgconf: the C programs of abi-tests are built against our include/ and
 # libraries through our .pc files (vm-progs/cprog, headers/build-against-ours).
 # dpkg-dev, lintian, rpm: packaging/build-deb (dpkg-gensymbols,
-# dpkg-shlibdeps), its lintian check, packaging/build-rpm (rpmbuild).
+# dpkg-shlibdeps), its lintian check, packaging/build-rpm (rpmbuild);
+# dpkg-repack: packaging/test-packages, for a distribution package the
+# mirror no longer has.
 build_pkgs=(libibverbs-dev librdmacm-dev binutils gcc g++ libc6-dev diffutils xz-utils
             ca-certificates curl git debootstrap python3-pyelftools pkgconf
-            dpkg-dev lintian rpm)
+            dpkg-dev lintian rpm dpkg-repack)
 
 case "${1:-}" in
   --vm) pkgs=("${vm_pkgs[@]}") ;;
