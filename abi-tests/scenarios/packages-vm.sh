@@ -69,13 +69,16 @@ scenarios() {
 }
 
 label() { if [[ $1 = ours ]]; then echo ours; else echo "the distribution's"; fi; }
+# version_is WHOSE VERSION: VERSION is of our packages (ours: it has "+rs")
+# or of the distribution's (debian: a version without it).
+version_is() { if [[ $1 = ours ]]; then [[ $2 = *+rs* ]]; else [[ -n $2 && $2 != *+rs* ]]; fi; }
 
 # proofs SUITE WHOSE: which libraries and providers the system of SUITE has
 # now (ours or debian), seen as a program sees them.
 proofs() {
-  local s=$1 whose=$2 v got real owner t f
+  local s=$1 whose=$2 v got real owner ver prog t f div
   v=$(on "$s" dpkg-query -W -f='${Version}' libibverbs1)
-  if { [[ $whose = ours ]] && [[ $v = *+rs* ]]; } || { [[ $whose = debian ]] && [[ $v != *+rs* ]]; }; then
+  if version_is "$whose" "$v"; then
     ok "$s: libibverbs1 $v installed"
   else bad "$s: libibverbs1 $v installed, not $(label "$whose")"; fi
   for lib in libibverbs.so.1 librdmacm.so.1; do
@@ -86,8 +89,7 @@ proofs() {
     owner=$(on "$s" dpkg-query -S "$real" 2>/dev/null)
     ver=$(on "$s" dpkg-query -W -f='${Version}' "${owner%%:*}" 2>/dev/null)
     say "$s: ldd $prog: $lib => $got -> $real ($owner $ver)"
-    if [[ $got = /lib/x86_64-linux-gnu/$lib || $got = /usr/lib/x86_64-linux-gnu/$lib ]] \
-       && { { [[ $whose = ours ]] && [[ $ver = *+rs* ]]; } || { [[ $whose = debian ]] && [[ -n $ver && $ver != *+rs* ]]; }; }; then
+    if [[ $got = /lib/x86_64-linux-gnu/$lib || $got = /usr/lib/x86_64-linux-gnu/$lib ]] && version_is "$whose" "$ver"; then
       ok "$s: $lib is $(label "$whose"), from the system's library path"
     else bad "$s: $lib is not $(label "$whose")"; fi
   done
