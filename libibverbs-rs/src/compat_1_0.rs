@@ -242,6 +242,27 @@ unsafe extern "C" fn req_notify_cq_1_0(cq: *mut ibv_cq_1_0, solicited_only: c_in
     }
 }
 
+/// The elements of a NULL-terminated list, in order; None when there is no
+/// memory for them (upstream copies onto the stack, with alloca).
+///
+/// # Safety
+/// `head` is NULL or the head of a valid list whose `next` is read by `next`.
+unsafe fn list_of<T>(head: *mut T, next: impl Fn(*mut T) -> *mut T) -> Option<Vec<*mut T>> {
+    let mut n = 0;
+    let mut w = head;
+    while !w.is_null() {
+        n += 1;
+        w = next(w);
+    }
+    let mut v = rdma_util::fallible::vec_with_capacity(n).ok()?;
+    w = head;
+    while !w.is_null() {
+        v.push(w);
+        w = next(w);
+    }
+    Some(v)
+}
+
 /// Converts a 1.0 receive list, calls `post`, and maps the failing request
 /// back to the caller's list.
 ///
@@ -252,15 +273,18 @@ unsafe fn post_recv_list(
     bad_wr: *mut *mut ibv_recv_wr_1_0,
     post: impl FnOnce(*mut ibv_recv_wr, *mut *mut ibv_recv_wr) -> c_int,
 ) -> c_int {
-    let mut olds = Vec::new();
-    let mut w = wr;
-    while !w.is_null() {
-        olds.push(w);
-        // SAFETY: walking the caller's list.
-        w = unsafe { (*w).next };
-    }
+    // SAFETY: the caller's valid list.
+    let Some(olds) = (unsafe { list_of(wr, |w| (*w).next) }) else {
+        // SAFETY: caller's out-parameter: nothing was posted.
+        unsafe { *bad_wr = wr };
+        return libc::ENOMEM;
+    };
     // SAFETY: all-zero is a valid ibv_recv_wr.
-    let mut reals: Vec<ibv_recv_wr> = olds.iter().map(|_| unsafe { std::mem::zeroed() }).collect();
+    let Ok(mut reals) = rdma_util::fallible::vec_filled::<ibv_recv_wr>(unsafe { std::mem::zeroed() }, olds.len()) else {
+        // SAFETY: as above.
+        unsafe { *bad_wr = wr };
+        return libc::ENOMEM;
+    };
     for (i, &o) in olds.iter().enumerate() {
         // SAFETY: o is an element of the caller's list.
         let o = unsafe { &*o };
@@ -316,15 +340,18 @@ unsafe extern "C" fn post_srq_recv_1_0(srq: *mut ibv_srq_1_0, wr: *mut ibv_recv_
 unsafe extern "C" fn post_send_1_0(qp: *mut ibv_qp_1_0, wr: *mut ibv_send_wr_1_0, bad: *mut *mut ibv_send_wr_1_0) -> c_int {
     // SAFETY: a 1.0 QP points at its 1.0 context and real QP.
     let (real_ctx, real_qp, is_ud) = unsafe { ((*(*qp).context).real_context, (*qp).real_qp, (*qp).qp_type == IBV_QPT_UD) };
-    let mut olds = Vec::new();
-    let mut w = wr;
-    while !w.is_null() {
-        olds.push(w);
-        // SAFETY: walking the caller's list.
-        w = unsafe { (*w).next };
-    }
+    // SAFETY: the caller's valid list.
+    let Some(olds) = (unsafe { list_of(wr, |w| (*w).next) }) else {
+        // SAFETY: caller's out-parameter: nothing was posted.
+        unsafe { *bad = wr };
+        return libc::ENOMEM;
+    };
     // SAFETY: all-zero is a valid ibv_send_wr.
-    let mut reals: Vec<ibv_send_wr> = olds.iter().map(|_| unsafe { std::mem::zeroed() }).collect();
+    let Ok(mut reals) = rdma_util::fallible::vec_filled::<ibv_send_wr>(unsafe { std::mem::zeroed() }, olds.len()) else {
+        // SAFETY: as above.
+        unsafe { *bad = wr };
+        return libc::ENOMEM;
+    };
     for (r, &o) in reals.iter_mut().zip(&olds) {
         // SAFETY: o is an element of the caller's list.
         let o = unsafe { &*o };

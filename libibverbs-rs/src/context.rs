@@ -44,7 +44,15 @@ pub(crate) unsafe fn init_context(vctx: *mut verbs_context, device: *mut ibv_dev
     };
     let mut state = crate::cmd::CmdCtxState::new(driver_id);
     state.pabi = pabi;
-    let p = Box::new(ContextPriv { cmd: state, ops: crate::dummy_ops::DUMMY_OPS });
+    let Ok(p) = rdma_util::fallible::try_box(ContextPriv { cmd: state, ops: crate::dummy_ops::DUMMY_OPS }) else {
+        // As upstream: ENOMEM, and the command fd (ours now) closed. The
+        // device's hold is released too (upstream keeps it, a leak).
+        // SAFETY: cmd_fd was handed over to us and is not used again.
+        unsafe { libc::close(cmd_fd) };
+        device_put(device);
+        set_errno(libc::ENOMEM);
+        return -1;
+    };
     c.priv_ = Box::into_raw(p).cast::<verbs_ex_private>();
     // SAFETY: vctx is now a valid context with dummy ops.
     unsafe { install_ops(vctx, &crate::dummy_ops::DUMMY_OPS) };

@@ -10,7 +10,7 @@
 //! that is hot-removed stays valid while anything still uses it.
 
 use std::collections::VecDeque;
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, c_int};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::ptr;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -22,10 +22,11 @@ use crate::abi::verbs::*;
 use crate::loader;
 use crate::log::PFX;
 use crate::sysfs::{read_file, read_file_at, sysfs_root};
-use crate::util::{cstr_field, set_cstr_field, strtoul, warn};
+use crate::util::{cstr_field, env_is_set, set_cstr_field, strtoul, warning};
+use rdma_util::fallible::{for_each_dir_entry, path};
 use rdma_util::{ensure, export, export_versioned};
 
-const RDMA_CDEV_DIR: &str = "/dev/infiniband";
+const RDMA_CDEV_DIR: &[u8] = b"/dev/infiniband";
 /// The uverbs ABI versions this library speaks (IB_USER_VERBS_MIN/MAX_ABI_VERSION).
 const UVERBS_MIN_ABI: i64 = 3;
 const UVERBS_MAX_ABI: i64 = 6;
@@ -36,12 +37,12 @@ const RDMA_DRIVER_UNKNOWN: u32 = 0;
 pub(crate) struct SysfsDev(Box<verbs_sysfs_dev>);
 
 impl SysfsDev {
-    fn new() -> Self {
+    fn new() -> Result<Self, i32> {
         // SAFETY: verbs_sysfs_dev is plain data (integers, arrays, raw pointers
         // and a timespec); all-zero is a valid value.
-        let mut d: Box<verbs_sysfs_dev> = Box::new(unsafe { std::mem::zeroed() });
+        let mut d: Box<verbs_sysfs_dev> = rdma_util::fallible::try_box(unsafe { std::mem::zeroed() }).map_err(|_| libc::ENOMEM)?;
         d.ibdev_idx = -1;
-        SysfsDev(d)
+        Ok(SysfsDev(d))
     }
     /// Hands ownership to a verbs_device (freed in device_put).
     fn into_raw(self) -> *mut verbs_sysfs_dev {
@@ -61,14 +62,13 @@ pub(crate) fn decode_knode_type(k: u32) -> ibv_node_type {
 }
 
 fn set_ibdev_path(d: &mut verbs_sysfs_dev) -> bool {
-    let mut p = sysfs_root().to_vec();
-    p.extend_from_slice(b"/class/infiniband/");
-    p.extend_from_slice(cstr_field(&d.ibdev_name));
-    set_cstr_field(&mut d.ibdev_path, &p)
+    let Some(p) = path(&[sysfs_root(), b"/class/infiniband/", cstr_field(&d.ibdev_name)]) else { return false };
+    set_cstr_field(&mut d.ibdev_path, p.as_bytes())
 }
 
-fn stat_path(path: &[u8]) -> Option<libc::stat> {
-    let c = CString::new(path).ok()?;
+fn stat_path(p: &[u8]) -> Option<libc::stat> {
+    let buf = path(&[p])?;
+    let c = buf.c_str()?;
     // SAFETY: zeroed stat is a valid out-buffer; c is NUL-terminated.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: as above.
@@ -78,9 +78,7 @@ fn stat_path(path: &[u8]) -> Option<libc::stat> {
 
 /// The char device must exist in /dev/infiniband.
 fn try_access_device(d: &verbs_sysfs_dev) -> bool {
-    let mut p = format!("{RDMA_CDEV_DIR}/").into_bytes();
-    p.extend_from_slice(cstr_field(&d.sysfs_name));
-    stat_path(&p).is_some()
+    path(&[RDMA_CDEV_DIR, b"/", cstr_field(&d.sysfs_name)]).is_some_and(|p| stat_path(p.as_bytes()).is_some())
 }
 
 /// Fills the uverbs fields from an infiniband_verbs class directory.
@@ -96,7 +94,7 @@ fn setup_sysfs_uverbs(uv_dir: &OwnedFd, uverbs: &[u8], d: &mut verbs_sysfs_dev) 
         return false;
     }
     // sscanf("%u:%u"), each value truncated to unsigned int.
-    let Some(v) = crate::util::scan_separated(&value[..n as usize], 10, b':', 2) else { return false };
+    let Some(v) = crate::util::scan_separated::<2>(&value[..n as usize], 10, b':') else { return false };
     let (maj, min) = (v[0] as u32, v[1] as u32);
     d.sysfs_cdev = libc::makedev(maj, min);
     let n = read_file_at(Some(uv_dir.as_fd()), b"abi_version", &mut value);
@@ -108,7 +106,8 @@ fn setup_sysfs_uverbs(uv_dir: &OwnedFd, uverbs: &[u8], d: &mut verbs_sysfs_dev) 
 
 fn open_dir_at(dirfd: Option<&OwnedFd>, name: &[u8]) -> Option<OwnedFd> {
     use std::os::fd::FromRawFd;
-    let c = CString::new(name).ok()?;
+    let buf = path(&[name])?;
+    let c = buf.c_str()?;
     let base = dirfd.map(|f| f.as_raw_fd()).unwrap_or(libc::AT_FDCWD);
     // SAFETY: c is NUL-terminated; the fd returned is owned by us.
     let fd = unsafe { libc::openat(base, c.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) };
@@ -116,30 +115,30 @@ fn open_dir_at(dirfd: Option<&OwnedFd>, name: &[u8]) -> Option<OwnedFd> {
     (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-/// Entries of a directory in readdir order, without dot entries.
-fn dir_entries(path: &[u8]) -> Option<Vec<Vec<u8>>> {
-    use std::os::unix::ffi::OsStrExt;
-    let rd = std::fs::read_dir(std::ffi::OsStr::from_bytes(path)).ok()?;
-    Some(
-        rd.filter_map(|e| e.ok())
-            .map(|e| e.file_name().as_bytes().to_vec())
-            .filter(|n| n.first() != Some(&b'.'))
-            .collect(),
-    )
+/// Calls `f` with each entry of the directory open as `dir`, in readdir
+/// order, without dot entries, until `f` returns false. False when the
+/// directory cannot be read.
+fn each_entry(dir: &OwnedFd, mut f: impl FnMut(&[u8]) -> bool) -> bool {
+    for_each_dir_entry(dir.as_raw_fd(), c".", |name| name.first() == Some(&b'.') || f(name)).is_ok()
 }
 
 /// Finds the uverbs class device of a netlink-found device through sysfs.
 fn find_uverbs_sysfs(d: &mut verbs_sysfs_dev) -> bool {
-    let mut path = cstr_field(&d.ibdev_path).to_vec();
-    path.extend_from_slice(b"/device/infiniband_verbs");
-    let Some(dir) = open_dir_at(None, &path) else { return false };
-    let Some(entries) = dir_entries(&path) else { return false };
+    let Some(p) = path(&[cstr_field(&d.ibdev_path), b"/device/infiniband_verbs"]) else { return false };
+    let Some(dir) = open_dir_at(None, p.as_bytes()) else { return false };
     // Upstream looks at the first entry only.
-    if let Some(name) = entries.first() {
-        let Some(uv) = open_dir_at(Some(&dir), name) else { return false };
-        return setup_sysfs_uverbs(&uv, name, d);
-    }
-    false
+    let mut found = false;
+    each_entry(&dir, |name| {
+        found = open_dir_at(Some(&dir), name).is_some_and(|uv| setup_sysfs_uverbs(&uv, name, d));
+        false
+    }) && found
+}
+
+/// Puts `s` at the head of `list`, as upstream's list_add.
+fn push_head(list: &mut Vec<SysfsDev>, s: SysfsDev) -> Result<(), i32> {
+    list.try_reserve(1).map_err(|_| libc::ENOMEM)?;
+    list.insert(0, s);
+    Ok(())
 }
 
 /// Netlink discovery. Err when netlink is unusable (caller falls back to sysfs).
@@ -148,7 +147,7 @@ fn find_sysfs_devs_nl() -> Result<Vec<SysfsDev>, i32> {
     let found = rdma_util::netlink::get_devices()?;
     let mut list = Vec::new();
     for nd in found {
-        let mut s = SysfsDev::new();
+        let mut s = SysfsDev::new()?;
         let d = &mut *s.0;
         d.ibdev_idx = nd.ibdev_idx as c_int;
         d.num_ports = nd.num_ports;
@@ -160,7 +159,7 @@ fn find_sysfs_devs_nl() -> Result<Vec<SysfsDev>, i32> {
             break;
         }
         d.node_type = decode_knode_type(nd.node_type as u32);
-        list.insert(0, s);
+        push_head(&mut list, s)?;
     }
     list.retain_mut(|s| {
         let d = &mut *s.0;
@@ -182,25 +181,30 @@ fn find_sysfs_devs_nl() -> Result<Vec<SysfsDev>, i32> {
 
 /// The sysfs fallback: every entry of <sysfs>/class/infiniband_verbs.
 fn find_sysfs_devs() -> Result<Vec<SysfsDev>, i32> {
-    let mut class = sysfs_root().to_vec();
-    class.extend_from_slice(b"/class/infiniband_verbs");
-    if class.len() >= IBV_SYSFS_PATH_MAX {
-        return Err(libc::ENOMEM);
-    }
-    let Some(class_fd) = open_dir_at(None, &class) else { return Err(libc::ENOSYS) };
-    let Some(entries) = dir_entries(&class) else { return Err(libc::ENOSYS) };
+    let class = match path(&[sysfs_root(), b"/class/infiniband_verbs"]) {
+        Some(c) if c.len() < IBV_SYSFS_PATH_MAX => c,
+        _ => return Err(libc::ENOMEM),
+    };
+    let Some(class_fd) = open_dir_at(None, class.as_bytes()) else { return Err(libc::ENOSYS) };
     let mut list = Vec::new();
-    for uverbs in entries {
-        let mut s = SysfsDev::new();
+    let mut failed = None;
+    let read = each_entry(&class_fd, |uverbs| {
+        let mut s = match SysfsDev::new() {
+            Ok(s) => s,
+            Err(e) => {
+                failed = Some(e);
+                return false;
+            }
+        };
         let ok = (|| {
             let d = &mut *s.0;
-            let uv = open_dir_at(Some(&class_fd), &uverbs)?;
+            let uv = open_dir_at(Some(&class_fd), uverbs)?;
             let mut name = [0u8; 64];
             let n = read_file_at(Some(uv.as_fd()), b"ibdev", &mut name);
             if n < 0 || !set_cstr_field(&mut d.ibdev_name, &name[..n as usize]) {
                 return None;
             }
-            if !set_ibdev_path(d) || !setup_sysfs_uverbs(&uv, &uverbs, d) {
+            if !set_ibdev_path(d) || !setup_sysfs_uverbs(&uv, uverbs, d) {
                 return None;
             }
             let mut v = [0u8; 32];
@@ -214,10 +218,20 @@ fn find_sysfs_devs() -> Result<Vec<SysfsDev>, i32> {
         })()
         .is_some();
         if ok {
-            list.insert(0, s);
+            if let Err(e) = push_head(&mut list, s) {
+                failed = Some(e);
+                return false;
+            }
         }
+        true
+    });
+    if !read {
+        return Err(libc::ENOSYS);
     }
-    Ok(list)
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(list),
+    }
 }
 
 /// Checks <sysfs>/class/infiniband_verbs/abi_version once it is needed.
@@ -226,19 +240,18 @@ fn check_abi_version() -> Result<(), i32> {
         return Ok(());
     }
     let mut v = [0u8; 8];
-    let mut path = sysfs_root().to_vec();
-    path.extend_from_slice(b"/class/infiniband_verbs");
-    let n = read_file(&path, b"abi_version", &mut v);
+    let Some(dir) = path(&[sysfs_root(), b"/class/infiniband_verbs"]) else { return Err(libc::ENOSYS) };
+    let n = read_file(dir.as_bytes(), b"abi_version", &mut v);
     if n < 0 {
         return Err(libc::ENOSYS);
     }
     let abi = crate::util::strtol(&v[..n as usize], 10);
     crate::cmd::set_abi_ver(abi as i32);
     if !(UVERBS_MIN_ABI..=UVERBS_MAX_ABI).contains(&abi) {
-        warn(&format!(
+        warning!(
             "{PFX}Fatal: kernel ABI version {} doesn't match library version {}.\n",
             abi as i32, UVERBS_MAX_ABI
-        ));
+        );
         return Err(libc::ENOSYS);
     }
     Ok(())
@@ -305,8 +318,7 @@ fn refresh(list: &mut DevList) -> Result<usize, i32> {
     }
     let mut num = 0;
     // Keep devices that are still present; drop the ones that went away.
-    let old = std::mem::take(&mut list.0);
-    for vdev in old {
+    list.0.retain(|&vdev| {
         // SAFETY: devices in the list are alive (the list holds a reference).
         let vsys = unsafe { (*vdev).sysfs };
         // SAFETY: a listed device always has our sysfs record.
@@ -315,21 +327,24 @@ fn refresh(list: &mut DevList) -> Result<usize, i32> {
             Some(i) => {
                 sysfs_list.remove(i);
                 num += 1;
-                list.0.push_back(vdev);
+                true
             }
-            None => device_put(vdev.cast()),
+            None => {
+                device_put(vdev.cast());
+                false
+            }
         }
-    }
+    });
     num += try_all_drivers(&mut sysfs_list, list);
     if !sysfs_list.is_empty() && loader::load_drivers_once() {
         num += try_all_drivers(&mut sysfs_list, list);
     }
-    if std::env::var_os("IBV_SHOW_WARNINGS").is_some() {
+    if env_is_set(c"IBV_SHOW_WARNINGS") {
         for s in &sysfs_list {
-            warn(&format!(
+            warning!(
                 "{PFX}Warning: no userspace device-specific driver found for {}\n",
-                String::from_utf8_lossy(cstr_field(&s.0.ibdev_name))
-            ));
+                rdma_util::fallible::display_lossy(cstr_field(&s.0.ibdev_name))
+            );
         }
     }
     Ok(num)
@@ -339,6 +354,13 @@ fn try_all_drivers(sysfs_list: &mut Vec<SysfsDev>, list: &mut DevList) -> usize 
     let mut added = 0;
     let mut i = 0;
     while i < sysfs_list.len() {
+        // Room first: a device the provider made must find its place. Upstream
+        // adds to a linked list, which cannot fail; without the room the
+        // device is left unclaimed, as when the provider's own allocation
+        // fails.
+        if list.0.try_reserve(1).is_err() {
+            break;
+        }
         let s = sysfs_list[i].as_mut_ptr();
         // SAFETY: s is a live record owned by sysfs_list, not moved during the
         // call.
@@ -457,7 +479,7 @@ unsafe fn device_guid(dev: *mut ibv_device) -> u64 {
         return 0;
     }
     // sscanf("%hx:%hx:%hx:%hx"): four 16-bit groups.
-    let Some(parts) = crate::util::scan_separated(&attr[..n as usize], 16, b':', 4) else { return 0 };
+    let Some(parts) = crate::util::scan_separated::<4>(&attr[..n as usize], 16, b':') else { return 0 };
     let guid = parts.iter().fold(0u64, |g, &p| (g << 16) | (p as u16) as u64);
     let _g = INITIALIZED.lock();
     // SAFETY: as above, under the lock.

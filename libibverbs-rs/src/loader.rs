@@ -4,7 +4,7 @@
 //! matching devices to providers (driver id, name, modalias, PCI ids, ABI
 //! range) exactly in upstream's order.
 
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, CStr};
 use std::ptr;
 use std::sync::atomic::Ordering;
 
@@ -15,7 +15,8 @@ use crate::abi::verbs::*;
 use crate::log::PFX;
 use crate::pabi::Pabi;
 use crate::sysfs::{read_file, sysfs_root};
-use crate::util::{cstr_field, env_bytes, not_setuid, set_cstr_field, warn};
+use crate::util::{cstr_field, env_bytes, not_setuid, set_cstr_field, warning};
+use rdma_util::fallible::{display_lossy as lossy, path, FixedBuf};
 use rdma_util::{ensure, export};
 
 /// Where Debian installs the providers.
@@ -46,8 +47,22 @@ unsafe impl Send for Registry {}
 static DRIVERS: Mutex<Registry> = Mutex::new(Registry(Vec::new()));
 static DRIVERS_LOADED: Mutex<bool> = Mutex::new(false);
 
-fn registered() -> Vec<*const verbs_device_ops> {
-    DRIVERS.lock().0.iter().map(|d| d.0).collect()
+/// The registered driver number `i`, if there is one. Read one at a time,
+/// without holding the lock across the provider's callbacks (a provider may
+/// load another library, whose constructor registers).
+fn registered(i: usize) -> Option<*const verbs_device_ops> {
+    DRIVERS.lock().0.get(i).map(|d| d.0)
+}
+
+/// Adds a driver, or warns as upstream does when its record cannot be
+/// allocated (the driver then stays unregistered).
+fn register(ops: *const verbs_device_ops, pabi: Pabi) {
+    if rdma_util::fallible::push(&mut DRIVERS.lock().0, (ops, pabi)).is_err() {
+        // SAFETY: a provider's ops carry its static C string name (or NULL).
+        let name = unsafe { (*ops).name };
+        let name = if name.is_null() { &b""[..] } else { unsafe { CStr::from_ptr(name) }.to_bytes() };
+        warning!("{PFX}Warning: couldn't allocate driver for {}\n", lossy(name));
+    }
 }
 
 /// The private ABI of the driver whose ops table a device carries (34 for a
@@ -62,7 +77,7 @@ export! {
     fn verbs_register_driver_34(ops: *const verbs_device_ops) -> (), on_panic = ();
     {
         ensure!(!ops.is_null(), libc::EINVAL);
-        DRIVERS.lock().0.push((ops, Pabi::P34));
+        register(ops, Pabi::P34);
     }
 }
 
@@ -74,18 +89,50 @@ export! {
     fn verbs_register_driver_65(ops: *const crate::abi::driver65::verbs_device_ops) -> (), on_panic = ();
     {
         ensure!(!ops.is_null(), libc::EINVAL);
-        DRIVERS.lock().0.push((ops.cast::<verbs_device_ops>(), Pabi::P65));
+        register(ops.cast::<verbs_device_ops>(), Pabi::P65);
     }
 }
 
-/// Parses one config file's "driver NAME" lines. Bad directives are warned
-/// about, as upstream does. Names are returned in file order.
-fn read_config_file(path: &str) -> Vec<String> {
-    let Ok(text) = std::fs::read(path) else {
-        warn(&format!("{PFX}Warning: couldn't read config file {path}.\n"));
-        return Vec::new();
+/// The whole of a file, read into a Vec grown with `try_reserve`; None
+/// when it cannot be opened or read, or the memory is not there.
+fn read_whole_file(path: &CStr) -> Option<Vec<u8>> {
+    // SAFETY: path is NUL-terminated.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return None;
+    }
+    let mut text: Vec<u8> = Vec::new();
+    let ok = loop {
+        if text.try_reserve(4096).is_err() {
+            break false;
+        }
+        let room = text.capacity() - text.len();
+        // SAFETY: the spare capacity holds `room` writable bytes.
+        let n = unsafe { libc::read(fd, text.as_mut_ptr().add(text.len()).cast(), room) };
+        match n {
+            0 => break true,
+            n if n > 0 => {
+                // SAFETY: read() initialised n more bytes.
+                unsafe { text.set_len(text.len() + n as usize) };
+            }
+            _ if rdma_util::ffi::errno() == libc::EINTR => {}
+            _ => break false,
+        }
     };
-    let mut names = Vec::new();
+    // SAFETY: fd was opened above and is closed once.
+    unsafe { libc::close(fd) };
+    ok.then_some(text)
+}
+
+/// Parses one config file's "driver NAME" lines into `names`. Bad
+/// directives are warned about, as upstream does, and so is a name that
+/// cannot be kept for want of memory. Names are added in file order.
+fn read_config_file(path: &CStr, names: &mut Vec<Vec<u8>>) {
+    let shown = lossy(path.to_bytes());
+    let Some(text) = read_whole_file(path) else {
+        warning!("{PFX}Warning: couldn't read config file {shown}.\n");
+        return;
+    };
     for raw in text.split_inclusive(|&b| b == b'\n') {
         let line = trim_start_blank(raw);
         if line.is_empty() || line[0] == b'\n' || line[0] == b'#' {
@@ -95,16 +142,15 @@ fn read_config_file(path: &str) -> Vec<String> {
         if field == b"driver" {
             if let Some(rest) = rest {
                 let (name, _) = split_token(trim_start_blank(rest));
-                names.push(String::from_utf8_lossy(name).into_owned());
+                let kept = rdma_util::fallible::concat(&[name]).and_then(|n| rdma_util::fallible::push(names, n));
+                if kept.is_err() {
+                    warning!("{PFX}Warning: couldn't allocate driver name '{}'.\n", lossy(name));
+                }
                 continue;
             }
         }
-        warn(&format!(
-            "{PFX}Warning: ignoring bad config directive '{}' in file '{path}'.\n",
-            String::from_utf8_lossy(field)
-        ));
+        warning!("{PFX}Warning: ignoring bad config directive '{}' in file '{shown}'.\n", lossy(field));
     }
-    names
 }
 
 fn trim_start_blank(s: &[u8]) -> &[u8] {
@@ -124,40 +170,47 @@ fn split_token(s: &[u8]) -> (&[u8], Option<&[u8]>) {
 /// Reads every regular file of the config directory, in readdir order. The
 /// names are returned in the order upstream loads them (its list prepends, so
 /// the last name read is loaded first).
-fn read_config() -> Vec<String> {
-    let Ok(rd) = std::fs::read_dir(CONFIG_DIR) else {
-        warn(&format!("{PFX}Warning: couldn't open config directory '{CONFIG_DIR}'.\n"));
-        return Vec::new();
-    };
+fn read_config() -> Vec<Vec<u8>> {
     let mut names = Vec::new();
-    for e in rd.flatten() {
-        let path = format!("{CONFIG_DIR}/{}", e.file_name().to_string_lossy());
-        match std::fs::metadata(&path) {
-            Err(_) => warn(&format!("{PFX}Warning: couldn't stat config file '{path}'.\n")),
-            Ok(m) if m.is_file() => names.extend(read_config_file(&path)),
-            Ok(_) => {}
+    let dir = path(&[CONFIG_DIR.as_bytes()]).expect("a short constant");
+    let listed = rdma_util::fallible::for_each_dir_entry(libc::AT_FDCWD, dir.c_str().expect("no NUL"), |entry| {
+        let Some(p) = path(&[CONFIG_DIR.as_bytes(), b"/", entry]) else {
+            // Upstream's asprintf failing: it stops reading the directory.
+            warning!("{PFX}Warning: couldn't read config file {CONFIG_DIR}/{}.\n", lossy(entry));
+            return false;
+        };
+        let Some(c) = p.c_str() else { return true };
+        // SAFETY: zeroed stat is a valid out-buffer; c is NUL-terminated.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        if unsafe { libc::stat(c.as_ptr(), &mut st) } != 0 {
+            warning!("{PFX}Warning: couldn't stat config file '{}'.\n", lossy(p.as_bytes()));
+        } else if st.st_mode & libc::S_IFMT == libc::S_IFREG {
+            read_config_file(c, &mut names);
         }
+        true
+    });
+    if listed.is_err() {
+        warning!("{PFX}Warning: couldn't open config directory '{CONFIG_DIR}'.\n");
     }
     names.reverse();
     names
 }
 
-fn dlopen_now(path: &str) -> Result<(), String> {
-    let c = CString::new(path).map_err(|_| "invalid name".to_string())?;
-    // SAFETY: c is NUL-terminated; the handle is intentionally never closed
-    // (providers stay loaded for the life of the process, as upstream).
-    let h = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW) };
+/// dlopen(path, RTLD_NOW); on failure, dlerror()'s message (empty when it
+/// has none), which stays valid until the thread's next dl call.
+fn dlopen_now(path: &CStr) -> Result<(), &'static [u8]> {
+    // SAFETY: path is NUL-terminated; the handle is intentionally never
+    // closed (providers stay loaded for the life of the process, as upstream).
+    let h = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW) };
     if !h.is_null() {
         return Ok(());
     }
-    // SAFETY: dlerror returns NULL or a thread-local C string.
+    // SAFETY: dlerror returns NULL or a thread-local C string, valid until
+    // the next dl call of this thread; it is printed before any.
     let e = unsafe { libc::dlerror() };
-    Err(if e.is_null() {
-        String::new()
-    } else {
-        // SAFETY: non-NULL dlerror string.
-        unsafe { CStr::from_ptr(e) }.to_string_lossy().into_owned()
-    })
+    // SAFETY: as above.
+    Err(if e.is_null() { &[] } else { unsafe { CStr::from_ptr(e) }.to_bytes() })
 }
 
 /// The provider suffixes in the order to try them: the private ABI of the
@@ -166,41 +219,60 @@ fn dlopen_now(path: &str) -> Result<(), String> {
 /// release's own libibverbs would.
 fn suffix_order() -> [&'static str; 2] {
     static ORDER: std::sync::OnceLock<[&'static str; 2]> = std::sync::OnceLock::new();
-    *ORDER.get_or_init(|| suffix_order_in(std::path::Path::new(PROVIDER_DIR)))
+    *ORDER.get_or_init(|| suffix_order_in(PROVIDER_DIR.as_bytes()))
 }
 
-fn suffix_order_in(dir: &std::path::Path) -> [&'static str; 2] {
+fn suffix_order_in(dir: &[u8]) -> [&'static str; 2] {
     let [new, old] = PROVIDER_SUFFIXES;
-    let has_new = std::fs::read_dir(dir)
-        .map(|rd| rd.flatten().any(|e| e.file_name().to_string_lossy().ends_with(new)))
-        .unwrap_or(false);
+    let mut has_new = false;
+    if let Some(c) = path(&[dir]) {
+        let _ = rdma_util::fallible::for_each_dir_entry(libc::AT_FDCWD, c.c_str().unwrap_or(c"/nonexistent"), |e| {
+            has_new = e.ends_with(new.as_bytes());
+            !has_new
+        });
+    }
     if has_new { [new, old] } else { [old, new] }
 }
 
 /// Loads one provider by name: an absolute path (plus suffix), else from the
 /// provider directory, else through the library search path; each with the
 /// suffixes in [`suffix_order`].
-fn load_driver(name: &str) {
+fn load_driver(name: &[u8]) {
     let order = suffix_order();
-    let mut first_err = None;
+    // The first failure is the one reported: its file name and dlerror().
+    let mut first_err: Option<(FixedBuf<4096>, FixedBuf<1024>)> = None;
     for suffix in order {
-        let so = if name.starts_with('/') {
-            format!("{name}{suffix}")
+        let so = if name.first() == Some(&b'/') {
+            path(&[name, suffix.as_bytes()])
         } else {
-            if dlopen_now(&format!("{PROVIDER_DIR}/lib{name}{suffix}")).is_ok() {
+            if let Some(p) = path(&[PROVIDER_DIR.as_bytes(), b"/lib", name, suffix.as_bytes()]) {
+                if p.c_str().is_some_and(|c| dlopen_now(c).is_ok()) {
+                    return;
+                }
+            }
+            path(&[b"lib", name, suffix.as_bytes()])
+        };
+        let Some(so) = so.filter(|p| p.c_str().is_some()) else {
+            // Upstream's asprintf failing (here: a name too long for a path).
+            if first_err.is_none() {
+                warning!("{PFX}Warning: couldn't load driver '{}'.\n", lossy(name));
                 return;
             }
-            format!("lib{name}{suffix}")
+            continue;
         };
-        match dlopen_now(&so) {
+        match dlopen_now(so.c_str().expect("checked")) {
             Ok(()) => return,
             Err(e) => {
-                first_err.get_or_insert((so, e));
+                if first_err.is_none() {
+                    let mut msg = FixedBuf::new();
+                    let _ = msg.push(&e[..e.len().min(1023)]);
+                    first_err = Some((so, msg));
+                }
             }
         }
     }
     if let Some((so, e)) = first_err {
-        warn(&format!("{PFX}Warning: couldn't load driver '{so}': {e}\n"));
+        warning!("{PFX}Warning: couldn't load driver '{}': {}\n", lossy(so.as_bytes()), lossy(e.as_bytes()));
     }
 }
 
@@ -212,10 +284,10 @@ pub(crate) fn load_drivers_once() -> bool {
     }
     let names = read_config();
     if not_setuid() {
-        let env = env_bytes("RDMAV_DRIVERS").or_else(|| env_bytes("IBV_DRIVERS"));
+        let env = env_bytes(c"RDMAV_DRIVERS").or_else(|| env_bytes(c"IBV_DRIVERS"));
         if let Some(list) = env {
             for n in list.split(|&b| b == b':' || b == b';') {
-                load_driver(&String::from_utf8_lossy(n));
+                load_driver(n);
             }
         }
     }
@@ -226,28 +298,29 @@ pub(crate) fn load_drivers_once() -> bool {
     true
 }
 
-/// fnmatch(3) with flags 0.
-fn fnmatch(pattern: &[u8], value: &[u8]) -> bool {
-    let (Ok(p), Ok(v)) = (CString::new(pattern), CString::new(value)) else { return false };
+/// fnmatch(3) with flags 0, of a value of at most 511 bytes (longer ones
+/// match nothing).
+fn fnmatch(pattern: &CStr, value: &[u8]) -> bool {
+    let Some(v) = FixedBuf::<512>::of(&[value]) else { return false };
+    let Some(v) = v.c_str() else { return false };
     // SAFETY: both are NUL-terminated.
-    unsafe { libc::fnmatch(p.as_ptr(), v.as_ptr(), 0) == 0 }
+    unsafe { libc::fnmatch(pattern.as_ptr(), v.as_ptr(), 0) == 0 }
 }
 
-/// Iterates a provider's match table up to the sentinel.
-fn match_table(ops: &verbs_device_ops) -> Vec<*const verbs_match_ent> {
-    let mut v = Vec::new();
+/// A provider's match table, entry by entry up to the sentinel.
+fn match_table(ops: &verbs_device_ops) -> impl Iterator<Item = *const verbs_match_ent> {
     let mut p = ops.match_table;
-    if p.is_null() {
-        return v;
-    }
-    // SAFETY: providers terminate their table with a VERBS_MATCH_SENTINEL entry.
-    unsafe {
-        while (*p).kind != VERBS_MATCH_SENTINEL {
-            v.push(p);
-            p = p.add(1);
+    std::iter::from_fn(move || {
+        // SAFETY: providers terminate their table with a VERBS_MATCH_SENTINEL
+        // entry; p never passes it.
+        if p.is_null() || unsafe { (*p).kind } == VERBS_MATCH_SENTINEL {
+            return None;
         }
-    }
-    v
+        let e = p;
+        // SAFETY: e is not the sentinel, so the table goes on after it.
+        p = unsafe { p.add(1) };
+        Some(e)
+    })
 }
 
 fn match_modalias(ent: &verbs_match_ent, value: &[u8]) -> bool {
@@ -259,11 +332,13 @@ fn match_modalias(ent: &verbs_match_ent, value: &[u8]) -> bool {
                 return false;
             }
             // SAFETY: providers' modalias patterns are static C strings.
-            fnmatch(unsafe { CStr::from_ptr(pat) }.to_bytes(), value)
+            fnmatch(unsafe { CStr::from_ptr(pat) }, value)
         }
         VERBS_MATCH_PCI => {
-            let pat = format!("pci:v{:08X}d{:08X}sv*", ent.vendor, ent.device);
-            fnmatch(pat.as_bytes(), value)
+            let Some(pat) = rdma_util::fixed_format!(64; "pci:v{:08X}d{:08X}sv*", ent.vendor, ent.device) else {
+                return false;
+            };
+            pat.c_str().is_some_and(|p| fnmatch(p, value))
         }
         _ => false,
     }
@@ -274,22 +349,18 @@ fn match_driver_id(ops: &verbs_device_ops, s: &verbs_sysfs_dev) -> *const verbs_
         return ptr::null();
     }
     match_table(ops)
-        .into_iter()
         // SAFETY: entries of a live match table.
         .find(|&e| unsafe { (*e).kind == VERBS_MATCH_DRIVER_ID && (*e).u.driver_id == s.driver_id as u64 })
         .unwrap_or(ptr::null())
 }
 
 fn match_name(ops: &verbs_device_ops, s: &verbs_sysfs_dev) -> *const verbs_match_ent {
-    let mut name = b"rdma_device:N".to_vec();
-    name.extend_from_slice(cstr_field(&s.ibdev_name));
-    if name.len() >= 100 {
+    let Some(name) = FixedBuf::<100>::of(&[b"rdma_device:N", cstr_field(&s.ibdev_name)]) else {
         return ptr::null();
-    }
+    };
     match_table(ops)
-        .into_iter()
         // SAFETY: entries of a live match table.
-        .find(|&e| match_modalias(unsafe { &*e }, &name))
+        .find(|&e| match_modalias(unsafe { &*e }, name.as_bytes()))
         .unwrap_or(ptr::null())
 }
 
@@ -306,11 +377,10 @@ fn match_modalias_device(ops: &verbs_device_ops, s: &mut verbs_sysfs_dev) -> *co
             *d = *b as c_char;
         }
     }
-    let value = cstr_field(&s.modalias).to_vec();
+    let value = cstr_field(&s.modalias);
     match_table(ops)
-        .into_iter()
         // SAFETY: entries of a live match table.
-        .find(|&e| match_modalias(unsafe { &*e }, &value))
+        .find(|&e| match_modalias(unsafe { &*e }, value))
         .unwrap_or(ptr::null())
 }
 
@@ -342,14 +412,14 @@ fn match_device(ops: &verbs_device_ops, s: *mut verbs_sysfs_dev) -> bool {
     }
     if sd.abi_ver < ops.match_min_abi_version || sd.abi_ver > ops.match_max_abi_version {
         // SAFETY: provider names are static C strings.
-        let name = unsafe { CStr::from_ptr(ops.name) }.to_string_lossy();
-        warn(&format!(
+        let name = lossy(unsafe { CStr::from_ptr(ops.name) }.to_bytes());
+        warning!(
             "{PFX}Warning: Driver {name} does not support the kernel ABI of {} (supports {} to {}) for device {}\n",
             sd.abi_ver,
             ops.match_min_abi_version,
             ops.match_max_abi_version,
-            String::from_utf8_lossy(cstr_field(&sd.ibdev_path))
-        ));
+            rdma_util::fallible::display_lossy(cstr_field(&sd.ibdev_path))
+        );
         return false;
     }
     true
@@ -373,10 +443,8 @@ unsafe fn init_device_fields(vdev: *mut verbs_device, s: &verbs_sysfs_dev) -> bo
         _ => IBV_TRANSPORT_UNKNOWN,
     };
     set_cstr_field(&mut dev.dev_name, cstr_field(&s.sysfs_name));
-    let mut p = sysfs_root().to_vec();
-    p.extend_from_slice(b"/class/infiniband_verbs/");
-    p.extend_from_slice(cstr_field(&s.sysfs_name));
-    if !set_cstr_field(&mut dev.dev_path, &p) {
+    let p = path(&[sysfs_root(), b"/class/infiniband_verbs/", cstr_field(&s.sysfs_name)]);
+    if !p.is_some_and(|p| set_cstr_field(&mut dev.dev_path, p.as_bytes())) {
         return false;
     }
     set_cstr_field(&mut dev.name, cstr_field(&s.ibdev_name));
@@ -396,10 +464,10 @@ fn try_driver(ops_ptr: *const verbs_device_ops, s: *mut verbs_sysfs_dev) -> Opti
     // SAFETY: s is our live record.
     let sd = unsafe { &*s };
     if vdev.is_null() {
-        warn(&format!(
+        warning!(
             "{PFX}Fatal: couldn't allocate device for {}\n",
-            String::from_utf8_lossy(cstr_field(&sd.ibdev_path))
-        ));
+            rdma_util::fallible::display_lossy(cstr_field(&sd.ibdev_path))
+        );
         return None;
     }
     // SAFETY: vdev is the provider's freshly allocated device.
@@ -425,11 +493,11 @@ fn try_driver(ops_ptr: *const verbs_device_ops, s: *mut verbs_sysfs_dev) -> Opti
 /// # Safety
 /// `s` points to a live sysfs record that outlives the call.
 pub(crate) unsafe fn try_drivers(s: *mut verbs_sysfs_dev) -> Option<*mut verbs_device> {
-    let drivers = registered();
+    let drivers = || (0..).map_while(registered);
     // SAFETY: s is our live record.
     let driver_id = unsafe { (*s).driver_id };
     if driver_id != 0 {
-        for &d in &drivers {
+        for d in drivers() {
             // SAFETY: registered ops tables are alive; s is our record.
             if !match_driver_id(unsafe { &*d }, unsafe { &*s }).is_null() {
                 if let Some(v) = try_driver(d, s) {
@@ -438,7 +506,7 @@ pub(crate) unsafe fn try_drivers(s: *mut verbs_sysfs_dev) -> Option<*mut verbs_d
             }
         }
     }
-    drivers.into_iter().find_map(|d| try_driver(d, s))
+    drivers().find_map(|d| try_driver(d, s))
 }
 
 #[cfg(test)]
@@ -456,8 +524,10 @@ mod tests {
     fn config_file() {
         let p = std::env::temp_dir().join(format!("ibv-cfg-{}", std::process::id()));
         std::fs::write(&p, b"# comment\n\n  driver   mlx5\ndriver\tfoo bar\n").unwrap();
-        let names = read_config_file(p.to_str().unwrap());
-        assert_eq!(names, vec!["mlx5".to_string(), "foo".to_string()]);
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        let mut names = Vec::new();
+        read_config_file(&c, &mut names);
+        assert_eq!(names, [b"mlx5".to_vec(), b"foo".to_vec()]);
         std::fs::remove_file(&p).unwrap();
     }
 
@@ -468,19 +538,19 @@ mod tests {
         let inside = PROVIDER_DIR.trim_start_matches('/');
         // Debian 12 (the host) and 13 install -rdmav34.so providers, sid
         // -rdmav65.so ones; an empty or missing directory keeps 34 first.
-        assert_eq!(suffix_order_in(std::path::Path::new(PROVIDER_DIR)), ["-rdmav34.so", "-rdmav65.so"]);
+        assert_eq!(suffix_order_in(PROVIDER_DIR.as_bytes()), ["-rdmav34.so", "-rdmav65.so"]);
         for (suite, first) in [("trixie", "-rdmav34.so"), ("sid", "-rdmav65.so")] {
             let dir = ul.join(suite).join(inside);
             if dir.is_dir() {
-                assert_eq!(suffix_order_in(&dir)[0], first, "{}", dir.display());
+                assert_eq!(suffix_order_in(dir.as_os_str().as_encoded_bytes())[0], first, "{}", dir.display());
             }
         }
-        assert_eq!(suffix_order_in(std::path::Path::new("/nonexistent")), ["-rdmav34.so", "-rdmav65.so"]);
+        assert_eq!(suffix_order_in(b"/nonexistent"), ["-rdmav34.so", "-rdmav65.so"]);
     }
 
     #[test]
     fn globbing() {
-        assert!(fnmatch(b"rdma_device:*N*rxe*", b"rdma_device:Nrxe0"));
-        assert!(!fnmatch(b"pci:v000015B3d00001017sv*", b"pci:v000015B3d00001018sv0"));
+        assert!(fnmatch(c"rdma_device:*N*rxe*", b"rdma_device:Nrxe0"));
+        assert!(!fnmatch(c"pci:v000015B3d00001017sv*", b"pci:v000015B3d00001018sv0"));
     }
 }

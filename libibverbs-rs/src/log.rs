@@ -24,14 +24,21 @@ static FILE: Mutex<Option<File>> = Mutex::new(None);
 
 /// Reads the environment once, from library init.
 pub(crate) fn init_from_env() {
-    let level = env_bytes("VERBS_LOG_LEVEL").map(|v| strtol(&v, 0) as u32).unwrap_or(0);
+    let level = env_bytes(c"VERBS_LOG_LEVEL").map(|v| strtol(&v, 0) as u32).unwrap_or(0);
     LEVEL.store(level, Ordering::Relaxed);
     if level == VERBS_LOG_LEVEL_NONE {
         return;
     }
-    let opened = std::env::var_os("VERBS_LOG_FILE").and_then(|path| {
+    let opened = env_bytes(c"VERBS_LOG_FILE").and_then(|path| {
+        use std::os::fd::FromRawFd;
+        let p = rdma_util::fallible::path(&[&path])?;
         // fopen(path, "aw+") in glibc is O_RDWR|O_CREAT|O_APPEND, mode 0666.
-        std::fs::OpenOptions::new().read(true).append(true).create(true).open(path).ok()
+        // No O_CLOEXEC: fopen without "e" sets none, so an exec'd child keeps it.
+        let flags = libc::O_RDWR | libc::O_CREAT | libc::O_APPEND;
+        // SAFETY: p is NUL-terminated; the descriptor returned is ours.
+        let fd = unsafe { libc::open(p.c_str()?.as_ptr(), flags, 0o666) };
+        // SAFETY: a fresh descriptor, owned by the File from here on.
+        (fd >= 0).then(|| unsafe { File::from_raw_fd(fd) })
     });
     match opened {
         Some(f) => *FILE.lock() = Some(f),

@@ -118,7 +118,7 @@ fn is_zero_gid(g: &ibv_gid) -> bool {
 /// Reads ports/<port>/gids/<index>: eight colon-separated 16-bit hex groups.
 fn query_sysfs_gid(s: &verbs_sysfs_dev, port: u32, index: u32, gid: &mut ibv_gid) -> bool {
     let mut attr = [0u8; 41];
-    let n = read_ibdev_file(s, format!("ports/{port}/gids/{index}").as_bytes(), &mut attr);
+    let n = read_ibdev_file(s, rel(format_args!("ports/{port}/gids/{index}")).as_bytes(), &mut attr);
     if n < 0 {
         return false;
     }
@@ -133,6 +133,14 @@ fn query_sysfs_gid(s: &verbs_sysfs_dev, port: u32, index: u32, gid: &mut ibv_gid
     true
 }
 
+/// A sysfs path relative to a device, formatted on the stack. Its parts
+/// are numbers, so it always fits.
+fn rel(args: std::fmt::Arguments<'_>) -> rdma_util::fallible::FixedBuf<96> {
+    let mut b = rdma_util::fallible::FixedBuf::new();
+    let _ = std::fmt::Write::write_fmt(&mut b, args);
+    b
+}
+
 /// sscanf("%hx") at the start of `s`.
 fn scan_hex16(s: &[u8]) -> Option<u16> {
     let s = &s[..s.iter().position(|&b| b == 0).unwrap_or(s.len())];
@@ -144,26 +152,31 @@ fn scan_hex16(s: &[u8]) -> Option<u16> {
 fn query_sysfs_gid_type(s: &verbs_sysfs_dev, port: u32, index: u32) -> Result<ibv_gid_type_sysfs, ()> {
     let mut buf = [0u8; 11];
     rdma_util::ffi::set_errno(0);
-    let n = read_ibdev_file(s, format!("ports/{port}/gid_attrs/types/{index}").as_bytes(), &mut buf);
+    let n = read_ibdev_file(s, rel(format_args!("ports/{port}/gid_attrs/types/{index}")).as_bytes(), &mut buf);
     if n <= 0 {
         if rdma_util::ffi::errno() == libc::EINVAL {
             // InfiniBand ports have no type file; the kernel answers EINVAL.
             return Ok(IBV_GID_TYPE_SYSFS_IB_ROCE_V1);
         }
-        let mut dir = crate::util::cstr_field(&s.ibdev_path).to_vec();
-        dir.extend_from_slice(format!("/ports/{port}/gid_attrs/").as_bytes());
-        use std::os::unix::ffi::OsStrExt;
-        match std::fs::read_dir(std::ffi::OsStr::from_bytes(&dir)) {
-            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(IBV_GID_TYPE_SYSFS_IB_ROCE_V1),
-            Err(e) => {
-                rdma_util::ffi::set_errno(e.raw_os_error().unwrap_or(libc::EIO));
-                return Err(());
+        let tail = rel(format_args!("/ports/{port}/gid_attrs/"));
+        let Some(dir) = rdma_util::fallible::path(&[crate::util::cstr_field(&s.ibdev_path), tail.as_bytes()]) else {
+            rdma_util::ffi::set_errno(libc::ENAMETOOLONG);
+            return Err(());
+        };
+        // opendir() of the directory, as upstream.
+        // SAFETY: dir is NUL-terminated (a path holds no NUL: it comes from
+        // our own C string field and digits).
+        let d = unsafe { libc::opendir(dir.as_c_ptr()) };
+        if d.is_null() {
+            if rdma_util::ffi::errno() == libc::ENOENT {
+                return Ok(IBV_GID_TYPE_SYSFS_IB_ROCE_V1);
             }
-            Ok(_) => {
-                rdma_util::ffi::set_errno(libc::EFAULT);
-                return Err(());
-            }
+            return Err(());
         }
+        // SAFETY: closes the DIR opened above.
+        unsafe { libc::closedir(d) };
+        rdma_util::ffi::set_errno(libc::EFAULT);
+        return Err(());
     }
     match &buf[..n as usize] {
         b"IB/RoCE v1" => Ok(IBV_GID_TYPE_SYSFS_IB_ROCE_V1),
@@ -225,7 +238,7 @@ unsafe fn query_sysfs_gid_entry(
     }
     if mask & VERBS_QUERY_GID_ATTR_NDEV_IFINDEX != 0 {
         let mut name = [0u8; libc::IF_NAMESIZE];
-        let n = read_ibdev_file(s, format!("ports/{port}/gid_attrs/ndevs/{index}").as_bytes(), &mut name);
+        let n = read_ibdev_file(s, rel(format_args!("ports/{port}/gid_attrs/ndevs/{index}")).as_bytes(), &mut name);
         if n <= 0 {
             entry.ndev_ifindex = 0;
         } else {
@@ -521,7 +534,7 @@ unsafe fn query_pkey(context: *mut ibv_context, port_num: u8, index: c_int, pkey
     }
     let mut attr = [0u8; 8];
     // SAFETY: the record lives as long as the device.
-    let n = read_ibdev_file(unsafe { &*sysfs }, format!("ports/{port_num}/pkeys/{index}").as_bytes(), &mut attr);
+    let n = read_ibdev_file(unsafe { &*sysfs }, rel(format_args!("ports/{port_num}/pkeys/{index}")).as_bytes(), &mut attr);
     if n < 0 {
         return -1;
     }

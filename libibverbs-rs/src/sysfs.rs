@@ -2,34 +2,32 @@
 //! files with upstream's exact rules (trailing newline stripped, a value that
 //! fills the whole buffer without a newline is an error).
 
-use std::ffi::{c_char, c_int, CString};
+use std::ffi::{c_char, c_int};
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::sync::OnceLock;
 
 use crate::abi::driver::verbs_sysfs_dev;
 use crate::util::{cstr_arg, cstr_field, env_bytes, not_setuid};
+use rdma_util::fallible::{path, FixedBuf};
 use rdma_util::{ensure, export};
 
 /// Upper bound on the sysfs root's length, as IBV_SYSFS_PATH_MAX.
 const SYSFS_PATH_MAX: usize = 256;
 
-static SYSFS_PATH: OnceLock<CString> = OnceLock::new();
+static SYSFS_PATH: OnceLock<FixedBuf<{ SYSFS_PATH_MAX + 1 }>> = OnceLock::new();
 
 /// The sysfs root: $SYSFS_PATH (only when not set-uid; at most 256 bytes;
-/// trailing slashes removed), else "/sys". Computed once.
-pub(crate) fn sysfs_path() -> &'static CString {
+/// trailing slashes removed), else "/sys". Computed once; always
+/// NUL-terminated.
+pub(crate) fn sysfs_path() -> &'static FixedBuf<{ SYSFS_PATH_MAX + 1 }> {
     SYSFS_PATH.get_or_init(|| {
-        let env = if not_setuid() { env_bytes("SYSFS_PATH") } else { None };
-        match env {
-            Some(mut v) => {
-                v.truncate(SYSFS_PATH_MAX);
-                while v.last() == Some(&b'/') {
-                    v.pop();
-                }
-                CString::new(v).unwrap_or_else(|_| CString::new("/sys").unwrap())
-            }
-            None => CString::new("/sys").unwrap(),
+        let env = if not_setuid() { env_bytes(c"SYSFS_PATH") } else { None };
+        let mut v: &[u8] = env.as_deref().unwrap_or(b"/sys");
+        v = &v[..v.len().min(SYSFS_PATH_MAX)];
+        while let [rest @ .., b'/'] = v {
+            v = rest;
         }
+        FixedBuf::of(&[v]).expect("at most SYSFS_PATH_MAX bytes")
     })
 }
 
@@ -40,7 +38,8 @@ pub(crate) fn sysfs_root() -> &'static [u8] {
 /// Reads `file` relative to `dir` (a directory fd, or AT_FDCWD) into `buf`.
 /// Returns the length read (newline removed, NUL added when room) or -1.
 pub(crate) fn read_file_at(dir: Option<BorrowedFd<'_>>, file: &[u8], buf: &mut [u8]) -> isize {
-    let Ok(path) = CString::new(file) else { return -1 };
+    let Some(p) = path(&[file]) else { return -1 };
+    let Some(path) = p.c_str() else { return -1 };
     let dirfd = dir.map(|d| d.as_raw_fd()).unwrap_or(libc::AT_FDCWD);
     // SAFETY: path is NUL-terminated; openat has no other preconditions.
     let fd = unsafe { libc::openat(dirfd, path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
@@ -70,11 +69,10 @@ pub(crate) fn read_file_at(dir: Option<BorrowedFd<'_>>, file: &[u8], buf: &mut [
 
 /// Reads `<dir>/<file>`.
 pub(crate) fn read_file(dir: &[u8], file: &[u8], buf: &mut [u8]) -> isize {
-    let mut p = Vec::with_capacity(dir.len() + file.len() + 1);
-    p.extend_from_slice(dir);
-    p.push(b'/');
-    p.extend_from_slice(file);
-    read_file_at(None, &p, buf)
+    match path(&[dir, b"/", file]) {
+        Some(p) => read_file_at(None, p.as_bytes(), buf),
+        None => -1,
+    }
 }
 
 /// Reads `<ibdev_path>/<relpath>` of a device.
@@ -86,7 +84,7 @@ export! {
     /// IBVERBS_1.0: the sysfs root, "/sys" unless SYSFS_PATH overrides it.
     fn ibv_get_sysfs_path() -> *const c_char, on_panic = std::ptr::null();
     {
-        sysfs_path().as_ptr()
+        sysfs_path().as_c_ptr()
     }
 }
 

@@ -122,17 +122,17 @@ pub(crate) fn scan_unsigned(s: &[u8], base: u32) -> Option<(u64, usize)> {
     Some((v, i))
 }
 
-/// sscanf(s, "%x:%x:...") style: `n` conversions separated by the literal
+/// sscanf(s, "%x:%x:...") style: `N` conversions separated by the literal
 /// `sep`, which must follow each number immediately. Returns the values, or
 /// None if any conversion or separator fails.
-pub(crate) fn scan_separated(s: &[u8], base: u32, sep: u8, n: usize) -> Option<Vec<u64>> {
-    let mut out = Vec::with_capacity(n);
+pub(crate) fn scan_separated<const N: usize>(s: &[u8], base: u32, sep: u8) -> Option<[u64; N]> {
+    let mut out = [0u64; N];
     let mut pos = 0;
-    for k in 0..n {
+    for (k, slot) in out.iter_mut().enumerate() {
         let (v, used) = scan_unsigned(&s[pos..], base)?;
-        out.push(v);
+        *slot = v;
         pos += used;
-        if k + 1 < n {
+        if k + 1 < N {
             if s.get(pos) != Some(&sep) {
                 return None;
             }
@@ -180,15 +180,24 @@ pub(crate) unsafe fn cstr_arg<'a>(p: *const c_char) -> Option<&'a [u8]> {
     }
 }
 
-/// getenv() through std, as bytes; the C library's environment is the same.
-pub(crate) fn env_bytes(name: &str) -> Option<Vec<u8>> {
-    use std::os::unix::ffi::OsStringExt;
-    std::env::var_os(name).map(|v| v.into_vec())
+/// getenv(), as a copy of the bytes: None when unset, or when the copy
+/// cannot be allocated (the variable then counts as unset).
+pub(crate) fn env_bytes(name: &CStr) -> Option<Vec<u8>> {
+    rdma_util::fallible::env(name)
+}
+
+/// getenv(name) != NULL, without copying.
+pub(crate) fn env_is_set(name: &CStr) -> bool {
+    // SAFETY: name is NUL-terminated.
+    !unsafe { libc::getenv(name.as_ptr()) }.is_null()
 }
 
 /// Upstream's check_env(): set and not "0".
-pub(crate) fn check_env(name: &str) -> bool {
-    matches!(env_bytes(name), Some(v) if v != b"0")
+pub(crate) fn check_env(name: &CStr) -> bool {
+    // SAFETY: name is NUL-terminated; getenv's result is read at once.
+    let v = unsafe { libc::getenv(name.as_ptr()) };
+    // SAFETY: a non-NULL getenv result is a NUL-terminated string.
+    !v.is_null() && unsafe { CStr::from_ptr(v) }.to_bytes() != b"0"
 }
 
 /// True when not running set-uid (real uid == effective uid); only then does
@@ -198,11 +207,17 @@ pub(crate) fn not_setuid() -> bool {
     unsafe { libc::getuid() == libc::geteuid() }
 }
 
-/// Writes a message to stderr in one write, like upstream's fprintf(stderr).
-pub(crate) fn warn(msg: &str) {
-    use std::io::Write;
-    let _ = std::io::stderr().lock().write_all(msg.as_bytes());
+/// Writes a message to stderr in one write (up to 4 KiB), like upstream's
+/// fprintf(stderr), without allocating. Used through [`warning!`].
+pub(crate) fn warn_fmt(args: std::fmt::Arguments<'_>) {
+    rdma_util::fallible::write_fd(libc::STDERR_FILENO, args)
 }
+
+/// `warning!(...)`: a `format!`-style message on stderr (see [`warn_fmt`]).
+macro_rules! warning {
+    ($($arg:tt)*) => { $crate::util::warn_fmt(format_args!($($arg)*)) };
+}
+pub(crate) use warning;
 
 /// The result of a query whose caller passed a NULL output pointer, made
 /// into scratch space instead. Upstream hands the NULL to the op: the default
@@ -243,13 +258,13 @@ mod tests {
 
     #[test]
     fn scanf_like() {
-        assert_eq!(scan_separated(b"60:0 junk", 10, b':', 2), Some(vec![60, 0]));
-        assert_eq!(scan_separated(b"60: 0", 10, b':', 2), Some(vec![60, 0]));
-        assert_eq!(scan_separated(b"60 :0", 10, b':', 2), None);
-        assert_eq!(scan_separated(b"-60:0", 10, b':', 2).map(|v| v[0] as u32), Some(-60i32 as u32));
-        assert_eq!(scan_separated(b"-1:0:0:1", 16, b':', 4).map(|v| v[0] as u16), Some(0xffff));
-        assert_eq!(scan_separated(b"+5054:00ff:fe12:3456", 16, b':', 4), Some(vec![0x5054, 0xff, 0xfe12, 0x3456]));
-        assert_eq!(scan_separated(b"5054 :00ff:fe12:3456", 16, b':', 4), None);
+        assert_eq!(scan_separated::<2>(b"60:0 junk", 10, b':'), Some([60, 0]));
+        assert_eq!(scan_separated::<2>(b"60: 0", 10, b':'), Some([60, 0]));
+        assert_eq!(scan_separated::<2>(b"60 :0", 10, b':'), None);
+        assert_eq!(scan_separated::<2>(b"-60:0", 10, b':').map(|v| v[0] as u32), Some(-60i32 as u32));
+        assert_eq!(scan_separated::<4>(b"-1:0:0:1", 16, b':').map(|v| v[0] as u16), Some(0xffff));
+        assert_eq!(scan_separated::<4>(b"+5054:00ff:fe12:3456", 16, b':'), Some([0x5054, 0xff, 0xfe12, 0x3456]));
+        assert_eq!(scan_separated::<4>(b"5054 :00ff:fe12:3456", 16, b':'), None);
         assert_eq!(scan_unsigned(b"0x3c", 10), Some((0, 1)));
         assert_eq!(scan_unsigned(b"", 10), None);
     }

@@ -129,7 +129,7 @@ pub unsafe extern "C-unwind" fn rdma_get_cm_event(channel: *mut rdma_event_chann
             return Err(libc::EINVAL);
         }
         // SAFETY: checked non-NULL; the caller's live channel.
-        Ok(unsafe { crate::event::EventWait::new(channel) })
+        unsafe { crate::event::EventWait::new(channel) }
     });
     let w = match begin {
         Ok(w) => w,
@@ -158,11 +158,7 @@ rdma_util::export! {
                 None
             }
             Ok(()) => {
-                let d = crate::devices::get_devices();
-                if d.is_none() {
-                    rdma_util::ffi::set_errno(libc::ENODEV);
-                }
-                d
+                crate::devices::get_devices().map_err(rdma_util::ffi::set_errno).ok()
             }
         };
         let out = devs.and_then(|v| {

@@ -151,7 +151,7 @@ fn get_request_begin(listen: Id) -> Res<crate::event::EventWait> {
     }
     crate::id::ack_held_event(listen);
     // SAFETY: a synchronous id's private channel lives as long as the id.
-    Ok(unsafe { crate::event::EventWait::new(listen.channel()) })
+    unsafe { crate::event::EventWait::new(listen.channel()) }
 }
 
 /// rdma_get_request after its wait returned `event`.

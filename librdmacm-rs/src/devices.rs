@@ -37,7 +37,6 @@ use crate::abi::verbs::*;
 use rdma_util::ffi::errno;
 use core::ffi::c_int;
 use parking_lot::Mutex;
-use std::collections::HashSet;
 
 /// `ibdev_index` value meaning "the kernel did not say".
 pub(crate) const UCMA_INVALID_IB_INDEX: u32 = u32::MAX;
@@ -97,7 +96,7 @@ pub(crate) trait Backend {
     type List;
     /// Fetches the current list; Err(errno) when libibverbs fails.
     fn get_list(&mut self) -> Result<Self::List, c_int>;
-    fn devices(&self, list: &Self::List) -> Vec<*mut ibv_device>;
+    fn devices<'a>(&self, list: &'a Self::List) -> &'a [*mut ibv_device];
     fn free_list(&mut self, list: Self::List);
     /// The device's GUID (big-endian).
     ///
@@ -135,12 +134,8 @@ impl<B: Backend> DevList<B> {
 
     /// Inserts a new entry at upstream's position: after the last entry
     /// with a smaller index (smaller host-order GUID if there's no index).
-    ///
-    /// # Safety
-    /// `dev` is an entry of a backend list that is not yet freed.
-    unsafe fn insert(&mut self, dev: *mut ibv_device) {
-        // SAFETY: forwarded contract.
-        let d = unsafe { CmaDevice::new(dev, self.backend.guid(dev), self.backend.index(dev)) };
+    /// The caller has reserved room in `devs`.
+    fn insert(&mut self, d: Box<CmaDevice>) {
         let pos = self
             .devs
             .iter()
@@ -152,7 +147,7 @@ impl<B: Backend> DevList<B> {
                 }
             })
             .map_or(0, |i| i + 1);
-        self.devs.insert(pos, Box::new(d));
+        self.devs.insert(pos, d);
     }
 
     /// Drops entry `i`, or marks it dead while referenced. Returns whether it
@@ -167,45 +162,73 @@ impl<B: Backend> DevList<B> {
         true
     }
 
-    /// Drops (or kills) every entry whose device is in `gone`.
-    fn remove_devices(&mut self, gone: &HashSet<*mut ibv_device>) {
+    /// Drops (or kills) every entry whose device `gone` picks.
+    fn remove_devices(&mut self, gone: impl Fn(*mut ibv_device) -> bool) {
         let mut i = 0;
         while i < self.devs.len() {
-            if gone.contains(&self.devs[i].dev) && self.remove_at(i) {
+            if gone(self.devs[i].dev) && self.remove_at(i) {
                 continue;
             }
             i += 1;
         }
     }
 
+    /// The entries for the devices of `new` that `old` lacks, allocated
+    /// before anything changes (with room for them in `devs`), so that a
+    /// failed allocation leaves the list as it was: ENOMEM.
+    // Boxed, as `devs` holds them (see there).
+    #[allow(clippy::vec_box)]
+    fn new_entries(&mut self, new: &B::List, old: &[*mut ibv_device]) -> Result<Vec<Box<CmaDevice>>, c_int> {
+        let added: &[*mut ibv_device] = self.backend.devices(new);
+        let n = added.iter().filter(|d| !old.contains(d)).count();
+        self.devs.try_reserve(n).map_err(|_| libc::ENOMEM)?;
+        let mut out = rdma_util::fallible::vec_with_capacity(n).map_err(|_| libc::ENOMEM)?;
+        for &dev in added.iter().filter(|d| !old.contains(d)) {
+            // SAFETY: dev is an entry of `new`, a list the caller holds.
+            let d = unsafe { CmaDevice::new(dev, self.backend.guid(dev), self.backend.index(dev)) };
+            out.push(rdma_util::fallible::try_box(d).map_err(|_| libc::ENOMEM)?);
+        }
+        Ok(out)
+    }
+
     /// Re-reads libibverbs' device list and applies additions/removals.
-    /// Err(ENODEV) when there is no device (or the list can't be read).
+    /// Err(ENODEV) when there is no device (or the list can't be read),
+    /// ENOMEM (and nothing changed) when the new entries cannot be had.
     pub(crate) fn sync(&mut self) -> Result<(), c_int> {
         let new = self.backend.get_list().map_err(|_| libc::ENODEV)?;
-        let new_devs = self.backend.devices(&new);
-        let old_devs: Vec<*mut ibv_device> =
-            self.held.as_ref().map(|l| self.backend.devices(l)).unwrap_or_default();
-        let old_set: HashSet<_> = old_devs.iter().copied().collect();
-        let new_set: HashSet<_> = new_devs.iter().copied().collect();
+        let held = self.held.take();
+        let old: &[*mut ibv_device] = match &held {
+            Some(l) => self.backend.devices(l),
+            None => &[],
+        };
 
-        if new_devs.is_empty() {
+        if self.backend.devices(&new).is_empty() {
             // Everything we knew is gone (see the module docs, point 2).
-            self.remove_devices(&old_set);
+            self.remove_devices(|d| old.contains(&d));
             self.backend.free_list(new);
-            if let Some(old) = self.held.take() {
+            if let Some(old) = held {
                 self.backend.free_list(old);
             }
             return Err(libc::ENODEV);
         }
 
-        let gone: HashSet<_> = old_set.difference(&new_set).copied().collect();
-        self.remove_devices(&gone);
-        for d in new_devs.iter().filter(|d| !old_set.contains(d)) {
-            // SAFETY: d is an entry of `new`, which is freed only after it
-            // replaces `held` and that in turn is replaced.
-            unsafe { self.insert(*d) };
+        let entries = match self.new_entries(&new, old) {
+            Ok(e) => e,
+            Err(e) => {
+                self.backend.free_list(new);
+                self.held = held;
+                return Err(e);
+            }
+        };
+        let current: &[*mut ibv_device] = self.backend.devices(&new);
+        self.remove_devices(|d| old.contains(&d) && !current.contains(&d));
+        for d in entries {
+            self.insert(d);
         }
-        if let Some(old) = self.held.replace(new) {
+        // `new` is freed only after it replaces `held` and that in turn is
+        // replaced: the entries point into it.
+        self.held = Some(new);
+        if let Some(old) = held {
             self.backend.free_list(old);
         }
         Ok(())
@@ -258,8 +281,8 @@ impl<B: Backend> DevList<B> {
 // The real backend: libibverbs
 // ---------------------------------------------------------------------------
 
-/// A list from `ibv_get_device_list`.
-pub(crate) struct IbvList(*mut *mut ibv_device);
+/// A list from `ibv_get_device_list`, and its length.
+pub(crate) struct IbvList(*mut *mut ibv_device, usize);
 
 pub(crate) struct Verbs;
 
@@ -273,21 +296,14 @@ impl Backend for Verbs {
         if l.is_null() {
             Err(errno())
         } else {
-            Ok(IbvList(l))
+            Ok(IbvList(l, n.max(0) as usize))
         }
     }
 
-    fn devices(&self, list: &IbvList) -> Vec<*mut ibv_device> {
-        let mut v = Vec::new();
-        // SAFETY: a device list is a NULL-terminated array we hold.
-        unsafe {
-            let mut p = list.0;
-            while !(*p).is_null() {
-                v.push(*p);
-                p = p.add(1);
-            }
-        }
-        v
+    fn devices<'a>(&self, list: &'a IbvList) -> &'a [*mut ibv_device] {
+        // SAFETY: the list holds list.1 devices before its NULL, and stays
+        // allocated while borrowed.
+        unsafe { core::slice::from_raw_parts(list.0, list.1) }
     }
 
     fn free_list(&mut self, list: IbvList) {
@@ -321,18 +337,18 @@ impl Backend for Verbs {
             unsafe { ibv_close_device(ctx) };
             return Err(ret);
         }
-        d.port = (1..=attr.phys_port_cnt)
-            .map(|p| {
-                // SAFETY: all-zero is a valid ibv_port_attr.
-                let mut pa: ibv_port_attr = unsafe { core::mem::zeroed() };
-                // SAFETY: ctx is open.
-                if unsafe { query_port(ctx, p, &mut pa) } != 0 {
-                    IBV_LINK_LAYER_UNSPECIFIED
-                } else {
-                    pa.link_layer
-                }
-            })
-            .collect();
+        let Ok(mut ports) = rdma_util::fallible::vec_with_capacity(attr.phys_port_cnt as usize) else {
+            // SAFETY: closing the context we just opened.
+            unsafe { ibv_close_device(ctx) };
+            return Err(libc::ENOMEM);
+        };
+        for p in 1..=attr.phys_port_cnt {
+            // SAFETY: all-zero is a valid ibv_port_attr.
+            let mut pa: ibv_port_attr = unsafe { core::mem::zeroed() };
+            // SAFETY: ctx is open.
+            ports.push(if unsafe { query_port(ctx, p, &mut pa) } != 0 { IBV_LINK_LAYER_UNSPECIFIED } else { pa.link_layer });
+        }
+        d.port = ports;
         d.max_qpsize = attr.max_qp_wr;
         d.max_initiator_depth = attr.max_qp_init_rd_atom as u8;
         d.max_responder_resources = attr.max_qp_rd_atom as u8;
@@ -435,22 +451,24 @@ pub(crate) unsafe fn get_xrcd(d: *mut CmaDevice) -> *mut ibv_xrcd {
 }
 
 /// `rdma_get_devices`: re-syncs, opens every live device, returns their
-/// contexts and takes a reference on each. None when there is no device.
-pub(crate) fn get_devices() -> Option<Vec<*mut ibv_context>> {
+/// contexts and takes a reference on each. Err(ENODEV) when there is no
+/// device, ENOMEM when the list cannot be allocated.
+pub(crate) fn get_devices() -> Result<Vec<*mut ibv_context>, c_int> {
     let mut g = DEVICES.lock();
     let l = &mut g.0;
-    l.sync().ok()?;
+    l.sync().map_err(|e| if e == libc::ENOMEM { e } else { libc::ENODEV })?;
     for i in 0..l.devs.len() {
         if !l.devs[i].dead && l.init_device(i).is_err() {
             l.devs[i].dead = true;
         }
     }
-    let mut out = Vec::new();
+    let live = l.devs.iter().filter(|d| !d.dead).count();
+    let mut out = rdma_util::fallible::vec_with_capacity(live).map_err(|_| libc::ENOMEM)?;
     for d in l.devs.iter_mut().filter(|d| !d.dead) {
         out.push(d.verbs);
         d.refcnt += 1;
     }
-    Some(out)
+    Ok(out)
 }
 
 /// `rdma_free_devices`: drops one reference per listed context.
@@ -499,6 +517,7 @@ pub(crate) fn max_qpsize(d: Option<*mut CmaDevice>) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     /// A fake libibverbs: devices are small integers cast to pointers, with
     /// GUID 0x100+n and index n; `present` is what the next list returns.
@@ -522,8 +541,8 @@ mod tests {
             self.lists_out += 1;
             Ok(self.present.iter().map(|&n| dp(n)).collect())
         }
-        fn devices(&self, l: &Self::List) -> Vec<*mut ibv_device> {
-            l.clone()
+        fn devices<'a>(&self, l: &'a Self::List) -> &'a [*mut ibv_device] {
+            l
         }
         fn free_list(&mut self, _l: Self::List) {
             self.lists_out -= 1;
@@ -649,8 +668,8 @@ mod tests {
             fn get_list(&mut self) -> Result<Self::List, c_int> {
                 self.0.get_list()
             }
-            fn devices(&self, l: &Self::List) -> Vec<*mut ibv_device> {
-                l.clone()
+            fn devices<'a>(&self, l: &'a Self::List) -> &'a [*mut ibv_device] {
+                l
             }
             fn free_list(&mut self, l: Self::List) {
                 self.0.free_list(l)

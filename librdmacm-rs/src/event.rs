@@ -89,7 +89,7 @@ pub(crate) fn deferring(op: impl FnOnce() -> Res<()>) -> Res<Option<(Id, EventWa
     }
     let id = Id(id);
     // SAFETY: a synchronous id's private channel lives as long as the id.
-    Ok(Some((id, unsafe { EventWait::new(id.channel()) })))
+    Ok(Some((id, unsafe { EventWait::new(id.channel()) }?)))
 }
 
 /// An export whose operation ends, for a synchronous id (one made without
@@ -274,13 +274,13 @@ fn warn_unmatched() {
 /// full and every free took the slow path (callgrind, cmtime -c 200: about
 /// 230 more instructions per event than malloc + free). Zeroing only the
 /// 80-byte public part also spares a memset call over the 256-byte buffer.
-fn new_event() -> Box<CmaEvent> {
-    let mut b = Box::<CmaEvent>::new_uninit();
+fn new_event() -> Res<Box<CmaEvent>> {
+    let mut b = rdma_util::fallible::try_box_uninit::<CmaEvent>().map_err(|_| libc::ENOMEM)?;
     // SAFETY: the box's allocation is live and aligned; reset_event writes
     // every field but private_data, which is MaybeUninit.
     unsafe {
         reset_event(b.as_mut_ptr());
-        b.assume_init()
+        Ok(b.assume_init())
     }
 }
 
@@ -320,14 +320,16 @@ pub(crate) enum Round {
 }
 
 impl EventWait {
+    /// ENOMEM when the event cannot be allocated (as upstream's malloc).
+    ///
     /// # Safety
     /// `channel` is a live event channel.
-    pub(crate) unsafe fn new(channel: *mut rdma_event_channel) -> EventWait {
-        EventWait {
+    pub(crate) unsafe fn new(channel: *mut rdma_event_channel) -> Res<EventWait> {
+        Ok(EventWait {
             // SAFETY: channel is live (the contract).
             fd: unsafe { (*channel).fd },
-            evt: Box::into_raw(new_event()),
-        }
+            evt: Box::into_raw(new_event()?),
+        })
     }
 
     /// Readies `resp` and returns the command that asks the kernel to fill
@@ -387,7 +389,7 @@ impl EventWait {
 /// `channel` is a live event channel.
 unsafe fn get_cm_event(channel: *mut rdma_event_channel) -> Res<*mut rdma_cm_event> {
     // SAFETY: the contract.
-    unsafe { get_cm_event_with(EventWait::new(channel)) }
+    unsafe { get_cm_event_with(EventWait::new(channel)?) }
 }
 
 /// [`get_cm_event`] on a wait already begun.
@@ -751,7 +753,7 @@ pub(crate) mod tests {
         c.rnr_retry_count = 5;
         c.srq = 1;
         c.qp_num = 0x1234;
-        let mut evt = new_event();
+        let mut evt = new_event().unwrap();
         assert!(keeps(&mut evt, &r));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_ESTABLISHED);
         assert_eq!(evt.event.id, id.cm());
@@ -778,7 +780,7 @@ pub(crate) mod tests {
         let mut ch = rdma_event_channel { fd: -1 };
         let id = fake_id(&mut ch, IBV_QPT_RC);
         let r = resp(id.0 as u64, RDMA_CM_EVENT_UNREACHABLE, -libc::ETIMEDOUT);
-        let mut evt = new_event();
+        let mut evt = new_event().unwrap();
         assert!(keeps(&mut evt, &r));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_UNREACHABLE);
         assert_eq!(evt.event.status, -libc::ETIMEDOUT);
@@ -795,7 +797,7 @@ pub(crate) mod tests {
         let id = fake_id(&mut ch, IBV_QPT_RC);
         let mut r = resp(id.0 as u64, RDMA_CM_EVENT_CONNECT_RESPONSE, 0);
         r.ece = rdma_ucm_ece { vendor_id: 0x02c9, attr_mod: 0x11 };
-        let mut evt = new_event();
+        let mut evt = new_event().unwrap();
         assert!(keeps(&mut evt, &r));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_CONNECT_RESPONSE);
         assert_eq!(id.remote_ece().vendor_id, 0x02c9);
@@ -808,7 +810,7 @@ pub(crate) mod tests {
         let mut ch = rdma_event_channel { fd: -1 };
         let id = fake_id(&mut ch, IBV_QPT_RC);
         id.set_connect_error(true);
-        let mut evt = new_event();
+        let mut evt = new_event().unwrap();
         assert!(!keeps(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_REJECTED, 28)));
         assert!(!keeps(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_DISCONNECTED, 0)));
         assert_eq!(completed(id), 2, "both skipped events count as acked");
@@ -825,7 +827,7 @@ pub(crate) mod tests {
         insert_id(id);
         let mut r = resp(0, RDMA_CM_EVENT_DISCONNECTED, 0);
         r.id = 4242;
-        let mut evt = new_event();
+        let mut evt = new_event().unwrap();
         assert!(!keeps(&mut evt, &r));
         assert_eq!(completed(id), 1);
         r.event = RDMA_CM_EVENT_ESTABLISHED;
@@ -854,7 +856,7 @@ pub(crate) mod tests {
             join_flags: 0,
             addr: rdma_util::mem::zeroed(),
         }));
-        let mut evt = new_event();
+        let mut evt = new_event().unwrap();
         assert!(keeps(&mut evt, &resp(mc as u64, RDMA_CM_EVENT_MULTICAST_ERROR, -libc::ENETUNREACH)));
         assert_eq!(evt.event.id, id.cm());
         assert_eq!(evt.mc, mc);
@@ -919,7 +921,7 @@ pub(crate) mod tests {
     fn a_user_event_carries_its_status_and_argument_and_nothing_else() {
         let mut ch = rdma_event_channel { fd: -1 };
         let id = fake_id(&mut ch, IBV_QPT_RC);
-        let mut evt = new_event();
+        let mut evt = new_event().unwrap();
         assert!(keeps(&mut evt, &resp_with_arg(id.0 as u64, RDMA_CM_EVENT_USER, -5, 0x1122_3344_5566_7788)));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_USER);
         assert_eq!(evt.event.id, id.cm());
@@ -981,7 +983,7 @@ pub(crate) mod tests {
             g.resolving_ai = true;
             g.resolved_ai = rai;
         }
-        let mut evt = new_event();
+        let mut evt = new_event().unwrap();
         let r = resp_with_arg(id.0 as u64, RDMA_CM_EVENT_INTERNAL, 0, u64::from(RDMA_CM_EVENT_ADDRINFO_RESOLVED));
         assert!(keeps(&mut evt, &r));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_ADDRINFO_RESOLVED);
@@ -994,7 +996,7 @@ pub(crate) mod tests {
         }
         // Any other INTERNAL event fails the read with EBADE; it is counted
         // as acknowledged, so the id can still be destroyed.
-        let mut evt2 = new_event();
+        let mut evt2 = new_event().unwrap();
         let r = resp_with_arg(id.0 as u64, RDMA_CM_EVENT_INTERNAL, 0, 5);
         assert_eq!(translate_event(&mut evt2, &r), Err(libc::EBADE));
         assert_eq!(completed(id), 1);
@@ -1007,7 +1009,7 @@ pub(crate) mod tests {
         let mut ch = rdma_event_channel { fd: -1 };
         let id = fake_id(&mut ch, IBV_QPT_RC);
         id.ev().0.lock().resolving_ai = true;
-        let mut evt = new_event();
+        let mut evt = new_event().unwrap();
         assert!(keeps(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_ADDRINFO_ERROR, -libc::ETIMEDOUT)));
         assert_eq!(evt.event.event, RDMA_CM_EVENT_ADDRINFO_ERROR);
         assert_eq!(evt.event.status, -libc::ETIMEDOUT);
@@ -1020,7 +1022,7 @@ pub(crate) mod tests {
         let (r, mut ch) = channel_pipe();
         let id = fake_id(&mut ch, IBV_QPT_RC);
         id.ev().0.lock().resolving_ai = true;
-        let mut evt = new_event();
+        let mut evt = new_event().unwrap();
         // The kernel's ADDRINFO_RESOLVED: the library asks for the records;
         // nothing answers the pipe, so the response says none: ENOENT.
         assert!(keeps(&mut evt, &resp(id.0 as u64, RDMA_CM_EVENT_ADDRINFO_RESOLVED, 0)));

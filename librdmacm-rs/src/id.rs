@@ -304,8 +304,11 @@ pub(crate) fn insert_id(id: Id) {
             // map allocates 1,024 slots at a time: growing by doubling
             // reallocated (and copied) the table at every power of two,
             // each time in the middle of some rdma_create_id.
-            if m.capacity() == 0 {
-                m.reserve(IDM_FIRST_SLOTS.max(h + 1));
+            // Upstream ignores a failed growth of its map (the id is then
+            // only found by its uid, which every current kernel reports).
+            let want = if m.capacity() == 0 { IDM_FIRST_SLOTS.max(h + 1) } else { h + 1 - m.len() };
+            if m.try_reserve(want).is_err() {
+                return;
             }
             m.resize(h + 1, 0);
         }
@@ -338,7 +341,14 @@ pub(crate) fn lookup_id(h: u32) -> Option<Id> {
 /// other caller works for an id, which exists only once it was).
 pub(crate) fn open_event_channel() -> Res<*mut rdma_event_channel> {
     let fd = crate::ucma::open_channel_fd()?;
-    Ok(Box::into_raw(Box::new(rdma_event_channel { fd })))
+    match rdma_util::fallible::try_box(rdma_event_channel { fd }) {
+        Ok(ch) => Ok(Box::into_raw(ch)),
+        Err(_) => {
+            // SAFETY: the fd opened above, not handed out.
+            unsafe { libc::close(fd) };
+            Err(libc::ENOMEM)
+        }
+    }
 }
 
 /// `rdma_destroy_event_channel`.
@@ -373,7 +383,13 @@ pub(crate) fn alloc_id(
     // the whole struct made it on the stack first and then copied it
     // (callgrind: 135 of 578 instructions per rdma_create_id were that
     // memcpy, where upstream callocs in place).
-    let mut block = Box::<IdPriv>::new_uninit();
+    let Ok(mut block) = rdma_util::fallible::try_box_uninit::<IdPriv>() else {
+        if sync {
+            // SAFETY: the private channel made above, not handed out.
+            unsafe { destroy_event_channel(channel) };
+        }
+        return Err(libc::ENOMEM);
+    };
     let p = block.as_mut_ptr();
     // SAFETY: p is the block's (aligned, writable) IdPriv; each field is
     // written exactly once through a raw place before assume_init, and

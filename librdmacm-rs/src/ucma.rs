@@ -24,7 +24,15 @@ static ABI_VER: AtomicI32 = AtomicI32::new(-1);
 
 /// The device node name under /dev/infiniband and its dev_t (0: don't
 /// check), as learned from the kernel.
-static CDEV: Mutex<Option<(String, libc::dev_t)>> = Mutex::new(None);
+static CDEV: Mutex<Option<(CdevName, libc::dev_t)>> = Mutex::new(None);
+
+/// A chardev name (shorter than libibverbs' 64-byte name buffers).
+type CdevName = rdma_util::fallible::FixedBuf<64>;
+
+/// The name of the rdma_cm chardev when nothing tells another.
+fn default_cdev_name() -> CdevName {
+    CdevName::of(&[b"rdma_cm"]).expect("short")
+}
 
 /// Whether the kernel takes AF_IB addresses (and so the newer commands:
 /// BIND, RESOLVE_ADDR, QUERY, JOIN_MCAST). Learned once by library
@@ -47,16 +55,16 @@ pub(crate) fn abi_ver() -> i32 {
 }
 
 /// Netlink answer: name, dev_t and ABI version of the "rdma_cm" chardev.
-fn abi_from_netlink() -> Option<(String, libc::dev_t, i32)> {
+fn abi_from_netlink() -> Option<(CdevName, libc::dev_t, i32)> {
     let c = rdma_util::netlink::get_chardev(None, "rdma_cm").ok()?;
     // Upstream keeps the low 32 bits in an int; all-ones reads as "unknown".
     let ver = c.abi as u32 as i32;
-    (ver != -1).then_some((c.name, c.cdev, ver))
+    (ver != -1).then_some((CdevName::of(&[c.name.as_bytes()])?, c.cdev, ver))
 }
 
 /// Reads `file` (relative to the sysfs root) through libibverbs, as
 /// upstream does; `None` if it can't be read.
-fn read_sysfs(file: &core::ffi::CStr) -> Option<String> {
+fn read_sysfs(file: &core::ffi::CStr) -> Option<rdma_util::fallible::FixedBuf<8>> {
     let mut buf = [0 as c_char; 8];
     // SAFETY: ibv_get_sysfs_path returns a static NUL-terminated string;
     // file is NUL-terminated; buf is writable for its length.
@@ -71,20 +79,23 @@ fn read_sysfs(file: &core::ffi::CStr) -> Option<String> {
     if n < 0 {
         return None;
     }
-    let bytes: Vec<u8> = buf.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
-    Some(String::from_utf8_lossy(&bytes).into_owned())
+    let mut out = rdma_util::fallible::FixedBuf::new();
+    for &c in buf.iter().take_while(|&&c| c != 0).take(7) {
+        let _ = out.push(&[c as u8]);
+    }
+    Some(out)
 }
 
 /// `strtol(s, NULL, 10)` as an int: leading blanks, optional sign, digits.
-fn parse_c_long(s: &str) -> i32 {
-    let t = s.trim_start();
-    let (neg, digits) = match t.as_bytes().first() {
+fn parse_c_long(s: &[u8]) -> i32 {
+    let t = s.trim_ascii_start();
+    let (neg, digits) = match t.first() {
         Some(b'-') => (true, &t[1..]),
         Some(b'+') => (false, &t[1..]),
         _ => (false, t),
     };
     let mut v: i64 = 0;
-    for b in digits.bytes().take_while(u8::is_ascii_digit) {
+    for &b in digits.iter().take_while(|b| b.is_ascii_digit()) {
         v = v.saturating_mul(10).saturating_add(i64::from(b - b'0'));
     }
     (if neg { -v } else { v }) as i32
@@ -95,7 +106,7 @@ fn abi_from_sysfs() -> i32 {
     match read_sysfs(c"class/misc/rdma_cm/abi_version")
         .or_else(|| read_sysfs(c"class/infiniband_ucma/abi_version"))
     {
-        Some(v) => parse_c_long(&v),
+        Some(v) => parse_c_long(v.as_bytes()),
         // Old kernels without class/misc: assume the newest ABI.
         None => RDMA_USER_CM_MAX_ABI_VERSION,
     }
@@ -118,7 +129,7 @@ pub(crate) fn check_abi_version() -> bool {
                 let ver = abi_from_sysfs();
                 // The sysfs path knows no dev_t: accept any char device.
                 let mut c = CDEV.lock();
-                let name = c.take().map(|(n, _)| n).unwrap_or_else(|| "rdma_cm".to_owned());
+                let name = c.take().map(|(n, _)| n).unwrap_or_else(default_cdev_name);
                 *c = Some((name, 0));
                 ABI_VER.store(ver, Ordering::Release);
             }
@@ -130,7 +141,10 @@ pub(crate) fn check_abi_version() -> bool {
 /// Opens the rdma_cm device (O_RDWR|O_CLOEXEC, checking the dev_t when
 /// known); Err(errno) on failure.
 pub(crate) fn open_channel_fd() -> Result<c_int, c_int> {
-    let (name, cdev) = CDEV.lock().clone().unwrap_or_else(|| ("rdma_cm".to_owned(), 0));
+    let (name, cdev) = match &*CDEV.lock() {
+        Some((n, c)) => (CdevName::of(&[n.as_bytes()]).unwrap_or_else(default_cdev_name), *c),
+        None => (default_cdev_name(), 0),
+    };
     match rdma_util::cdev::open_cdev(name.as_bytes(), cdev) {
         Some(fd) => Ok(fd.into_raw_fd()),
         None => Err(match errno() {
@@ -283,10 +297,10 @@ mod tests {
 
     #[test]
     fn strtol_parsing_of_the_sysfs_abi_version() {
-        assert_eq!(parse_c_long("4\n"), 4);
-        assert_eq!(parse_c_long("  3"), 3);
-        assert_eq!(parse_c_long("x"), 0);
-        assert_eq!(parse_c_long("-2"), -2);
+        assert_eq!(parse_c_long(b"4\n"), 4);
+        assert_eq!(parse_c_long(b"  3"), 3);
+        assert_eq!(parse_c_long(b"x"), 0);
+        assert_eq!(parse_c_long(b"-2"), -2);
         assert!(abi_supported(3) && abi_supported(4));
         assert!(!abi_supported(2) && !abi_supported(5) && !abi_supported(-1));
     }

@@ -3,7 +3,7 @@
 //! the node is not where expected, wait up to 5 s for udev's /dev/char/M:m
 //! link to appear.
 
-use std::ffi::{CStr, CString};
+use std::ffi::CStr;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 pub const RDMA_CDEV_DIR: &str = "/dev/infiniband";
@@ -51,7 +51,8 @@ fn open_checked(path: &CStr, cdev: libc::dev_t) -> Option<OwnedFd> {
 
 /// Waits (inotify on /dev/char, 5 s timer) for /dev/char/MAJ:MIN.
 fn open_robust(cdev: libc::dev_t) -> Option<OwnedFd> {
-    let path = CString::new(format!("/dev/char/{}:{}", libc::major(cdev), libc::minor(cdev))).ok()?;
+    let path = crate::fixed_format!(64; "/dev/char/{}:{}", libc::major(cdev), libc::minor(cdev))?;
+    let path = path.c_str()?;
     // SAFETY: plain syscall wrappers; returned fds are owned below.
     let ifd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) };
     if ifd < 0 {
@@ -78,7 +79,7 @@ fn open_robust(cdev: libc::dev_t) -> Option<OwnedFd> {
     if unsafe { libc::timerfd_settime(tfd.as_raw_fd(), 0, &ts, std::ptr::null_mut()) } < 0 {
         return None;
     }
-    if let Some(fd) = open_checked(&path, cdev) {
+    if let Some(fd) = open_checked(path, cdev) {
         return Some(fd);
     }
     let raw: [RawFd; 2] = [ifd.as_raw_fd(), tfd.as_raw_fd()];
@@ -91,7 +92,7 @@ fn open_robust(cdev: libc::dev_t) -> Option<OwnedFd> {
         if unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) } <= 0 {
             return None;
         }
-        if let Some(fd) = open_checked(&path, cdev) {
+        if let Some(fd) = open_checked(path, cdev) {
             return Some(fd);
         }
         if fds[0].revents != 0 {

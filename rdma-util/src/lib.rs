@@ -4,6 +4,8 @@
 //! - [`ffi`], the FFI edge: [`export!`], [`ensure!`], [`symver!`], `guard`,
 //!   errno, and the waits a thread cancellation may end;
 //! - [`netlink`], a NETLINK_RDMA client (device list, link info, ...);
+//! - [`fallible`], allocation that reports failure (ENOMEM) instead of
+//!   aborting, and stack buffers for paths and messages;
 //! - [`cdev`], finding the character device of an RDMA device;
 //! - [`mem`], zero-initialised C structs;
 //! - [`table`], a descriptor-indexed table of handles (each library keeps its own instances).
@@ -14,6 +16,7 @@
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
 pub mod cdev;
+pub mod fallible;
 pub mod ffi;
 pub mod mem;
 pub mod netlink;

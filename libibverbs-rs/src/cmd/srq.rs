@@ -281,7 +281,10 @@ unsafe fn modify_srq_v3(
 ) -> c_int {
     let drv = new_cmd_size.saturating_sub(size_of::<ibv_modify_srq>());
     let cmd_size = size_of::<ibv_modify_srq_v3>() + drv;
-    let mut buf = vec![0u64; cmd_size.div_ceil(8)];
+    let Ok(mut buf) = rdma_util::fallible::vec_filled(0u64, cmd_size.div_ceil(8)) else {
+        rdma_util::ffi::set_errno(libc::ENOMEM);
+        return libc::ENOMEM;
+    };
     let cmd = buf.as_mut_ptr().cast::<ibv_modify_srq_v3>();
     // SAFETY: buf holds cmd_size bytes, 8-aligned; new_cmd holds
     // new_cmd_size bytes (caller).

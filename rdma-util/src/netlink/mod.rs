@@ -122,12 +122,17 @@ fn parse_nldev<'a>(msg: &NlMsg<'a>) -> Result<AttrTable<'a>, i32> {
     Ok(AttrTable::parse(buf, MAXTYPE))
 }
 
-/// A name that fits libibverbs' buffers, as a String; `None` otherwise.
-fn fitting_name(bytes: &[u8]) -> Option<String> {
+/// A name that fits libibverbs' buffers, as a String: `Ok(None)` when it
+/// does not fit (or is not UTF-8), ENOMEM when the copy cannot be made.
+fn fitting_name(bytes: &[u8]) -> Result<Option<String>, i32> {
     if bytes.len() >= IBV_SYSFS_NAME_MAX {
-        return None;
+        return Ok(None);
     }
-    String::from_utf8(bytes.to_vec()).ok()
+    let Ok(s) = std::str::from_utf8(bytes) else { return Ok(None) };
+    let mut name = String::new();
+    name.try_reserve_exact(s.len()).map_err(|_| libc::ENOMEM)?;
+    name.push_str(s);
+    Ok(Some(name))
 }
 
 /// What a message handler wants next.
@@ -152,7 +157,7 @@ fn parse_device(msg: &NlMsg<'_>) -> Result<Option<NlDevice>, i32> {
     ) else {
         return Ok(None);
     };
-    let Some(name) = fitting_name(name) else {
+    let Some(name) = fitting_name(name)? else {
         return Ok(None);
     };
     Ok(Some(NlDevice {
@@ -175,7 +180,7 @@ fn parse_chardev(msg: &NlMsg<'_>) -> Result<Option<NlChardev>, i32> {
     ) else {
         return Ok(None);
     };
-    let Some(name) = fitting_name(name) else {
+    let Some(name) = fitting_name(name)? else {
         return Ok(None);
     };
     Ok(Some(NlChardev {
@@ -329,7 +334,7 @@ fn collect_devices<D: Datagrams + ?Sized>(src: &mut D) -> Result<Vec<NlDevice>, 
     let mut devs = Vec::new();
     read_reply(src, |msg| match parse_device(msg)? {
         Some(d) => {
-            devs.push(d);
+            crate::fallible::push(&mut devs, d).map_err(|_| libc::ENOMEM)?;
             Ok(Step::Next)
         }
         None => Ok(Step::Stop),

@@ -40,7 +40,7 @@ impl Socket {
         Ok(Socket {
             sock,
             seq,
-            buf: vec![0; 32 * 1024],
+            buf: crate::fallible::vec_filled(0, 32 * 1024).map_err(|_| libc::ENOMEM)?,
             rcvtimeo: None,
         })
     }
@@ -50,8 +50,11 @@ impl Socket {
         let seq = self.seq;
         self.seq = self.seq.wrapping_add(1);
         let bytes = msg.finish(seq);
+        if !bytes.fits() {
+            return Err(libc::EMSGSIZE);
+        }
         loop {
-            match self.sock.send(&bytes, Msg::empty()) {
+            match self.sock.send(&bytes[..], Msg::empty()) {
                 Ok(_) => return Ok(seq),
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
                 Err(e) => return Err(os_errno(e)),
@@ -96,6 +99,8 @@ impl Socket {
             .map_err(os_errno)?
             .0;
         if n > self.buf.len() {
+            // Left in the socket: a later call may find the memory.
+            self.buf.try_reserve(n - self.buf.len()).map_err(|_| libc::ENOMEM)?;
             self.buf.resize(n, 0);
         }
         let n = self

@@ -45,33 +45,82 @@ pub const fn align(len: usize) -> usize {
     (len + 3) & !3
 }
 
-/// Builds one netlink request.
+/// Room for one request: the requests libibverbs and librdmacm send are a
+/// header and a few small attributes.
+pub const REQUEST_MAX: usize = 256;
+
+/// Builds one netlink request, on the stack: building never allocates.
 #[derive(Debug, Clone)]
 pub struct MsgBuilder {
-    buf: Vec<u8>,
+    req: Request,
+}
+
+/// A finished request: its bytes (through `Deref`), and whether anything
+/// was left out for want of room (then [`Request::fits`] is false and the
+/// socket refuses to send it, with EMSGSIZE).
+#[derive(Clone)]
+pub struct Request {
+    buf: [u8; REQUEST_MAX],
+    len: usize,
+    too_long: bool,
+}
+
+impl Request {
+    pub fn fits(&self) -> bool {
+        !self.too_long
+    }
+}
+
+impl core::ops::Deref for Request {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl core::fmt::Debug for Request {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Request").field("bytes", &&**self).field("too_long", &self.too_long).finish()
+    }
+}
+
+impl PartialEq<Vec<u8>> for Request {
+    fn eq(&self, other: &Vec<u8>) -> bool {
+        self.fits() && **self == other[..]
+    }
 }
 
 impl MsgBuilder {
     /// Starts a message of type `ty`. `NLM_F_REQUEST` is always set, as every
     /// message userspace sends to the kernel must carry it.
     pub fn new(ty: u16, flags: u16) -> Self {
-        let mut buf = Vec::with_capacity(64);
-        buf.extend_from_slice(&(NLMSG_HDRLEN as u32).to_ne_bytes());
-        buf.extend_from_slice(&ty.to_ne_bytes());
-        buf.extend_from_slice(&(flags | NLM_F_REQUEST).to_ne_bytes());
-        buf.extend_from_slice(&0u32.to_ne_bytes()); // seq, set by finish()
-        buf.extend_from_slice(&0u32.to_ne_bytes()); // pid: 0, the kernel ignores it
-        MsgBuilder { buf }
+        let mut m = MsgBuilder { req: Request { buf: [0; REQUEST_MAX], len: 0, too_long: false } };
+        m.put(&(NLMSG_HDRLEN as u32).to_ne_bytes());
+        m.put(&ty.to_ne_bytes());
+        m.put(&(flags | NLM_F_REQUEST).to_ne_bytes());
+        m.put(&0u32.to_ne_bytes()); // seq, set by finish()
+        m.put(&0u32.to_ne_bytes()); // pid: 0, the kernel ignores it
+        m
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        let r = &mut self.req;
+        if r.too_long || bytes.len() > REQUEST_MAX - r.len {
+            r.too_long = true;
+            return;
+        }
+        r.buf[r.len..r.len + bytes.len()].copy_from_slice(bytes);
+        r.len += bytes.len();
     }
 
     fn pad(&mut self) {
-        let n = align(self.buf.len());
-        self.buf.resize(n, 0);
+        let n = align(self.req.len) - self.req.len;
+        self.put(&[0u8; 3][..n]);
     }
 
     /// Appends a fixed family header (e.g. `struct rtmsg`), zero-padded.
     pub fn header(mut self, bytes: &[u8]) -> Self {
-        self.buf.extend_from_slice(bytes);
+        self.put(bytes);
         self.pad();
         self
     }
@@ -79,11 +128,15 @@ impl MsgBuilder {
     /// Appends one attribute; `nla_len` counts the header and the unpadded
     /// payload, the padding follows.
     pub fn attr(mut self, ty: u16, payload: &[u8]) -> Self {
-        let len = u16::try_from(NLA_HDRLEN + payload.len()).expect("netlink attribute too long");
-        self.buf.extend_from_slice(&len.to_ne_bytes());
-        self.buf.extend_from_slice(&ty.to_ne_bytes());
-        self.buf.extend_from_slice(payload);
-        self.pad();
+        match u16::try_from(NLA_HDRLEN + payload.len()) {
+            Ok(len) => {
+                self.put(&len.to_ne_bytes());
+                self.put(&ty.to_ne_bytes());
+                self.put(payload);
+                self.pad();
+            }
+            Err(_) => self.req.too_long = true,
+        }
         self
     }
 
@@ -92,19 +145,27 @@ impl MsgBuilder {
     }
 
     /// A string attribute, NUL terminator included (as `NLA_PUT_STRING`).
-    pub fn attr_str(self, ty: u16, s: &str) -> Self {
-        let mut v = Vec::with_capacity(s.len() + 1);
-        v.extend_from_slice(s.as_bytes());
-        v.push(0);
-        self.attr(ty, &v)
+    pub fn attr_str(mut self, ty: u16, s: &str) -> Self {
+        match u16::try_from(NLA_HDRLEN + s.len() + 1) {
+            Ok(len) => {
+                self.put(&len.to_ne_bytes());
+                self.put(&ty.to_ne_bytes());
+                self.put(s.as_bytes());
+                self.put(&[0]);
+                self.pad();
+            }
+            Err(_) => self.req.too_long = true,
+        }
+        self
     }
 
     /// Fills in the total length and the sequence number.
-    pub fn finish(mut self, seq: u32) -> Vec<u8> {
-        let len = self.buf.len() as u32;
-        self.buf[0..4].copy_from_slice(&len.to_ne_bytes());
-        self.buf[8..12].copy_from_slice(&seq.to_ne_bytes());
-        self.buf
+    pub fn finish(mut self, seq: u32) -> Request {
+        let r = &mut self.req;
+        let len = r.len as u32;
+        r.buf[0..4].copy_from_slice(&len.to_ne_bytes());
+        r.buf[8..12].copy_from_slice(&seq.to_ne_bytes());
+        self.req
     }
 }
 
@@ -197,17 +258,24 @@ impl<'a> Iterator for Attrs<'a> {
     }
 }
 
+/// The most attribute types an [`AttrTable`] holds (0 to 255): every
+/// `maxtype` of the protocols we speak is below that.
+pub const ATTR_TABLE_MAX: usize = 256;
+
 /// Attributes indexed by type, as libnl's `nla_parse` builds them: types
 /// above `maxtype` are ignored, a repeated type keeps the last occurrence.
+/// Kept on the stack: parsing never allocates.
 pub struct AttrTable<'a> {
-    slots: Vec<Option<&'a [u8]>>,
+    slots: [Option<&'a [u8]>; ATTR_TABLE_MAX],
 }
 
 impl<'a> AttrTable<'a> {
+    /// `maxtype` above 255 counts as 255.
     pub fn parse(buf: &'a [u8], maxtype: u16) -> Self {
-        let mut slots = vec![None; maxtype as usize + 1];
+        let mut slots = [None; ATTR_TABLE_MAX];
+        let top = (maxtype as usize).min(ATTR_TABLE_MAX - 1);
         for (ty, payload) in attrs(buf) {
-            if let Some(slot) = slots.get_mut(ty as usize) {
+            if let Some(slot) = slots[..=top].get_mut(ty as usize) {
                 *slot = Some(payload);
             }
         }

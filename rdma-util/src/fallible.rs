@@ -1,0 +1,554 @@
+//! Allocation that reports failure instead of ending the process.
+//!
+//! Rust's infallible allocations (`Box::new`, `Vec::push`, `format!`,
+//! `CString::new`, ...) call the allocation-error handler when the allocator
+//! returns NULL, and on stable Rust that handler aborts the process. In a
+//! system library that is a crash of the application, where upstream's C
+//! returns ENOMEM. So the paths of our libraries that allocate use these
+//! helpers, which return [`NoMem`] (the caller turns it into ENOMEM, or into
+//! the error upstream returns at that point), or avoid the heap altogether
+//! with [`FixedBuf`], a fixed-size buffer on the stack for paths and short
+//! messages.
+//!
+//! Each helper allocates through the `Vec` API's `try_reserve`, which returns
+//! an error instead of calling the handler.
+
+use core::fmt;
+use std::ffi::{CStr, CString};
+
+/// An allocation failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoMem;
+
+impl NoMem {
+    /// The errno upstream reports for it.
+    pub const ERRNO: i32 = libc::ENOMEM;
+}
+
+impl fmt::Display for NoMem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Cannot allocate memory")
+    }
+}
+
+/// `Box::new(value)`, or `NoMem`.
+pub fn try_box<T>(value: T) -> Result<Box<T>, NoMem> {
+    if core::mem::size_of::<T>() == 0 {
+        return Ok(Box::new(value));
+    }
+    let layout = core::alloc::Layout::new::<T>();
+    // SAFETY: the layout has a non-zero size (checked above).
+    let p = unsafe { std::alloc::alloc(layout) }.cast::<T>();
+    if p.is_null() {
+        return Err(NoMem);
+    }
+    // SAFETY: p is a fresh, suitably aligned allocation for one T, made with
+    // the global allocator and the layout Box<T> uses, so Box may own it.
+    unsafe {
+        p.write(value);
+        Ok(Box::from_raw(p))
+    }
+}
+
+/// `Box::new_uninit()`, or `NoMem`: for a value built in place.
+pub fn try_box_uninit<T>() -> Result<Box<core::mem::MaybeUninit<T>>, NoMem> {
+    if core::mem::size_of::<T>() == 0 {
+        return Ok(Box::new_uninit());
+    }
+    let layout = core::alloc::Layout::new::<T>();
+    // SAFETY: the layout has a non-zero size (checked above).
+    let p = unsafe { std::alloc::alloc(layout) }.cast::<core::mem::MaybeUninit<T>>();
+    if p.is_null() {
+        return Err(NoMem);
+    }
+    // SAFETY: a fresh allocation with Box<MaybeUninit<T>>'s layout, which
+    // needs no initialisation.
+    Ok(unsafe { Box::from_raw(p) })
+}
+
+/// An empty `Vec` with room for `n` elements, or `NoMem`.
+pub fn vec_with_capacity<T>(n: usize) -> Result<Vec<T>, NoMem> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| NoMem)?;
+    Ok(v)
+}
+
+/// `v.push(x)`, or `NoMem` (and `v` unchanged).
+pub fn push<T>(v: &mut Vec<T>, x: T) -> Result<(), NoMem> {
+    v.try_reserve(1).map_err(|_| NoMem)?;
+    v.push(x);
+    Ok(())
+}
+
+/// `v.extend_from_slice(s)`, or `NoMem` (and `v` unchanged).
+pub fn extend<T: Clone>(v: &mut Vec<T>, s: &[T]) -> Result<(), NoMem> {
+    v.try_reserve(s.len()).map_err(|_| NoMem)?;
+    v.extend_from_slice(s);
+    Ok(())
+}
+
+/// `n` copies of `x`, or `NoMem`.
+pub fn vec_filled<T: Clone>(x: T, n: usize) -> Result<Vec<T>, NoMem> {
+    let mut v = vec_with_capacity(n)?;
+    v.resize(n, x);
+    Ok(v)
+}
+
+/// The parts, one after the other, in one new `Vec`.
+pub fn concat(parts: &[&[u8]]) -> Result<Vec<u8>, NoMem> {
+    let mut v = vec_with_capacity(parts.iter().map(|p| p.len()).sum())?;
+    for p in parts {
+        v.extend_from_slice(p);
+    }
+    Ok(v)
+}
+
+/// Why [`cstring`] made no string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CStringError {
+    NoMem,
+    /// The bytes hold a NUL.
+    Nul,
+}
+
+impl From<NoMem> for CStringError {
+    fn from(_: NoMem) -> Self {
+        CStringError::NoMem
+    }
+}
+
+/// The parts, one after the other, as a C string; an error if they hold a
+/// NUL or the allocation fails.
+pub fn cstring(parts: &[&[u8]]) -> Result<CString, CStringError> {
+    if parts.iter().any(|p| p.contains(&0)) {
+        return Err(CStringError::Nul);
+    }
+    let mut v = vec_with_capacity(parts.iter().map(|p| p.len()).sum::<usize>() + 1)?;
+    for p in parts {
+        v.extend_from_slice(p);
+    }
+    v.push(0);
+    // SAFETY: v ends in its only NUL (parts hold none, checked above).
+    Ok(unsafe { CString::from_vec_with_nul_unchecked(v) })
+}
+
+/// A `String` grown with `try_reserve`: `fmt::Write` fails instead of
+/// aborting when the allocation does.
+struct TryString(String);
+
+impl fmt::Write for TryString {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0.try_reserve(s.len()).map_err(|_| fmt::Error)?;
+        self.0.push_str(s);
+        Ok(())
+    }
+}
+
+/// `format!`, or `NoMem`. Used through [`try_format!`](crate::try_format).
+pub fn format(args: fmt::Arguments<'_>) -> Result<String, NoMem> {
+    let mut s = TryString(String::new());
+    fmt::write(&mut s, args).map_err(|_| NoMem)?;
+    Ok(s.0)
+}
+
+/// `try_format!(...)`: `format!(...)` returning `Result<String, NoMem>`.
+#[macro_export]
+macro_rules! try_format {
+    ($($arg:tt)*) => { $crate::fallible::format(format_args!($($arg)*)) };
+}
+
+/// `String::from_utf8_lossy(b).into_owned()`, or `NoMem`.
+pub fn lossy(b: &[u8]) -> Result<String, NoMem> {
+    format(format_args!("{}", Lossy(b)))
+}
+
+struct Lossy<'a>(&'a [u8]);
+
+impl fmt::Display for Lossy<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for chunk in self.0.utf8_chunks() {
+            f.write_str(chunk.valid())?;
+            if !chunk.invalid().is_empty() {
+                f.write_str("\u{FFFD}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Displays bytes as `String::from_utf8_lossy` would, without allocating.
+pub fn display_lossy(b: &[u8]) -> impl fmt::Display + '_ {
+    Lossy(b)
+}
+
+/// A [`FixedBuf`] had no room for what was to be added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Full;
+
+/// A byte string of at most `N - 1` bytes on the stack, always followed by a
+/// NUL: paths, and messages that must go out in one write. Every append
+/// fails (and leaves the contents as they were) when it does not fit.
+pub struct FixedBuf<const N: usize> {
+    len: usize,
+    buf: [u8; N],
+}
+
+impl<const N: usize> Default for FixedBuf<N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const N: usize> FixedBuf<N> {
+    pub const fn new() -> Self {
+        FixedBuf { len: 0, buf: [0; N] }
+    }
+
+    /// The parts one after the other; None if they do not fit.
+    pub fn of(parts: &[&[u8]]) -> Option<Self> {
+        let mut b = Self::new();
+        for p in parts {
+            b.push(p).ok()?;
+        }
+        Some(b)
+    }
+
+    /// Appends `s`; Err (contents unchanged) when it does not fit.
+    pub fn push(&mut self, s: &[u8]) -> Result<(), Full> {
+        if s.len() >= N - self.len {
+            return Err(Full);
+        }
+        self.buf[self.len..self.len + s.len()].copy_from_slice(s);
+        self.len += s.len();
+        self.buf[self.len] = 0;
+        Ok(())
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// The contents followed by their NUL, for C (which reads up to the
+    /// first NUL, should the contents hold one).
+    pub fn as_c_ptr(&self) -> *const core::ffi::c_char {
+        self.buf.as_ptr().cast()
+    }
+
+    /// The contents as a C string; None if they hold a NUL.
+    pub fn c_str(&self) -> Option<&CStr> {
+        CStr::from_bytes_until_nul(&self.buf[..=self.len])
+            .ok()
+            .filter(|c| c.to_bytes().len() == self.len)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.buf[0] = 0;
+    }
+}
+
+impl<const N: usize> fmt::Write for FixedBuf<N> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.push(s.as_bytes()).map_err(|_| fmt::Error)
+    }
+}
+
+/// `fixed_format!(N; ...)`: the formatted text in a `FixedBuf<N>`, or None
+/// when it does not fit.
+#[macro_export]
+macro_rules! fixed_format {
+    ($n:literal; $($arg:tt)*) => {{
+        let mut b = $crate::fallible::FixedBuf::<$n>::new();
+        match ::core::fmt::Write::write_fmt(&mut b, format_args!($($arg)*)) {
+            Ok(()) => Some(b),
+            Err(_) => None,
+        }
+    }};
+}
+
+/// Writes a formatted message to `fd` without allocating: in one write when
+/// it fits in 4 KiB (as glibc's fprintf to an unbuffered stderr), else in
+/// 4 KiB pieces. Errors are ignored, as fprintf's are by its callers.
+pub fn write_fd(fd: i32, args: fmt::Arguments<'_>) {
+    struct Out {
+        fd: i32,
+        buf: FixedBuf<4097>,
+    }
+    impl Out {
+        fn flush(&mut self) {
+            let mut b = self.buf.as_bytes();
+            while !b.is_empty() {
+                // SAFETY: b is a readable slice of b.len() bytes.
+                let n = unsafe { libc::write(self.fd, b.as_ptr().cast(), b.len()) };
+                if n <= 0 {
+                    break;
+                }
+                b = &b[n as usize..];
+            }
+            self.buf.clear();
+        }
+    }
+    impl fmt::Write for Out {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            let mut s = s.as_bytes();
+            while self.buf.push(s).is_err() {
+                let room = 4096 - self.buf.len();
+                let _ = self.buf.push(&s[..room]);
+                s = &s[room..];
+                self.flush();
+            }
+            Ok(())
+        }
+    }
+    let mut out = Out { fd, buf: FixedBuf::new() };
+    let _ = fmt::write(&mut out, args);
+    out.flush();
+}
+
+/// A copy of the environment variable `name` (a C string), or None when it
+/// is not set or the copy cannot be allocated. Reads the C library's
+/// environment with getenv, as upstream does.
+pub fn env(name: &CStr) -> Option<Vec<u8>> {
+    // SAFETY: name is NUL-terminated; getenv returns NULL or a
+    // NUL-terminated string, copied here before any other call.
+    let v = unsafe { libc::getenv(name.as_ptr()) };
+    if v.is_null() {
+        return None;
+    }
+    // SAFETY: as above.
+    let bytes = unsafe { CStr::from_ptr(v) }.to_bytes();
+    let mut out = vec_with_capacity(bytes.len()).ok()?;
+    out.extend_from_slice(bytes);
+    Some(out)
+}
+
+/// A path of at most PATH_MAX bytes (NUL included), on the stack.
+pub type PathBuf = FixedBuf<{ libc::PATH_MAX as usize }>;
+
+/// The parts of a path, one after the other; None when longer than PATH_MAX.
+pub fn path(parts: &[&[u8]]) -> Option<PathBuf> {
+    PathBuf::of(parts)
+}
+
+/// Calls `f` with the name of each entry of the directory `dir` (relative
+/// to the directory fd `at`, or AT_FDCWD), in readdir order, "." and ".."
+/// left out, until `f` returns false. Allocates only what opendir does
+/// (glibc's DIR, with malloc: its failure is ENOMEM). Err(errno) when the
+/// directory cannot be opened.
+pub fn for_each_dir_entry(at: i32, dir: &CStr, mut f: impl FnMut(&[u8]) -> bool) -> Result<(), i32> {
+    // SAFETY: dir is NUL-terminated; the fd returned is ours.
+    let fd = unsafe { libc::openat(at, dir.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(crate::ffi::errno());
+    }
+    // SAFETY: fd is an open directory; on success DIR owns it.
+    let d = unsafe { libc::fdopendir(fd) };
+    if d.is_null() {
+        let e = crate::ffi::errno();
+        // SAFETY: fdopendir failed, so fd is still ours to close.
+        unsafe { libc::close(fd) };
+        return Err(e);
+    }
+    loop {
+        // SAFETY: d is an open DIR.
+        let ent = unsafe { libc::readdir(d) };
+        if ent.is_null() {
+            break;
+        }
+        // SAFETY: readdir's entry holds a NUL-terminated d_name, valid
+        // until the next readdir on d.
+        let name = unsafe { CStr::from_ptr((*ent).d_name.as_ptr()) }.to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        if !f(name) {
+            break;
+        }
+    }
+    // SAFETY: closes the DIR (and fd) opened above.
+    unsafe { libc::closedir(d) };
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod testalloc {
+    //! A global allocator for this crate's tests that fails on request:
+    //! `fail_after(n)` makes the calling thread's allocation number n+1
+    //! (counting from the call) return NULL.
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    thread_local! {
+        static COUNTDOWN: Cell<Option<usize>> = const { Cell::new(None) };
+    }
+
+    pub struct Failing;
+
+    // SAFETY: forwards to System, except that it may return NULL, which
+    // GlobalAlloc allows.
+    unsafe impl GlobalAlloc for Failing {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            if should_fail() {
+                return std::ptr::null_mut();
+            }
+            // SAFETY: the caller's layout, passed on.
+            unsafe { System.alloc(l) }
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            // SAFETY: p came from System with l.
+            unsafe { System.dealloc(p, l) }
+        }
+        unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+            if should_fail() {
+                return std::ptr::null_mut();
+            }
+            // SAFETY: the caller's arguments, passed on.
+            unsafe { System.realloc(p, l, n) }
+        }
+    }
+
+    fn should_fail() -> bool {
+        COUNTDOWN
+            .try_with(|c| match c.get() {
+                Some(0) => {
+                    c.set(None);
+                    true
+                }
+                Some(n) => {
+                    c.set(Some(n - 1));
+                    false
+                }
+                None => false,
+            })
+            .unwrap_or(false)
+    }
+
+    pub fn fail_after(n: usize) {
+        COUNTDOWN.with(|c| c.set(Some(n)));
+    }
+
+    pub fn disarm() {
+        COUNTDOWN.with(|c| c.set(None));
+    }
+
+    #[global_allocator]
+    static A: Failing = Failing;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testalloc::{disarm, fail_after};
+    use super::*;
+
+    #[test]
+    fn helpers_report_failure() {
+        fail_after(0);
+        assert_eq!(try_box([7u64; 8]).err(), Some(NoMem));
+        fail_after(0);
+        assert!(try_box_uninit::<[u64; 4]>().is_err());
+        fail_after(0);
+        assert_eq!(vec_with_capacity::<u8>(10).err(), Some(NoMem));
+        let mut v = vec![1u8];
+        v.shrink_to_fit();
+        fail_after(0);
+        assert_eq!(push(&mut v, 2), Err(NoMem));
+        assert_eq!(v, [1]);
+        fail_after(0);
+        assert_eq!(extend(&mut v, &[2, 3]), Err(NoMem));
+        fail_after(0);
+        assert_eq!(cstring(&[b"/sys", b"/class"]).err(), Some(CStringError::NoMem));
+        fail_after(0);
+        assert_eq!(try_format!("{}-{}", "a", 12345).err(), Some(NoMem));
+        fail_after(0);
+        assert!(env(c"PATH").is_none());
+        disarm();
+    }
+
+    #[test]
+    fn helpers_work() {
+        assert_eq!(*try_box(5u32).unwrap(), 5);
+        let mut b = try_box_uninit::<u32>().unwrap();
+        b.write(6);
+        // SAFETY: written just above.
+        assert_eq!(*unsafe { b.assume_init() }, 6);
+        assert_eq!(concat(&[b"ab", b"", b"c"]).unwrap(), b"abc");
+        assert_eq!(cstring(&[b"/sys", b"/x"]).unwrap().as_bytes(), b"/sys/x");
+        assert_eq!(cstring(&[b"a\0b"]).err(), Some(CStringError::Nul));
+        assert_eq!(try_format!("{}:{:02x}", 3, 10).unwrap(), "3:0a");
+        assert_eq!(vec_filled(9u8, 3).unwrap(), [9, 9, 9]);
+        assert_eq!(lossy(b"a\xffb").unwrap(), "a\u{FFFD}b");
+        assert_eq!(format!("{}", display_lossy(b"a\xffb")), "a\u{FFFD}b");
+    }
+
+    #[test]
+    fn dir_entries_without_dots() {
+        let dir = std::env::temp_dir().join(format!("fallible-dir-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("b")).unwrap();
+        std::fs::write(dir.join("a"), b"").unwrap();
+        let c = CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
+        let mut names = Vec::new();
+        for_each_dir_entry(libc::AT_FDCWD, &c, |n| {
+            names.push(n.to_vec());
+            true
+        })
+        .unwrap();
+        names.sort();
+        assert_eq!(names, [b"a".to_vec(), b"b".to_vec()]);
+        let mut first = 0;
+        for_each_dir_entry(libc::AT_FDCWD, &c, |_| {
+            first += 1;
+            false
+        })
+        .unwrap();
+        assert_eq!(first, 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(for_each_dir_entry(libc::AT_FDCWD, &c, |_| true), Err(libc::ENOENT));
+        assert!(path(&[&[b'x'; 5000]]).is_none());
+    }
+
+    #[test]
+    fn fixed_buf_bounds() {
+        let mut b = FixedBuf::<8>::new();
+        b.push(b"1234567").unwrap();
+        assert_eq!(b.push(b"8"), Err(Full));
+        assert_eq!(b.as_bytes(), b"1234567");
+        assert_eq!(b.c_str().unwrap().to_bytes(), b"1234567");
+        assert!(FixedBuf::<8>::of(&[b"1234", b"5678"]).is_none());
+        assert!(FixedBuf::<8>::of(&[b"a\0"]).unwrap().c_str().is_none());
+        let f = fixed_format!(16; "ports/{}/gids/{}", 1, 12).unwrap();
+        assert_eq!(f.as_bytes(), b"ports/1/gids/12");
+        assert!(fixed_format!(4; "{}", 12345).is_none());
+    }
+
+    #[test]
+    fn write_fd_splits_long_messages() {
+        let mut fds = [0; 2];
+        // SAFETY: fds has room for the two descriptors.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        let long = "x".repeat(5000);
+        write_fd(fds[1], format_args!("{long}|{}\n", 7));
+        // SAFETY: closes the write end made above.
+        unsafe { libc::close(fds[1]) };
+        let mut got = Vec::new();
+        let mut buf = [0u8; 8192];
+        loop {
+            // SAFETY: buf is writable for its length.
+            let n = unsafe { libc::read(fds[0], buf.as_mut_ptr().cast(), buf.len()) };
+            if n <= 0 {
+                break;
+            }
+            got.extend_from_slice(&buf[..n as usize]);
+        }
+        // SAFETY: closes the read end.
+        unsafe { libc::close(fds[0]) };
+        assert_eq!(got, format!("{long}|7\n").into_bytes());
+    }
+}
