@@ -94,6 +94,26 @@ pub fn vec_filled<T: Clone>(x: T, n: usize) -> Result<Vec<T>, NoMem> {
     Ok(v)
 }
 
+/// A boxed slice of `n` copies of `x`, or `NoMem` (allocated at its exact
+/// size, so no reallocation follows).
+pub fn boxed_slice_filled<T: Copy>(x: T, n: usize) -> Result<Box<[T]>, NoMem> {
+    let Ok(layout) = core::alloc::Layout::array::<T>(n) else { return Err(NoMem) };
+    if layout.size() == 0 {
+        return Ok(vec![x; n].into_boxed_slice());
+    }
+    // SAFETY: a non-zero size (checked above).
+    let p = unsafe { std::alloc::alloc(layout) }.cast::<T>();
+    if p.is_null() {
+        return Err(NoMem);
+    }
+    for i in 0..n {
+        // SAFETY: i < n: inside the allocation.
+        unsafe { p.add(i).write(x) };
+    }
+    // SAFETY: n initialised Ts in an allocation with Box<[T]>'s layout.
+    Ok(unsafe { Box::from_raw(core::ptr::slice_from_raw_parts_mut(p, n)) })
+}
+
 /// The parts, one after the other, in one new `Vec`.
 pub fn concat(parts: &[&[u8]]) -> Result<Vec<u8>, NoMem> {
     let mut v = vec_with_capacity(parts.iter().map(|p| p.len()).sum())?;
@@ -330,6 +350,151 @@ pub fn env(name: &CStr) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// A shared, reference-counted value, as `std::sync::Arc`, whose creation
+/// reports a failed allocation ([`Shared::try_new`]) where `Arc::new`
+/// would abort (`Arc::try_new` is not stable Rust). It has the part of
+/// Arc's interface our libraries use: clone, deref, pointer identity, and
+/// the conversion to and from a raw pointer; no weak references.
+pub struct Shared<T> {
+    ptr: core::ptr::NonNull<SharedInner<T>>,
+}
+
+struct SharedInner<T> {
+    count: core::sync::atomic::AtomicUsize,
+    value: T,
+}
+
+// SAFETY: as Arc<T>: the value is shared between threads (Sync needed) and
+// may be dropped on any of them (Send needed).
+unsafe impl<T: Send + Sync> Send for Shared<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send + Sync> Sync for Shared<T> {}
+
+impl<T> Shared<T> {
+    /// The value, shared once; `NoMem` when it cannot be allocated (the
+    /// value is then dropped).
+    pub fn try_new(value: T) -> Result<Self, NoMem> {
+        let b = try_box(SharedInner { count: core::sync::atomic::AtomicUsize::new(1), value })?;
+        Ok(Shared { ptr: core::ptr::NonNull::from(Box::leak(b)) })
+    }
+
+    /// Whether both point at the same value.
+    pub fn ptr_eq(a: &Self, b: &Self) -> bool {
+        a.ptr == b.ptr
+    }
+
+    /// The address of the value.
+    pub fn as_ptr(this: &Self) -> *const T {
+        // SAFETY: the inner block is alive while `this` is.
+        unsafe { core::ptr::addr_of!((*this.ptr.as_ptr()).value) }
+    }
+
+    /// Gives up this reference without dropping it: the pointer is the
+    /// value's address, for [`Shared::from_raw`].
+    pub fn into_raw(this: Self) -> *const T {
+        let p = Self::as_ptr(&this);
+        core::mem::forget(this);
+        p
+    }
+
+    /// Takes back a reference given up with [`Shared::into_raw`].
+    ///
+    /// # Safety
+    /// `p` came from `into_raw` of a `Shared<T>` and is taken back once.
+    pub unsafe fn from_raw(p: *const T) -> Self {
+        let offset = core::mem::offset_of!(SharedInner<T>, value);
+        // SAFETY: p is the value field of a live SharedInner (the contract),
+        // so stepping back by its offset gives the block's start.
+        let inner = unsafe { p.cast::<u8>().sub(offset) }.cast::<SharedInner<T>>().cast_mut();
+        // SAFETY: non-null: derived from a live block.
+        Shared { ptr: unsafe { core::ptr::NonNull::new_unchecked(inner) } }
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        // SAFETY: the block is alive while self is.
+        let old = unsafe { self.ptr.as_ref() }.count.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+        // As Arc: a count this large means references are leaked in a loop.
+        if old > isize::MAX as usize {
+            std::process::abort();
+        }
+        Shared { ptr: self.ptr }
+    }
+}
+
+impl<T> Drop for Shared<T> {
+    fn drop(&mut self) {
+        use core::sync::atomic::{fence, Ordering};
+        // SAFETY: the block is alive while self is.
+        if unsafe { self.ptr.as_ref() }.count.fetch_sub(1, Ordering::Release) != 1 {
+            return;
+        }
+        // Every other reference's use happens before the value is dropped.
+        fence(Ordering::Acquire);
+        // SAFETY: the last reference: the block came from try_box (Box::leak)
+        // and nobody else can reach it now.
+        drop(unsafe { Box::from_raw(self.ptr.as_ptr()) });
+    }
+}
+
+impl<T> core::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: the block is alive while self is.
+        unsafe { &self.ptr.as_ref().value }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+/// Starts a detached thread named `name` (at most 15 bytes show) running
+/// `f`, with pthread_create as upstream's libraries do: `std::thread`
+/// allocates the thread's handle, name and result slot with infallible
+/// allocations. Err(errno) when the closure cannot be boxed (ENOMEM) or the
+/// thread cannot be made (pthread_create's EAGAIN, ...). A panic in `f`
+/// ends the thread only.
+pub fn spawn_detached<F: FnOnce() + Send + 'static>(name: &CStr, f: F) -> Result<(), i32> {
+    type Job = Box<dyn FnOnce() + Send>;
+    extern "C" fn start(arg: *mut core::ffi::c_void) -> *mut core::ffi::c_void {
+        // SAFETY: arg is the Box<Job> leaked by spawn_detached for this
+        // thread alone.
+        let job = unsafe { Box::from_raw(arg.cast::<Job>()) };
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+        core::ptr::null_mut()
+    }
+    let job: Job = try_box(f).map_err(|_| libc::ENOMEM)?;
+    let arg = Box::into_raw(try_box(job).map_err(|_| libc::ENOMEM)?);
+    // SAFETY: attr is initialised before use and destroyed after; tid is
+    // a local out-parameter; start takes ownership of arg only when the
+    // thread is created, else it is freed here.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = core::mem::zeroed();
+        let rc = libc::pthread_attr_init(&mut attr);
+        if rc != 0 {
+            drop(Box::from_raw(arg));
+            return Err(rc);
+        }
+        libc::pthread_attr_setdetachstate(&mut attr, libc::PTHREAD_CREATE_DETACHED);
+        let mut tid: libc::pthread_t = 0;
+        let rc = libc::pthread_create(&mut tid, &attr, start, arg.cast());
+        libc::pthread_attr_destroy(&mut attr);
+        if rc != 0 {
+            drop(Box::from_raw(arg));
+            return Err(rc);
+        }
+        let mut short = [0u8; 16];
+        let n = name.to_bytes().len().min(15);
+        short[..n].copy_from_slice(&name.to_bytes()[..n]);
+        libc::pthread_setname_np(tid, short.as_ptr().cast());
+    }
+    Ok(())
+}
+
 /// A path of at most PATH_MAX bytes (NUL included), on the stack.
 pub type PathBuf = FixedBuf<{ libc::PATH_MAX as usize }>;
 
@@ -456,6 +621,8 @@ mod tests {
         assert!(try_box_uninit::<[u64; 4]>().is_err());
         fail_after(0);
         assert_eq!(vec_with_capacity::<u8>(10).err(), Some(NoMem));
+        fail_after(0);
+        assert!(boxed_slice_filled(0u32, 4).is_err());
         let mut v = vec![1u8];
         v.shrink_to_fit();
         fail_after(0);
@@ -484,6 +651,8 @@ mod tests {
         assert_eq!(cstring(&[b"a\0b"]).err(), Some(CStringError::Nul));
         assert_eq!(try_format!("{}:{:02x}", 3, 10).unwrap(), "3:0a");
         assert_eq!(vec_filled(9u8, 3).unwrap(), [9, 9, 9]);
+        assert_eq!(&*boxed_slice_filled(7u16, 3).unwrap(), &[7, 7, 7]);
+        assert!(boxed_slice_filled((), 3).unwrap().len() == 3);
         assert_eq!(lossy(b"a\xffb").unwrap(), "a\u{FFFD}b");
         assert_eq!(format!("{}", display_lossy(b"a\xffb")), "a\u{FFFD}b");
     }
@@ -512,6 +681,46 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(for_each_dir_entry(libc::AT_FDCWD, &c, |_| true), Err(libc::ENOENT));
         assert!(path(&[&[b'x'; 5000]]).is_none());
+    }
+
+    #[test]
+    fn shared_counts_and_drops_once() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static DROPS: AtomicUsize = AtomicUsize::new(0);
+        struct D(u32);
+        impl Drop for D {
+            fn drop(&mut self) {
+                DROPS.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let a = Shared::try_new(D(7)).unwrap();
+        let b = a.clone();
+        assert!(Shared::ptr_eq(&a, &b));
+        assert_eq!(b.0, 7);
+        let raw = Shared::into_raw(b);
+        assert_eq!(raw, Shared::as_ptr(&a));
+        // SAFETY: raw came from into_raw just above.
+        let c = unsafe { Shared::from_raw(raw) };
+        let t = std::thread::spawn(move || c.0);
+        assert_eq!(t.join().unwrap(), 7);
+        assert_eq!(DROPS.load(Ordering::SeqCst), 0);
+        drop(a);
+        assert_eq!(DROPS.load(Ordering::SeqCst), 1);
+        fail_after(0);
+        assert!(Shared::try_new(D(1)).is_err());
+        disarm();
+        // The value given to a failed try_new is dropped.
+        assert_eq!(DROPS.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn detached_threads_run_and_report_failure() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        spawn_detached(c"fallible-test", move || tx.send(5).unwrap()).unwrap();
+        assert_eq!(rx.recv().unwrap(), 5);
+        fail_after(0);
+        assert_eq!(spawn_detached(c"x", || ()), Err(libc::ENOMEM));
+        disarm();
     }
 
     #[test]

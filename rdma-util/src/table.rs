@@ -31,18 +31,26 @@ impl<T> FdTable<T> {
         FdTable { slots: RwLock::new(Vec::new()), live: AtomicUsize::new(0) }
     }
 
-    /// Registers `v` under `fd`, replacing what was there; false (and `v`
-    /// dropped) if `fd` is negative.
-    pub fn insert(&self, fd: c_int, v: T) -> bool {
-        let Ok(i) = usize::try_from(fd) else { return false };
+    /// Registers `v` under `fd`, replacing what was there (dropped after
+    /// the lock is released). `v` comes back as the error when `fd` is
+    /// negative or the table cannot grow to hold it (no memory).
+    pub fn insert(&self, fd: c_int, v: T) -> Result<(), T> {
+        let Ok(i) = usize::try_from(fd) else { return Err(v) };
         let mut t = self.slots.write();
         if t.len() <= i {
+            let more = i + 1 - t.len();
+            if t.try_reserve_exact(more).is_err() {
+                return Err(v);
+            }
             t.resize_with(i + 1, || None);
         }
-        if t[i].replace(v).is_none() {
+        let old = t[i].replace(v);
+        if old.is_none() {
             self.live.fetch_add(1, Ordering::Release);
         }
-        true
+        drop(t);
+        drop(old);
+        Ok(())
     }
 
     /// Unregisters `fd`, returning what was there.
@@ -100,7 +108,7 @@ mod tests {
         let t: FdTable<Arc<u32>> = FdTable::new();
         assert!(t.is_empty());
         assert_eq!(t.get_if_any(3), None);
-        assert!(t.insert(3, Arc::new(30)));
+        assert!(t.insert(3, Arc::new(30)).is_ok());
         assert!(!t.is_empty());
         assert_eq!(t.get(3).as_deref(), Some(&30));
         assert_eq!(t.get_if_any(3).as_deref(), Some(&30));
@@ -116,7 +124,7 @@ mod tests {
     #[test]
     fn negative_numbers_are_refused() {
         let t: FdTable<u8> = FdTable::new();
-        assert!(!t.insert(-1, 1));
+        assert_eq!(t.insert(-1, 1), Err(1));
         assert!(t.is_empty());
         assert_eq!(t.get(-1), None);
         assert!(!t.contains(-1));
@@ -126,9 +134,9 @@ mod tests {
     #[test]
     fn slots_grow_to_the_largest_number_and_stay() {
         let t: FdTable<u8> = FdTable::new();
-        t.insert(5, 1);
+        t.insert(5, 1).unwrap();
         assert_eq!(t.slots.read().len(), 6);
-        t.insert(2, 2);
+        t.insert(2, 2).unwrap();
         assert_eq!(t.slots.read().len(), 6);
         t.remove(5);
         assert_eq!(t.slots.read().len(), 6, "never shrinks");
@@ -137,8 +145,8 @@ mod tests {
     #[test]
     fn replacing_keeps_the_count() {
         let t: FdTable<u8> = FdTable::new();
-        t.insert(1, 1);
-        t.insert(1, 2);
+        t.insert(1, 1).unwrap();
+        t.insert(1, 2).unwrap();
         assert_eq!(t.get(1), Some(2));
         assert_eq!(t.remove(1), Some(2));
         assert!(t.is_empty(), "one entry, counted once");
@@ -147,7 +155,7 @@ mod tests {
     #[test]
     fn a_held_handle_outlives_its_removal() {
         let t: FdTable<Arc<u32>> = FdTable::new();
-        t.insert(0, Arc::new(7));
+        t.insert(0, Arc::new(7)).unwrap();
         let held = t.get(0).unwrap();
         drop(t.remove(0));
         assert_eq!(*held, 7);

@@ -6,7 +6,7 @@
 //! dereference unchecked get EFAULT here instead of a crash.
 
 use core::ffi::{c_int, c_void};
-use std::sync::Arc;
+use rdma_util::fallible::Shared;
 
 use super::base::*;
 use super::connection::{self, do_connect};
@@ -40,7 +40,7 @@ fn err<T: From<i8>>(e: c_int) -> T {
     T::from(-1)
 }
 
-fn lookup(fd: c_int) -> Result<Arc<Rsocket>, c_int> {
+fn lookup(fd: c_int) -> Result<Shared<Rsocket>, c_int> {
     index::lookup(fd).ok_or(libc::EBADF)
 }
 
@@ -256,10 +256,15 @@ rdma_util::export! {
         }
         // SAFETY: the new id; the family picks the address space to bind in.
         unsafe { (*id).route.addr.src.src_addr.sa_family = domain as libc::sa_family_t };
-        let rs = Rsocket::new(id, Conn::new(None));
+        let rs = match Rsocket::new(id, Conn::new(None)) {
+            Ok(rs) => rs,
+            Err(e) => return err(e),
+        };
         let fd = rs.cm_fd();
-        index::insert(fd, rs);
-        fd
+        match index::insert(fd, rs) {
+            Ok(()) => fd,
+            Err(e) => err(e),
+        }
     }
 }
 
@@ -322,7 +327,7 @@ pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addr
         // The listener stays alive (its queue open) through the wait, held
         // by a raw reference: a cancelled wait leaks it rather than leave
         // a destructor in the unwound frame.
-        Ok((q, Arc::into_raw(rs)))
+        Ok((q, Shared::into_raw(rs)))
     });
     let (q, listener) = match queue {
         Ok(v) => v,
@@ -335,8 +340,8 @@ pub unsafe extern "C-unwind" fn raccept(socket: c_int, addr: *mut sockaddr, addr
     let n = unsafe { rdma_util::ffi::cancellable::read_cancellable(q, (&mut fd as *mut c_int).cast(), 4) };
     rdma_util::ffi::guard(crate::LIB_NAME, NAME, -1, || {
         let e = errno();
-        // SAFETY: from Arc::into_raw above, released once.
-        drop(unsafe { Arc::from_raw(listener) });
+        // SAFETY: from Shared::into_raw above, released once.
+        drop(unsafe { Shared::from_raw(listener) });
         set_errno(e);
         if n != 4 {
             return n as c_int;
@@ -809,14 +814,17 @@ pub unsafe extern "C-unwind" fn rpoll(fds: *mut pollfd, nfds: nfds_t, timeout: c
 #[no_mangle]
 pub unsafe extern "C-unwind" fn rselect(nfds: c_int, readfds: *mut libc::fd_set, writefds: *mut libc::fd_set, exceptfds: *mut libc::fd_set, timeout: *mut libc::timeval) -> c_int {
     const NAME: &str = "rselect";
-    let begun = rdma_util::ffi::guard(crate::LIB_NAME, NAME, None, || {
+    let begun = rdma_util::ffi::guard(crate::LIB_NAME, NAME, Err(libc::EIO), || {
         // SAFETY: the caller's sets and timeout (null allowed).
-        let sel = unsafe { poll::rselect_begin(nfds, readfds, writefds, exceptfds, timeout) };
+        let sel = unsafe { poll::rselect_begin(nfds, readfds, writefds, exceptfds, timeout) }?;
         // SAFETY: the set just built.
         let step = poll::rpoll_begin(unsafe { sel.fds() }, sel.timeout);
-        Some((sel, step))
+        Ok((sel, step))
     });
-    let Some((sel, step)) = begun else { return err(libc::EIO) };
+    let (sel, step) = match begun {
+        Ok(b) => b,
+        Err(e) => return err(e),
+    };
     // SAFETY: an export's frame, nothing with a destructor live; the set
     // stays allocated until rselect_finish.
     let r = unsafe { rpoll_sleeping(NAME, step, move || sel.fds() as *mut [pollfd]) };

@@ -5,7 +5,7 @@
 
 use core::ffi::c_int;
 use core::ptr::null_mut;
-use std::sync::Arc;
+use rdma_util::fallible::Shared;
 
 use super::base::*;
 use super::proto::*;
@@ -232,7 +232,7 @@ pub(crate) fn do_connect(rs: &Rsocket) -> Res<()> {
 }
 
 /// `rlisten`.
-pub(crate) fn listen(rs: &Arc<Rsocket>, backlog: c_int) -> Res<()> {
+pub(crate) fn listen(rs: &Shared<Rsocket>, backlog: c_int) -> Res<()> {
     if rs.st.lock().base.state == RS_LISTENING {
         return Ok(());
     }
@@ -271,8 +271,16 @@ fn accept_one(l: &Rsocket) {
         }
     };
     let conn = Conn::new(Some(&l.st.lock()));
-    let nrs = Rsocket::new(new_id, conn);
-    let reject = |nrs: Arc<Rsocket>| {
+    let nrs = match Rsocket::new(new_id, conn) {
+        Ok(nrs) => nrs,
+        Err(e) => {
+            // The id is gone with the socket that could not be made; the
+            // kernel rejects a request whose id is destroyed.
+            rdma_util::ffi::set_errno(e);
+            return;
+        }
+    };
+    let reject = |nrs: Shared<Rsocket>| {
         // SAFETY: the request's id, not yet accepted.
         unsafe { crate::conn::rdma_reject(new_id, core::ptr::null(), 0) };
         drop(nrs);
@@ -303,7 +311,9 @@ fn accept_one(l: &Rsocket) {
         Err(_) => return reject(nrs),
     }
     let fd = nrs.cm_fd();
-    index::insert(fd, nrs);
+    if index::insert(fd, nrs.clone()).is_err() {
+        return reject(nrs);
+    }
     let q = l.st.lock().accept_queue[1];
     // SAFETY: writing a local int to our socketpair.
     let n = unsafe { libc::write(q, (&fd as *const c_int).cast(), 4) };

@@ -8,25 +8,27 @@
 //! freed memory there). The table type is rdma-util's; this static is the
 //! library's one instance for stream rsockets.
 
-use std::sync::Arc;
+use rdma_util::fallible::Shared;
 
 use rdma_util::table::FdTable;
 
 use super::stream::Rsocket;
 
-static TABLE: FdTable<Arc<Rsocket>> = FdTable::new();
+static TABLE: FdTable<Shared<Rsocket>> = FdTable::new();
 
-/// Registers `rs` under `fd`; false if `fd` is negative.
-pub(crate) fn insert(fd: i32, rs: Arc<Rsocket>) -> bool {
-    TABLE.insert(fd, rs)
+/// Registers `rs` under `fd`; ENOMEM (and `rs` dropped, which destroys
+/// its id) when the table cannot grow. `fd`, an open descriptor, is never
+/// negative.
+pub(crate) fn insert(fd: i32, rs: Shared<Rsocket>) -> Result<(), i32> {
+    TABLE.insert(fd, rs).map_err(|_| libc::ENOMEM)
 }
 
 /// Unregisters `fd`, returning what was there.
-pub(crate) fn remove(fd: i32) -> Option<Arc<Rsocket>> {
+pub(crate) fn remove(fd: i32) -> Option<Shared<Rsocket>> {
     TABLE.remove(fd)
 }
 
 /// The rsocket registered under `fd` (always under the table's read lock).
-pub(crate) fn lookup(fd: i32) -> Option<Arc<Rsocket>> {
+pub(crate) fn lookup(fd: i32) -> Option<Shared<Rsocket>> {
     TABLE.get(fd)
 }

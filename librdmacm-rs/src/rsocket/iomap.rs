@@ -46,7 +46,8 @@ pub(crate) fn send_iomaps(rs: &Rsocket, flags: c_int) -> Res<()> {
         let (addr, length, rkey) = unsafe { ((*m.mr.0).addr as u64, (*m.mr.0).length as u32, (*m.mr.0).rkey) };
         let entry = RsIomap { offset: m.offset, sge: RsSge { addr, key: rkey, length } };
         let r = c.write_iomap(entry, m.index as u32);
-        c.iomap_list.push(m);
+        // No room to keep it: the mapping goes (its MR deregistered).
+        rdma_util::fallible::push(&mut c.iomap_list, m).map_err(|_| libc::ENOMEM)?;
         r?;
     }
 }
@@ -63,7 +64,7 @@ pub(crate) fn riomap(rs: &Rsocket, buf: *mut u8, len: usize, prot: c_int, offset
         access |= IBV_ACCESS_REMOTE_WRITE;
         let slots = c.remote_iomap.length as usize;
         if c.iomap_slots.len() != slots {
-            c.iomap_slots = vec![false; slots];
+            c.iomap_slots = rdma_util::fallible::vec_filled(false, slots).map_err(|_| libc::ENOMEM)?;
         }
         match c.iomap_slots.iter().position(|u| !u) {
             Some(i) => i as i32,
@@ -80,6 +81,11 @@ pub(crate) fn riomap(rs: &Rsocket, buf: *mut u8, len: usize, prot: c_int, offset
     }
     let offset = if offset == -1 { buf as i64 } else { offset };
     let m = IoMr { offset: offset as u64, mr: Mr(mr), index };
+    // Room first: a mapping that cannot be kept is deregistered (Mr's drop).
+    let room = if index >= 0 { c.iomap_queue.try_reserve(1) } else { c.iomap_list.try_reserve(1) };
+    if room.is_err() {
+        return Err(libc::ENOMEM);
+    }
     if index >= 0 {
         c.iomap_slots[index as usize] = true;
         c.iomap_queue.push_back(m);

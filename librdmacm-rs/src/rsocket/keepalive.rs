@@ -4,7 +4,7 @@
 //! tcp_keepalive_time). The write needs no receive at the peer; a dead
 //! peer turns it into an error completion, which fails the socket.
 
-use std::sync::Arc;
+use rdma_util::fallible::Shared;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
@@ -15,7 +15,7 @@ use super::stream::Rsocket;
 use crate::id::Res;
 
 struct Entry {
-    rs: Arc<Rsocket>,
+    rs: Shared<Rsocket>,
     due: Instant,
 }
 
@@ -61,17 +61,18 @@ fn run() {
 }
 
 /// Starts keepalives on `rs` (a no-op if already on).
-pub(crate) fn add(rs: &Arc<Rsocket>) -> Res<()> {
+pub(crate) fn add(rs: &Shared<Rsocket>) -> Res<()> {
     let mut g = SVC.lock();
-    if g.list.iter().any(|e| Arc::ptr_eq(&e.rs, rs)) {
+    if g.list.iter().any(|e| Shared::ptr_eq(&e.rs, rs)) {
         return Ok(());
     }
     let secs = rs.st.lock().keepalive_time as u64;
-    g.list.push(Entry { rs: rs.clone(), due: Instant::now() + Duration::from_secs(secs) });
     if !g.running {
-        std::thread::Builder::new().name("rsocket-ka".into()).spawn(run).map_err(|_| libc::EAGAIN)?;
+        rdma_util::fallible::spawn_detached(c"rsocket-ka", run)?;
         g.running = true;
     }
+    rdma_util::fallible::push(&mut g.list, Entry { rs: rs.clone(), due: Instant::now() + Duration::from_secs(secs) })
+        .map_err(|_| libc::ENOMEM)?;
     rs.st.lock().base.opts |= RS_OPT_KEEPALIVE;
     CHANGED.notify_all();
     Ok(())
@@ -81,7 +82,7 @@ pub(crate) fn add(rs: &Arc<Rsocket>) -> Res<()> {
 pub(crate) fn modify(rs: &Rsocket) -> Res<()> {
     let mut g = SVC.lock();
     let secs = rs.st.lock().keepalive_time as u64;
-    match g.list.iter_mut().find(|e| core::ptr::eq(Arc::as_ptr(&e.rs), rs)) {
+    match g.list.iter_mut().find(|e| core::ptr::eq(Shared::as_ptr(&e.rs), rs)) {
         Some(e) => {
             e.due = Instant::now() + Duration::from_secs(secs);
             CHANGED.notify_all();
@@ -94,7 +95,7 @@ pub(crate) fn modify(rs: &Rsocket) -> Res<()> {
 /// Stops keepalives on `rs`.
 pub(crate) fn remove(rs: &Rsocket) {
     let mut g = SVC.lock();
-    if let Some(i) = g.list.iter().position(|e| core::ptr::eq(Arc::as_ptr(&e.rs), rs)) {
+    if let Some(i) = g.list.iter().position(|e| core::ptr::eq(Shared::as_ptr(&e.rs), rs)) {
         g.list.swap_remove(i);
         rs.st.lock().base.opts &= !RS_OPT_KEEPALIVE;
         CHANGED.notify_all();

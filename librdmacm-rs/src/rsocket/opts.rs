@@ -5,7 +5,7 @@
 //! SOL_RDMA options only apply before the socket starts connecting.
 
 use core::ffi::{c_int, c_void};
-use std::sync::Arc;
+use rdma_util::fallible::Shared;
 
 use super::base::*;
 use super::keepalive;
@@ -39,7 +39,7 @@ fn int_val(optval: *const c_void, optlen: libc::socklen_t) -> Res<c_int> {
     Ok(unsafe { core::ptr::read_unaligned(optval.cast::<c_int>()) })
 }
 
-fn set_keepalive(rs: &Arc<Rsocket>, on: bool) -> Res<()> {
+fn set_keepalive(rs: &Shared<Rsocket>, on: bool) -> Res<()> {
     let (has, time) = {
         let c = rs.st.lock();
         (c.base.opts & RS_OPT_KEEPALIVE != 0, c.keepalive_time)
@@ -59,7 +59,7 @@ fn set_keepalive(rs: &Arc<Rsocket>, on: bool) -> Res<()> {
 }
 
 /// `rsetsockopt` (stream).
-pub(crate) fn setsockopt(rs: &Arc<Rsocket>, level: c_int, optname: c_int, optval: *const c_void, optlen: libc::socklen_t) -> Res<()> {
+pub(crate) fn setsockopt(rs: &Shared<Rsocket>, level: c_int, optname: c_int, optval: *const c_void, optlen: libc::socklen_t) -> Res<()> {
     let mut ret: Res<()> = Err(libc::EOPNOTSUPP);
     let mut opt_on = false;
     let mut which: Option<u8> = None; // 0 so, 1 tcp, 2 ipv6

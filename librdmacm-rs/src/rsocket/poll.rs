@@ -214,7 +214,9 @@ pub(crate) fn rpoll_begin(fds: &mut [libc::pollfd], timeout: c_int) -> PollStep 
         Err(e) => return PollStep::Done(Err(e)),
     };
     let nfds = fds.len();
-    let mut rfds = vec![libc::pollfd { fd: -1, events: 0, revents: 0 }; nfds + 1].into_boxed_slice();
+    let Ok(mut rfds) = rdma_util::fallible::boxed_slice_filled(libc::pollfd { fd: -1, events: 0, revents: 0 }, nfds + 1) else {
+        return PollStep::Done(Err(libc::ENOMEM));
+    };
     rfds[nfds] = libc::pollfd { fd: sig, events: libc::POLLIN, revents: 0 };
     let rfds = Box::into_raw(rfds).cast::<libc::pollfd>();
     rpoll_next(PollSleep { rfds, nfds, sig, start, timeout }, fds)
@@ -340,8 +342,9 @@ pub(crate) unsafe fn rselect_begin(
     writefds: *mut libc::fd_set,
     exceptfds: *mut libc::fd_set,
     timeout: *const libc::timeval,
-) -> SelectSet {
-    let mut fds: Vec<libc::pollfd> = Vec::new();
+) -> Res<SelectSet> {
+    let mut fds: Vec<libc::pollfd> = rdma_util::fallible::vec_with_capacity(nfds.clamp(0, libc::FD_SETSIZE as c_int) as usize)
+        .map_err(|_| libc::ENOMEM)?;
     for fd in 0..nfds.clamp(0, libc::FD_SETSIZE as c_int) {
         let mut p = libc::pollfd { fd: 0, events: 0, revents: 0 };
         // SAFETY: valid sets per the contract; fd < FD_SETSIZE.
@@ -371,7 +374,10 @@ pub(crate) unsafe fn rselect_begin(
         (t.tv_sec * 1000 + t.tv_usec / 1000) as c_int
     };
     let len = fds.len();
-    SelectSet { fds: Box::into_raw(fds.into_boxed_slice()).cast(), len, timeout: to }
+    // The set's exact size, copied once (no reallocation that could fail).
+    let mut set = rdma_util::fallible::boxed_slice_filled(libc::pollfd { fd: 0, events: 0, revents: 0 }, len).map_err(|_| libc::ENOMEM)?;
+    set.copy_from_slice(&fds);
+    Ok(SelectSet { fds: Box::into_raw(set).cast(), len, timeout: to })
 }
 
 /// `rselect`'s answer from rpoll's result `r`: the fd sets rewritten, the

@@ -39,7 +39,7 @@
 //! and rpoll treats it as the plain pipe it is.
 
 use core::ffi::c_int;
-use std::sync::Arc;
+use rdma_util::fallible::Shared;
 
 use parking_lot::Mutex;
 use rdma_util::table::FdTable;
@@ -76,7 +76,7 @@ struct State {
     signalled: bool,
 }
 
-static TABLE: FdTable<Arc<Repoll>> = FdTable::new();
+static TABLE: FdTable<Shared<Repoll>> = FdTable::new();
 
 impl Drop for Repoll {
     fn drop(&mut self) {
@@ -87,7 +87,7 @@ impl Drop for Repoll {
 }
 
 /// The instance registered under `fd`.
-fn lookup(fd: c_int) -> Option<Arc<Repoll>> {
+fn lookup(fd: c_int) -> Option<Shared<Repoll>> {
     TABLE.get_if_any(fd)
 }
 
@@ -138,13 +138,16 @@ pub(crate) fn create(flags: c_int) -> Result<c_int, c_int> {
         return Err(e);
     }
     let st = State { fds: Vec::new(), data: Vec::new(), place: Vec::new(), open: true, sleepers: 0, signalled: false };
-    let r = Arc::new(Repoll { fd: p[0], peer: p[1], wake, st: Mutex::new(st) });
-    if p[0] > MAX_FD {
-        drop(r);
+    // On failure the Repoll goes (closing `wake`) and the pipe with it.
+    let r = Shared::try_new(Repoll { fd: p[0], peer: p[1], wake, st: Mutex::new(st) });
+    let registered = match r {
+        Ok(r) if p[0] <= MAX_FD => TABLE.insert(p[0], r).is_ok(),
+        _ => false,
+    };
+    if !registered {
         close_pipe();
         return Err(libc::ENOMEM);
     }
-    TABLE.insert(p[0], r);
     Ok(p[0])
 }
 

@@ -21,7 +21,7 @@
 
 use core::ffi::{c_int, c_void};
 use core::ptr::null_mut;
-use std::sync::Arc;
+use rdma_util::fallible::Shared;
 
 use parking_lot::{Mutex, MutexGuard};
 
@@ -706,7 +706,7 @@ impl Conn {
 
     /// Allocates and registers the buffers.
     fn init_bufs(&mut self, cm_id: *mut rdma_cm_id) -> Res<()> {
-        self.rmsg = vec![RsMsg::default(); self.base.rq_size as usize + 1];
+        self.rmsg = rdma_util::fallible::vec_filled(RsMsg::default(), self.base.rq_size as usize + 1).map_err(|_| libc::ENOMEM)?;
         // SAFETY: the id is bound to a device, so its pd is live.
         let pd = unsafe { (*cm_id).pd };
         let reg = |b: &PageBuf, len: usize, access: u32| -> Res<Mr> {
@@ -1145,14 +1145,17 @@ pub(crate) fn time_us() -> u64 {
 }
 
 impl Rsocket {
-    pub(crate) fn new(cm_id: *mut rdma_cm_id, conn: Conn) -> Arc<Rsocket> {
-        Arc::new(Rsocket {
+    /// A socket on `cm_id`, which it owns from here on: on ENOMEM (no
+    /// memory for the socket) the id is destroyed.
+    pub(crate) fn new(cm_id: *mut rdma_cm_id, conn: Conn) -> Result<Shared<Rsocket>, i32> {
+        Shared::try_new(Rsocket {
             cm_id,
             slock: Mutex::new(()),
             rlock: Mutex::new(()),
             cq_wait: Mutex::new(()),
             st: Mutex::new(conn),
         })
+        .map_err(|_| libc::ENOMEM)
     }
 
     /// The socket's CM id, whose fields are read and written one at a

@@ -15,7 +15,7 @@
 //! upstream: a descriptor must not stay open after rclose returned).
 
 use core::ffi::c_int;
-use std::sync::Arc;
+use rdma_util::fallible::Shared;
 
 use parking_lot::{Condvar, Mutex};
 
@@ -32,7 +32,7 @@ pub(crate) struct Svc {
 }
 
 struct Inner {
-    socks: Vec<Arc<Rsocket>>,
+    socks: Vec<Shared<Rsocket>>,
     /// eventfd that wakes the thread after a list change; -1 while no
     /// thread runs.
     wake: c_int,
@@ -55,7 +55,7 @@ impl Svc {
     }
 
     /// Starts watching `rs`.
-    pub(crate) fn add(&'static self, rs: &Arc<Rsocket>) -> Res<()> {
+    pub(crate) fn add(&'static self, rs: &Shared<Rsocket>) -> Res<()> {
         let mut g = self.inner.lock();
         if g.wake < 0 {
             // SAFETY: plain eventfd creation.
@@ -63,15 +63,14 @@ impl Svc {
             if fd < 0 {
                 return Err(rdma_util::ffi::errno());
             }
-            let spawn = std::thread::Builder::new().name("rsocket-cm".into()).spawn(move || self.run(fd));
-            if spawn.is_err() {
+            if let Err(e) = rdma_util::fallible::spawn_detached(c"rsocket-cm", move || self.run(fd)) {
                 // SAFETY: our eventfd.
                 unsafe { libc::close(fd) };
-                return Err(libc::EAGAIN);
+                return Err(e);
             }
             g.wake = fd;
         }
-        g.socks.push(rs.clone());
+        rdma_util::fallible::push(&mut g.socks, rs.clone()).map_err(|_| libc::ENOMEM)?;
         rs.st.lock().base.opts |= RS_OPT_CM_SVC;
         kick(g.wake);
         Ok(())
@@ -82,7 +81,7 @@ impl Svc {
     /// service thread itself (only rclose removes).
     pub(crate) fn remove(&self, rs: &Rsocket) {
         let mut g = self.inner.lock();
-        if let Some(i) = g.socks.iter().position(|s| core::ptr::eq(Arc::as_ptr(s), rs)) {
+        if let Some(i) = g.socks.iter().position(|s| core::ptr::eq(Shared::as_ptr(s), rs)) {
             g.socks.swap_remove(i);
             rs.st.lock().base.opts &= !RS_OPT_CM_SVC;
             kick(g.wake);
@@ -97,7 +96,7 @@ impl Svc {
 
     fn run(&'static self, wake: c_int) {
         let mut fds: Vec<libc::pollfd> = Vec::new();
-        let mut snap: Vec<Arc<Rsocket>> = Vec::new();
+        let mut snap: Vec<Shared<Rsocket>> = Vec::new();
         loop {
             {
                 let mut g = self.inner.lock();
@@ -127,7 +126,7 @@ impl Svc {
             }
             let g = self.inner.lock();
             for (i, s) in snap.iter().enumerate() {
-                if fds[i + 1].revents == 0 || !g.socks.iter().any(|x| Arc::ptr_eq(x, s)) {
+                if fds[i + 1].revents == 0 || !g.socks.iter().any(|x| Shared::ptr_eq(x, s)) {
                     continue;
                 }
                 (self.handle)(s);

@@ -38,7 +38,7 @@ pub(crate) mod svc;
 pub(crate) mod wire;
 
 use core::ffi::c_int;
-use std::sync::Arc;
+use rdma_util::fallible::Shared;
 
 use rdma_util::table::FdTable;
 
@@ -55,10 +55,10 @@ use crate::id::Res;
 /// Every rsockets call asks it first; while the process has no datagram
 /// rsocket, which is the usual case, [`lookup`] costs one atomic load
 /// instead of the lock's two atomic operations.
-static TABLE: FdTable<Arc<Dsock>> = FdTable::new();
+static TABLE: FdTable<Shared<Dsock>> = FdTable::new();
 
 /// The datagram rsocket registered under `fd`.
-pub(crate) fn lookup(fd: c_int) -> Option<Arc<Dsock>> {
+pub(crate) fn lookup(fd: c_int) -> Option<Shared<Dsock>> {
     TABLE.get_if_any(fd)
 }
 
@@ -81,20 +81,21 @@ pub(crate) fn create(domain: c_int) -> Res<c_int> {
         return Err(e);
     }
     let st = DState::new(cfg.wmem_default, cfg.mem_default, cfg.sqsize_default, cfg.rqsize_default, cfg.inline_default);
-    let d = Arc::new(Dsock::new(udp, epfd, st));
-    TABLE.insert(udp, d);
+    // A Dsock that cannot be kept closes its sockets as it goes.
+    let d = Shared::try_new(Dsock::new(udp, epfd, st)).map_err(|_| libc::ENOMEM)?;
+    TABLE.insert(udp, d).map_err(|_| libc::ENOMEM)?;
     Ok(udp)
 }
 
 /// `ds_init_ep`: send buffer and slots, receive ring, UDP service.
-fn init_ep(d: &Arc<Dsock>) -> Res<()> {
+fn init_ep(d: &Shared<Dsock>) -> Res<()> {
     d.init_bufs()?;
     svc::add(d)?;
     d.st.lock().base.state = RS_READABLE | RS_WRITABLE;
     Ok(())
 }
 
-fn ensure_ep(d: &Arc<Dsock>) -> Res<()> {
+fn ensure_ep(d: &Shared<Dsock>) -> Res<()> {
     if d.st.lock().base.state == RS_INIT {
         init_ep(d)?;
     }
@@ -114,7 +115,7 @@ fn shutdown_for_close(d: &Dsock) {
 ///
 /// # Safety
 /// `addr` holds `addrlen` bytes (bind(2) checks it).
-pub(crate) unsafe fn bind(d: &Arc<Dsock>, addr: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<()> {
+pub(crate) unsafe fn bind(d: &Shared<Dsock>, addr: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<()> {
     ensure_ep(d)?;
     // SAFETY: forwarded to bind(2), which validates the pointer.
     sys(unsafe { libc::bind(d.udp, addr, addrlen) })
@@ -124,7 +125,7 @@ pub(crate) unsafe fn bind(d: &Arc<Dsock>, addr: *const libc::sockaddr, addrlen: 
 ///
 /// # Safety
 /// As bind.
-pub(crate) unsafe fn connect(d: &Arc<Dsock>, addr: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<()> {
+pub(crate) unsafe fn connect(d: &Shared<Dsock>, addr: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<()> {
     ensure_ep(d)?;
     let _s = d.slock.lock();
     // SAFETY: forwarded to connect(2), which validates the pointer.
@@ -142,7 +143,7 @@ pub(crate) unsafe fn connect(d: &Arc<Dsock>, addr: *const libc::sockaddr, addrle
 ///
 /// # Safety
 /// `buf` holds `len` bytes; `dest` holds `addrlen` bytes or is null.
-pub(crate) unsafe fn sendto(d: &Arc<Dsock>, buf: *const u8, len: usize, flags: c_int, dest: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<usize> {
+pub(crate) unsafe fn sendto(d: &Shared<Dsock>, buf: *const u8, len: usize, flags: c_int, dest: *const libc::sockaddr, addrlen: libc::socklen_t) -> Res<usize> {
     ensure_ep(d)?;
     let _s = d.slock.lock();
     if !dest.is_null() {
@@ -175,7 +176,7 @@ pub(crate) unsafe fn send(d: &Dsock, buf: *const u8, len: usize, flags: c_int) -
 ///
 /// # Safety
 /// `iov` holds `iovcnt` valid entries; `name` holds `namelen` bytes or is null.
-pub(crate) unsafe fn sendv(d: &Arc<Dsock>, iov: &[libc::iovec], flags: c_int, name: *const libc::sockaddr, namelen: libc::socklen_t) -> Res<usize> {
+pub(crate) unsafe fn sendv(d: &Shared<Dsock>, iov: &[libc::iovec], flags: c_int, name: *const libc::sockaddr, namelen: libc::socklen_t) -> Res<usize> {
     let mut v: Vec<u8> = Vec::new();
     for i in iov {
         if i.iov_len > 0 {

@@ -14,7 +14,7 @@
 
 use core::ffi::c_int;
 use core::ptr::null_mut;
-use std::sync::Arc;
+use rdma_util::fallible::Shared;
 
 use parking_lot::Mutex;
 
@@ -27,7 +27,7 @@ use crate::id::Res;
 use crate::verbs as v;
 
 struct Inner {
-    socks: Vec<Arc<Dsock>>,
+    socks: Vec<Shared<Dsock>>,
     /// eventfd waking the thread after a list change; -1: no thread.
     wake: c_int,
 }
@@ -41,7 +41,7 @@ fn kick(fd: c_int) {
 }
 
 /// Starts serving `d`.
-pub(crate) fn add(d: &Arc<Dsock>) -> Res<()> {
+pub(crate) fn add(d: &Shared<Dsock>) -> Res<()> {
     let mut g = SVC.lock();
     if g.wake < 0 {
         // SAFETY: plain eventfd creation.
@@ -49,14 +49,14 @@ pub(crate) fn add(d: &Arc<Dsock>) -> Res<()> {
         if fd < 0 {
             return Err(rdma_util::ffi::errno());
         }
-        if std::thread::Builder::new().name("rsocket-udp".into()).spawn(move || run(fd)).is_err() {
+        if let Err(e) = rdma_util::fallible::spawn_detached(c"rsocket-udp", move || run(fd)) {
             // SAFETY: our eventfd.
             unsafe { libc::close(fd) };
-            return Err(libc::EAGAIN);
+            return Err(e);
         }
         g.wake = fd;
     }
-    g.socks.push(d.clone());
+    rdma_util::fallible::push(&mut g.socks, d.clone()).map_err(|_| libc::ENOMEM)?;
     d.st.lock().base.opts |= RS_OPT_UDP_SVC;
     kick(g.wake);
     Ok(())
@@ -65,7 +65,7 @@ pub(crate) fn add(d: &Arc<Dsock>) -> Res<()> {
 /// Stops serving `d` (no-op if not served).
 pub(crate) fn remove(d: &Dsock) {
     let mut g = SVC.lock();
-    if let Some(i) = g.socks.iter().position(|s| core::ptr::eq(Arc::as_ptr(s), d)) {
+    if let Some(i) = g.socks.iter().position(|s| core::ptr::eq(Shared::as_ptr(s), d)) {
         g.socks.swap_remove(i);
         d.st.lock().base.opts &= !RS_OPT_UDP_SVC;
         kick(g.wake);
@@ -74,7 +74,7 @@ pub(crate) fn remove(d: &Dsock) {
 
 fn run(wake: c_int) {
     let mut fds: Vec<libc::pollfd> = Vec::new();
-    let mut snap: Vec<Arc<Dsock>> = Vec::new();
+    let mut snap: Vec<Shared<Dsock>> = Vec::new();
     loop {
         {
             let mut g = SVC.lock();
@@ -99,7 +99,7 @@ fn run(wake: c_int) {
         }
         let g = SVC.lock();
         for (i, s) in snap.iter().enumerate() {
-            if fds[i + 1].revents != 0 && g.socks.iter().any(|x| Arc::ptr_eq(x, s)) {
+            if fds[i + 1].revents != 0 && g.socks.iter().any(|x| Shared::ptr_eq(x, s)) {
                 process(s);
             }
         }
