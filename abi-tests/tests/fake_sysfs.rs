@@ -231,6 +231,10 @@ struct Run {
     /// Substrings Debian's stdout+stderr must contain: proves the tree
     /// exercises what the scenario claims (else the test harness is wrong).
     expect: Vec<String>,
+    /// An allocation-failure sweep (abi-tests/vm-progs/alloc-sweep): not
+    /// compared with Debian's, whose library crashes at some allocations;
+    /// ours must report no crash and no hang, and Debian's count is noted.
+    sweep: bool,
 }
 
 type Setup = Box<dyn Fn(&mut Tree)>;
@@ -259,7 +263,14 @@ impl Scenario {
             env: env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             sysfs,
             expect: Vec::new(),
+            sweep: false,
         });
+        self
+    }
+
+    /// Marks the last run added as an allocation-failure sweep.
+    fn sweep(mut self) -> Self {
+        self.runs.last_mut().expect("sweep() after a run").sweep = true;
         self
     }
 
@@ -1243,6 +1254,35 @@ fn scenarios() -> Vec<Scenario> {
         .debian_says("rxe0"),
     );
 
+    // --- 19. allocation failure: the program runs once per allocation it
+    // makes, with that one allocation failing (abi-tests/vm-progs/
+    // alloc-sweep, preloading failalloc.c), and no run may crash or hang:
+    // discovery of two devices, the loader and a provider named through
+    // RDMAV_DRIVERS, the device list, names and GUIDs. The number of
+    // allocations differs between the libraries and is not compared.
+    let sweep = |prog: &'static [&'static str]| -> Vec<&'static str> {
+        let mut v = vec!["alloc-sweep", "--counts", "/dev/null", "--"];
+        v.extend_from_slice(prog);
+        v
+    };
+    v.push(
+        Scenario::new("19-allocation-failure-sweep", |t| {
+            t.frame();
+            t.rxe(0, "rxe0");
+            t.uverbs(1, "fk1", Some("1"));
+            t.ibdev("fk1", Some("1"), Some(&guid_text(1)));
+        })
+        .run(&sweep(&["{bin:ibv_devices}"]))
+        .sweep()
+        .debian_says("exit code with nothing failing: 0")
+        .run_env(&sweep(&["{bin:ibv_devinfo}", "-v"]), fp)
+        .sweep()
+        .debian_says("exit code with nothing failing: 1")
+        .run_env(&sweep(&["{probe}", "list", "list", "same", "v10", "free"]), fp)
+        .sweep()
+        .debian_says("exit code with nothing failing: 0"),
+    );
+
     v
 }
 
@@ -1352,6 +1392,7 @@ fn run_once(ctx: &Ctx, sc: &Scenario, idx: usize, run: &Run, lib: Lib) -> Outcom
 
     let prog = match run.argv[0].as_str() {
         "probe" => ctx.probe.clone(),
+        "alloc-sweep" => workspace_root().join("abi-tests/vm-progs/alloc-sweep"),
         p => find_program(p).unwrap_or_else(|| panic!("{p} not found: install ibverbs-utils")),
     };
     let mut cmd = Command::new("timeout");
@@ -1360,6 +1401,10 @@ fn run_once(ctx: &Ctx, sc: &Scenario, idx: usize, run: &Run, lib: Lib) -> Outcom
         cmd.arg(subst(ctx, a, &tree, &reldir));
     }
     cmd.env_clear().env("PATH", "/usr/bin:/bin:/usr/sbin:/sbin").current_dir(&parent);
+    if let Some(t) = std::env::var_os("CARGO_TARGET_DIR") {
+        // alloc-sweep builds its preload object through our .pc files.
+        cmd.env("CARGO_TARGET_DIR", t);
+    }
     match &run.sysfs {
         Sysfs::Root => {
             cmd.env("SYSFS_PATH", &root);
@@ -1657,6 +1702,17 @@ fn fake_sysfs_debian_vs_ours() {
             }
             if verbose {
                 println!("----- [{}] $ {}\n{}", sc.name, describe_run(run), render(&deb));
+            }
+            if run.sweep {
+                let tally = |o: &Outcome| {
+                    o.stdout.lines().filter(|l| l.starts_with("crashed: ") || l.starts_with("hung: ")).take(2).collect::<Vec<_>>().join(", ")
+                };
+                notes.push(format!("SWEEP [{}] `{}`: Debian's library {}; ours {}", sc.name, describe_run(run), tally(&deb), tally(&our)));
+                let clean = our.stdout.contains("\ncrashed: 0\nhung: 0\n") && our.status == "exit 0";
+                if !clean {
+                    sc_diffs.push(format!("  $ {}\nours crashed or hung:\n{}", describe_run(run), render(&our)));
+                }
+                continue;
             }
             if deb != our {
                 sc_diffs.push(format!("  $ {}\n{}", describe_run(run), diff(&ctx, &deb, &our)));
