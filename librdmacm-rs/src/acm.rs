@@ -104,7 +104,8 @@ fn parse_port(text: &[u8]) -> u16 {
 /// The TCP port ibacm published, or 0 when the file is missing or holds no
 /// number.
 fn read_server_port(port_file: &Path) -> u16 {
-    std::fs::read(port_file).map_or(0, |text| parse_port(&text))
+    let mut buf = [0u8; 64];
+    rdma_util::fallible::read_head(port_file.as_os_str().as_encoded_bytes(), &mut buf).map_or(0, |n| parse_port(&buf[..n]))
 }
 
 /// A connected stream socket, or None.

@@ -29,7 +29,8 @@ fn passive_ep(id: Id, res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&ibv_qp
     if let Some(init) = init {
         let mut a = *init;
         a.qp_type = res.ai_qp_type as ibv_qp_type;
-        id.with_qp_init_attr(|q| *q = Some(Box::new(a)));
+        let a = rdma_util::fallible::try_box(a).map_err(|_| libc::ENOMEM)?;
+        id.with_qp_init_attr(|q| *q = Some(a));
     }
     Ok(())
 }
@@ -56,7 +57,8 @@ fn active_ep(id: Id, res: &rdma_addrinfo, pd: *mut ibv_pd, init: Option<&mut ibv
     if res.ai_connect_len != 0 {
         // SAFETY: the address info's connect data is valid for its length.
         let data = unsafe { core::slice::from_raw_parts(res.ai_connect.cast::<u8>(), res.ai_connect_len) };
-        id.with_connect(|c| *c = data.to_vec());
+        let data = rdma_util::fallible::concat(&[data]).map_err(|_| libc::ENOMEM)?;
+        id.with_connect(|c| *c = data);
     }
     Ok(())
 }

@@ -495,6 +495,36 @@ pub fn spawn_detached<F: FnOnce() + Send + 'static>(name: &CStr, f: F) -> Result
     Ok(())
 }
 
+/// Reads the start of the file `path` into `buf` (up to its length) without
+/// allocating: the number of bytes read, or None when it cannot be opened
+/// or read. For the small settings files (a number each) that upstream
+/// reads with fscanf.
+pub fn read_head(path: &[u8], buf: &mut [u8]) -> Option<usize> {
+    let p = self::path(&[path])?;
+    // SAFETY: p is NUL-terminated.
+    let fd = unsafe { libc::open(p.c_str()?.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return None;
+    }
+    let mut n = 0;
+    let ok = loop {
+        if n == buf.len() {
+            break true;
+        }
+        // SAFETY: buf[n..] is writable for its length.
+        let r = unsafe { libc::read(fd, buf[n..].as_mut_ptr().cast(), buf.len() - n) };
+        match r {
+            0 => break true,
+            r if r > 0 => n += r as usize,
+            _ if crate::ffi::errno() == libc::EINTR => {}
+            _ => break false,
+        }
+    };
+    // SAFETY: fd was opened above and is closed once.
+    unsafe { libc::close(fd) };
+    ok.then_some(n)
+}
+
 /// A path of at most PATH_MAX bytes (NUL included), on the stack.
 pub type PathBuf = FixedBuf<{ libc::PATH_MAX as usize }>;
 
@@ -681,6 +711,13 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(for_each_dir_entry(libc::AT_FDCWD, &c, |_| true), Err(libc::ENOENT));
         assert!(path(&[&[b'x'; 5000]]).is_none());
+        let f = std::env::temp_dir().join(format!("fallible-head-{}", std::process::id()));
+        std::fs::write(&f, b"12345678").unwrap();
+        let mut b = [0u8; 4];
+        assert_eq!(read_head(f.as_os_str().as_encoded_bytes(), &mut b), Some(4));
+        assert_eq!(&b, b"1234");
+        std::fs::remove_file(&f).unwrap();
+        assert_eq!(read_head(f.as_os_str().as_encoded_bytes(), &mut b), None);
     }
 
     #[test]

@@ -42,18 +42,20 @@ impl Default for Config {
 
 /// The leading number of a file, as fscanf would read it (leading white
 /// space skipped, an optional sign, digits). None: no number.
-fn leading_number(text: &str) -> Option<i64> {
-    let t = text.trim_start();
-    let (neg, digits) = match t.as_bytes().first() {
+fn leading_number(text: &[u8]) -> Option<i64> {
+    let t = text.trim_ascii_start();
+    let (neg, digits) = match t.first() {
         Some(b'-') => (true, &t[1..]),
         Some(b'+') => (false, &t[1..]),
         _ => (false, t),
     };
-    let end = digits.bytes().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
+    let end = digits.iter().position(|b| !b.is_ascii_digit()).unwrap_or(digits.len());
     if end == 0 {
         return None;
     }
-    let v: i64 = digits[..end].parse().unwrap_or(i64::MAX);
+    // ASCII digits only: valid UTF-8.
+    let digits = core::str::from_utf8(&digits[..end]).unwrap_or("");
+    let v: i64 = digits.parse().unwrap_or(i64::MAX);
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
@@ -61,8 +63,13 @@ impl Config {
     /// Reads `dir`'s files over the defaults.
     pub(crate) fn load(dir: &str) -> Config {
         let mut c = Config::default();
+        // The start of each file (on the stack: nothing here can fail for
+        // want of memory); a number that blank space pushes past it reads
+        // as none.
         let read = |name: &str| -> Option<Option<i64>> {
-            std::fs::read_to_string(format!("{dir}/{name}")).ok().map(|s| leading_number(&s))
+            let mut buf = [0u8; 256];
+            let n = rdma_util::fallible::read_head(rdma_util::fallible::path(&[dir.as_bytes(), b"/", name.as_bytes()])?.as_bytes(), &mut buf)?;
+            Some(leading_number(&buf[..n]))
         };
         if let Some(Some(v)) = read("polling_time") {
             c.polling_time = v as u32;

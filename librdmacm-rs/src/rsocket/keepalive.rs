@@ -29,9 +29,9 @@ static CHANGED: Condvar = Condvar::new();
 
 /// The kernel's TCP keepalive time (seconds), 7200 if unreadable.
 pub(crate) fn default_time() -> u32 {
-    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_keepalive_time")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
+    let mut buf = [0u8; 32];
+    rdma_util::fallible::read_head(b"/proc/sys/net/ipv4/tcp_keepalive_time", &mut buf)
+        .and_then(|n| core::str::from_utf8(&buf[..n]).ok()?.trim().parse().ok())
         .unwrap_or(7200)
 }
 
