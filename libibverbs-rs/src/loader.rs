@@ -548,6 +548,46 @@ mod tests {
         assert_eq!(suffix_order_in(b"/nonexistent"), ["-rdmav34.so", "-rdmav65.so"]);
     }
 
+    /// /etc/libibverbs.d files, mutated from a valid one and random: the
+    /// parser must not panic, and every driver name it keeps is a single
+    /// token (no blank, newline or NUL).
+    #[test]
+    fn fuzz_config_files() {
+        let p = std::env::temp_dir().join(format!("ibv-cfg-fuzz-{}", std::process::id()));
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        let valid = b"# comment\n\n  driver   mlx5\ndriver\trxe\nfoo bar\ndriver\n";
+        // The warnings (random bytes) go to stderr's descriptor directly,
+        // past the test harness's capture: to /dev/null for the run.
+        // SAFETY: plain descriptor calls; fd 2 is restored below.
+        let saved = unsafe { libc::dup(2) };
+        // SAFETY: as above.
+        unsafe {
+            let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+            libc::dup2(null, 2);
+            libc::close(null);
+        }
+        rdma_util::fuzz::run(
+            "libibverbs.d",
+            3_000,
+            |r| if r.below(2) == 0 { r.mutate(valid) } else { let n = r.below(80); r.bytes(n) },
+            |text| {
+                std::fs::write(&p, text).unwrap();
+                let mut names = Vec::new();
+                // Warnings for bad directives go to stderr, as upstream's.
+                read_config_file(&c, &mut names);
+                for n in &names {
+                    assert!(!n.iter().any(|&b| b == b' ' || b == b'\t' || b == b'\n'), "{n:?}");
+                }
+            },
+        );
+        // SAFETY: puts back the stderr saved above.
+        unsafe {
+            libc::dup2(saved, 2);
+            libc::close(saved);
+        }
+        std::fs::remove_file(&p).unwrap();
+    }
+
     #[test]
     fn globbing() {
         assert!(fnmatch(c"rdma_device:*N*rxe*", b"rdma_device:Nrxe0"));

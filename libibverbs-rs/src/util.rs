@@ -237,6 +237,35 @@ pub(crate) fn query_without_output(op_result: std::ffi::c_int) -> std::ffi::c_in
 mod tests {
     use super::*;
 
+    /// Numbers from the environment (VERBS_LOG_LEVEL) and sysfs are read
+    /// with these: on random text they must agree with the C library's own
+    /// strtol and strtoul, for the bases upstream uses.
+    #[test]
+    fn fuzz_numbers_agree_with_the_c_library() {
+        rdma_util::fuzz::run(
+            "strtol/strtoul",
+            20_000,
+            |r| {
+                const CHARS: &[u8] = b" \t\n+-0123456789xXabcdefABCDEFz";
+                let n = r.below(24);
+                let mut v: Vec<u8> = (0..n).map(|_| CHARS[r.below(CHARS.len())]).collect();
+                if r.below(4) == 0 {
+                    v.extend_from_slice(b"99999999999999999999");
+                }
+                (v, [0u32, 10, 16][r.below(3)])
+            },
+            |(text, base)| {
+                let c = std::ffi::CString::new(text.clone()).unwrap();
+                // SAFETY: c is NUL-terminated; no end pointer is asked for.
+                let (l, ul) = unsafe {
+                    (libc::strtol(c.as_ptr(), std::ptr::null_mut(), *base as i32), libc::strtoul(c.as_ptr(), std::ptr::null_mut(), *base as i32))
+                };
+                assert_eq!(strtol(text, *base), l as i64, "strtol({:?}, {base})", String::from_utf8_lossy(text));
+                assert_eq!(strtoul(text, *base), ul as u64, "strtoul({:?}, {base})", String::from_utf8_lossy(text));
+            },
+        );
+    }
+
     #[test]
     fn strtol_matches_c() {
         assert_eq!(strtol(b"4", 0), 4);

@@ -199,6 +199,46 @@ pub(crate) fn atoi(s: &[u8]) -> c_int {
 mod tests {
     use super::*;
 
+    /// RS_SQ_SIZE, RS_RQ_SIZE, RS_INLINE and the config file's numbers go
+    /// through atoi: on random text it must agree with the C library's.
+    #[test]
+    fn fuzz_atoi_agrees_with_the_c_library() {
+        rdma_util::fuzz::run(
+            "atoi",
+            20_000,
+            |r| {
+                const CHARS: &[u8] = b" \t\n\x0b\x0c\r+-0123456789x";
+                let n = r.below(30);
+                (0..n).map(|_| CHARS[r.below(CHARS.len())]).collect::<Vec<u8>>()
+            },
+            |text| {
+                let c = std::ffi::CString::new(text.clone()).unwrap();
+                // SAFETY: c is NUL-terminated.
+                assert_eq!(atoi(text), unsafe { libc::atoi(c.as_ptr()) }, "atoi({:?})", String::from_utf8_lossy(text));
+            },
+        );
+    }
+
+    /// The preload's config file, mutated from a valid one and random:
+    /// parsing must not panic, and every rule it keeps names a program
+    /// without blanks.
+    #[test]
+    fn fuzz_config_files() {
+        let valid = b"# only these\nrstream * * *\n* INET DGRAM UDP\ntcp_xfer INET STREAM SCTP\nredis-server INET6 STREAM 0\n";
+        rdma_util::fuzz::run(
+            "preload config",
+            20_000,
+            |r| if r.below(2) == 0 { r.mutate(valid) } else { let n = r.below(120); r.bytes(n) },
+            |text| {
+                for rule in parse(text) {
+                    if let Some(p) = &rule.program {
+                        assert!(!p.is_empty() && !p.iter().any(|&b| is_space(b)));
+                    }
+                }
+            },
+        );
+    }
+
     fn rule(p: Option<&str>, d: c_int, t: c_int, pr: c_int) -> Rule {
         Rule { program: p.map(|s| s.as_bytes().to_vec()), domain: d, ty: t, protocol: pr }
     }

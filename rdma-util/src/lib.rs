@@ -3,6 +3,7 @@
 //!
 //! - [`ffi`], the FFI edge: [`export!`], [`ensure!`], [`symver!`], `guard`,
 //!   errno, and the waits a thread cancellation may end;
+//! - [`fuzz`], seeded hostile input for the parser tests;
 //! - [`netlink`], a NETLINK_RDMA client (device list, link info, ...);
 //! - [`fallible`], allocation that reports failure (ENOMEM) instead of
 //!   aborting, and stack buffers for paths and messages;
@@ -18,6 +19,7 @@
 pub mod cdev;
 pub mod fallible;
 pub mod ffi;
+pub mod fuzz;
 pub mod mem;
 pub mod netlink;
 pub mod table;

@@ -124,6 +124,37 @@ pub(crate) fn get() -> &'static Config {
 mod tests {
     use super::*;
 
+    /// /etc/rdma/rsocket's files, each holding random or mutated text:
+    /// loading must not panic, and the limits it enforces must hold.
+    #[test]
+    fn fuzz_config_files() {
+        let d = std::env::temp_dir().join(format!("rsconf-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let names = ["polling_time", "wake_up_interval", "inline_default", "sqsize_default", "rqsize_default", "mem_default", "wmem_default", "iomap_size"];
+        rdma_util::fuzz::run(
+            "rsocket config",
+            2_000,
+            |r| {
+                names
+                    .iter()
+                    .map(|_| if r.below(2) == 0 { r.mutate(b"  -42\n") } else { let n = r.below(40); r.bytes(n) })
+                    .collect::<Vec<_>>()
+            },
+            |files| {
+                for (n, text) in names.iter().zip(files) {
+                    std::fs::write(d.join(n), text).unwrap();
+                }
+                let c = Config::load(d.to_str().unwrap());
+                assert!(c.mem_default >= 1);
+                assert!(c.wmem_default >= RS_SNDLOWAT);
+                for text in files {
+                    let _ = leading_number(text);
+                }
+            },
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
     #[test]
     fn files_override_defaults_and_are_clamped() {
         let d = std::env::temp_dir().join(format!("rsconf-{}", std::process::id()));

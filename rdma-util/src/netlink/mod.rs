@@ -749,4 +749,79 @@ mod tests {
             Ok(devs) => eprintln!("this kernel has RDMA netlink: {devs:?}"),
         }
     }
+
+    /// Hostile replies: a valid two-device dump, a chardev answer and a
+    /// copy-on-fork answer, each mutated (bytes changed, cut, inserted,
+    /// length fields set to edge values) and split over two datagrams.
+    /// Reading must end with Ok or an errno, never panic or read out of
+    /// bounds, and every device it accepts must have a name that fits
+    /// libibverbs' buffers.
+    #[test]
+    fn fuzz_hostile_replies() {
+        struct Src {
+            dgs: VecDeque<Vec<u8>>,
+            cur: Vec<u8>,
+        }
+        impl Datagrams for Src {
+            fn next_datagram(&mut self) -> Result<&[u8], i32> {
+                // Dry: an empty datagram ends the reply (a socket would
+                // block; the reader must stop either way).
+                self.cur = self.dgs.pop_front().unwrap_or_default();
+                Ok(&self.cur)
+            }
+        }
+        let src = |a: &[u8], b: &[u8]| Src { dgs: vec![a.to_vec(), b.to_vec()].into(), cur: Vec::new() };
+        let dump = cat(&[&dev_msg(0, "rxe0", 0x5054_00ff_fe12_3456, 1, 1), &dev_msg(1, "siw0", 7, 4, 1), &done(1)]);
+        let chardev = chardev_msg("uverbs0", 0xe7_00, 6, Some(18));
+        let cof = msg(GET, 0, 1, &attr(RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, &[1]));
+        crate::fuzz::run(
+            "netlink replies",
+            20_000,
+            |r| {
+                let base = [&dump, &chardev, &cof][r.below(3)];
+                let m = r.mutate(base);
+                let split = r.below(m.len() + 1);
+                (m[..split].to_vec(), m[split..].to_vec())
+            },
+            |(a, b)| {
+                if let Ok(devs) = collect_devices(&mut src(a, b)) {
+                    assert!(devs.iter().all(|d| d.name.len() < IBV_SYSFS_NAME_MAX && !d.name.contains('\0')));
+                }
+                if let Ok(c) = collect_chardev(&mut src(a, b)) {
+                    assert!(c.name.len() < IBV_SYSFS_NAME_MAX);
+                }
+                let _ = collect_copy_on_fork(&mut src(a, b));
+            },
+        );
+    }
+
+    /// The wire walkers on random bytes: they stop at the first header or
+    /// length that does not fit, and every slice they hand out lies inside
+    /// the input.
+    #[test]
+    fn fuzz_wire_walkers() {
+        crate::fuzz::run(
+            "netlink framing",
+            20_000,
+            |r| {
+                let n = r.below(200);
+                r.bytes(n)
+            },
+            |buf| {
+                let range = buf.as_ptr_range();
+                let inside = |s: &[u8]| s.is_empty() || (range.contains(&s.as_ptr()) && s.len() <= buf.len());
+                for m in wire::messages(buf) {
+                    assert!(inside(m.payload));
+                    for (_, p) in wire::attrs(m.attrs_after(0)) {
+                        assert!(inside(p));
+                    }
+                    let _ = m.error_code();
+                    let t = wire::AttrTable::parse(m.attrs_after(4), 1000);
+                    for ty in 0..300u16 {
+                        let _ = (t.u8(ty), t.u16(ty), t.u32(ty), t.u64(ty), t.str_bytes(ty));
+                    }
+                }
+            },
+        );
+    }
 }
