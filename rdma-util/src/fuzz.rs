@@ -91,7 +91,7 @@ pub fn cases(default: usize) -> usize {
 
 /// The seed: $RDMA_FUZZ_SEED, else a fixed one (the CI tier's).
 pub fn seed() -> u64 {
-    std::env::var("RDMA_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed_0f_c0ffee)
+    std::env::var("RDMA_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed_0fc0_ffee)
 }
 
 /// Runs `check` on `cases()` inputs made by `make`; a panic names the seed
