@@ -261,7 +261,7 @@ mod tests {
                     (libc::strtol(c.as_ptr(), std::ptr::null_mut(), *base as i32), libc::strtoul(c.as_ptr(), std::ptr::null_mut(), *base as i32))
                 };
                 assert_eq!(strtol(text, *base), l, "strtol({:?}, {base})", String::from_utf8_lossy(text));
-                assert_eq!(strtoul(text, *base), ul as u64, "strtoul({:?}, {base})", String::from_utf8_lossy(text));
+                assert_eq!(strtoul(text, *base), ul, "strtoul({:?}, {base})", String::from_utf8_lossy(text));
             },
         );
     }
