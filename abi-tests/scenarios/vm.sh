@@ -102,6 +102,15 @@ differs alloc_fail_rping --long "a client run per allocation, with a server each
 differs alloc_fail_rstream --long "a client run per allocation, with a server each time" --timeout 7200 "${ALLOC_CLEAN[@]}" \
   'abi-tests/vm-progs/alloc-sweep --timeout 60 --server "rstream -b 10.0.2.15 -S 4096 -C 20" --ready-cm 7471 -- rstream -s 10.0.2.15 -S 4096 -C 20'
 
+# ---- resource limits -----------------------------------------------------
+# A small RLIMIT_MEMLOCK against ibv_reg_mr, and a descriptor table used up
+# against ibv_open_device, ibv_create_comp_channel, rdma_create_event_channel
+# and rsocket(): the same errno as Debian's, each working again once the
+# limit is lifted, no descriptor leaked, the device usable afterwards (see
+# abi-tests/vm-progs/rs_limits.c). Run without CAP_IPC_LOCK, which would
+# lift the memlock limit for root.
+compare resource_limits 'setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock abi-tests/vm-progs/run-c-probe rs_limits rxe0'
+
 # Proof that the "ours" runs really use our libibverbs.so.1, which loads
 # Debian's C provider for rxe and serves its IBVERBS_PRIVATE_34 calls; and
 # that the data-path entry points of rxe0's context (post_send, poll_cq,
