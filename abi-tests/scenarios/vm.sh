@@ -111,6 +111,15 @@ differs alloc_fail_rstream --long "a client run per allocation, with a server ea
 # lift the memlock limit for root.
 compare resource_limits 'setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock abi-tests/vm-progs/run-c-probe rs_limits rxe0'
 
+# ---- signals ---------------------------------------------------------------
+# A SIGALRM every millisecond, aimed at the thread that waits in
+# rdma_get_cm_event, raccept, rpoll and rrecv, with the handler installed
+# without SA_RESTART and with it: whether each wait returned EINTR must be
+# as with Debian's libraries, and nothing may be lost (the CM event arrives,
+# all 256 KiB arrive in order). See abi-tests/vm-progs/rs_signals.c.
+compare signals_no_restart --timeout 180 'abi-tests/vm-progs/run-c-probe rs_signals 10.0.2.15 7480'
+compare signals_restart --timeout 180 'abi-tests/vm-progs/run-c-probe rs_signals 10.0.2.15 7481 restart'
+
 # Proof that the "ours" runs really use our libibverbs.so.1, which loads
 # Debian's C provider for rxe and serves its IBVERBS_PRIVATE_34 calls; and
 # that the data-path entry points of rxe0's context (post_send, poll_cq,
