@@ -120,7 +120,9 @@ const PROTOCOLS: &[(&str, c_int)] = &[
 /// The InfiniBand address family (linux/socket.h).
 pub(crate) const AF_IB: c_int = 27;
 
-/// Parses the whole file's bytes into its usable rules, in file order.
+/// Parses the whole file's bytes into its usable rules, in file order. Short
+/// of memory, the rules so far (upstream stops at its first failed
+/// allocation too).
 pub(crate) fn parse(data: &[u8]) -> Vec<Rule> {
     let mut rules = Vec::new();
     for piece in pieces(data) {
@@ -133,8 +135,16 @@ pub(crate) fn parse(data: &[u8]) -> Vec<Rule> {
         else {
             continue;
         };
-        let program = (prog != b"*").then(|| prog.to_vec());
-        rules.push(Rule { program, domain, ty, protocol });
+        let program = match prog {
+            b"*" => None,
+            p => match rdma_util::fallible::concat(&[p]) {
+                Ok(p) => Some(p),
+                Err(_) => break,
+            },
+        };
+        if rdma_util::fallible::push(&mut rules, Rule { program, domain, ty, protocol }).is_err() {
+            break;
+        }
     }
     rules
 }

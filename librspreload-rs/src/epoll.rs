@@ -189,10 +189,13 @@ impl Registry {
                 }
                 let (events, data) = event.unwrap_or_default();
                 let w = self.fresh_watch(index, events, data);
+                let nomem = |_| libc::ENOMEM;
                 match pos {
-                    Some(p) => sets[p].watches.push(w),
+                    Some(p) => rdma_util::fallible::push(&mut sets[p].watches, w).map_err(nomem)?,
                     None => {
-                        sets.push(Set { epfd, watches: vec![w], cursor: 0 });
+                        let mut watches = rdma_util::fallible::vec_with_capacity(1).map_err(nomem)?;
+                        watches.push(w);
+                        rdma_util::fallible::push(&mut sets, Set { epfd, watches, cursor: 0 }).map_err(nomem)?;
                         self.any.store(true, Ordering::Release);
                     }
                 }
@@ -246,16 +249,17 @@ impl Registry {
     /// start from. Watches whose number no longer stands for an rsocket
     /// (closed behind the preload's back, or reused) are dropped. None if
     /// the instance has no watches left.
-    pub(crate) fn probes(&self, table: &FdTable, epfd: c_int) -> Option<Vec<Probe>> {
+    pub(crate) fn probes(&self, table: &FdTable, epfd: c_int) -> Result<Option<Vec<Probe>>, c_int> {
         let mut sets = self.lock();
-        let s = sets.iter_mut().find(|s| s.epfd == epfd)?;
+        let Some(s) = sets.iter_mut().find(|s| s.epfd == epfd) else { return Ok(None) };
         s.watches.retain(|w| table.get(w.index).is_some_and(|e| e.ty == FdType::Rsocket));
         if s.watches.is_empty() {
-            return None;
+            return Ok(None);
         }
         let n = s.watches.len();
         let start = s.cursor % n;
-        let mut v = Vec::with_capacity(n);
+        // One more for the caller's poll entry of the kernel's instance.
+        let mut v = rdma_util::fallible::vec_with_capacity(n + 1).map_err(|_| libc::ENOMEM)?;
         for k in 0..n {
             let w = &mut s.watches[(start + k) % n];
             if !w.armed {
@@ -282,7 +286,7 @@ impl Registry {
             let Some(e) = table.get(w.index) else { continue };
             v.push(Probe { index: w.index, gen: w.gen, pfd: pollfd { fd: e.fd, events: want as i16, revents: 0 } });
         }
-        Some(v)
+        Ok(Some(v))
     }
 
     /// Turns rpoll's results for `probes` into reports in `out`; returns how
@@ -393,11 +397,11 @@ mod tests {
         assert_eq!(r.ctl(&t, 5, 99, 10, Some((IN, 1)), ok), Err(libc::EINVAL));
         assert_eq!(r.ctl(&t, 5, libc::EPOLL_CTL_MOD, 10, Some((IN | EPOLLEXCLUSIVE, 1)), ok), Err(libc::EINVAL));
         assert_eq!(r.ctl(&t, 5, libc::EPOLL_CTL_MOD, 10, Some((OUT, 2)), ok), Ok(Route::Done));
-        let p = r.probes(&t, 5).unwrap();
+        let p = r.probes(&t, 5).unwrap().unwrap();
         assert_eq!((p.len(), p[0].pfd.fd, p[0].pfd.events as u32), (1, 3, OUT));
         assert_eq!(r.ctl(&t, 5, libc::EPOLL_CTL_DEL, 10, None, ok), Ok(Route::Done));
         assert!(!r.has_watches(5));
-        assert!(r.probes(&t, 5).is_none());
+        assert!(r.probes(&t, 5).unwrap().is_none());
     }
 
     #[test]
@@ -410,7 +414,7 @@ mod tests {
         r.ctl(&t, 5, libc::EPOLL_CTL_ADD, 21, Some((IN | EPOLLONESHOT, 0xbb)), ok).unwrap();
         let mut out = [(0, 0); 4];
         for round in 0..2 {
-            let mut p = r.probes(&t, 5).unwrap();
+            let mut p = r.probes(&t, 5).unwrap().unwrap();
             revents(&mut p, 20, IN);
             revents(&mut p, 21, IN | OUT);
             let n = r.collect(5, &p, &mut out);
@@ -423,11 +427,11 @@ mod tests {
                 assert_eq!(got, vec![(IN, 0xaa)], "the one-shot watch is disarmed");
             }
         }
-        assert_eq!(r.probes(&t, 5).unwrap().len(), 1, "a disarmed watch is not polled");
+        assert_eq!(r.probes(&t, 5).unwrap().unwrap().len(), 1, "a disarmed watch is not polled");
         r.ctl(&t, 5, libc::EPOLL_CTL_MOD, 21, Some((IN | EPOLLONESHOT, 0xcc)), ok).unwrap();
-        assert_eq!(r.probes(&t, 5).unwrap().len(), 2, "MOD re-arms it");
+        assert_eq!(r.probes(&t, 5).unwrap().unwrap().len(), 2, "MOD re-arms it");
         // Hang-up and error are reported even when not asked for.
-        let mut p = r.probes(&t, 5).unwrap();
+        let mut p = r.probes(&t, 5).unwrap().unwrap();
         revents(&mut p, 20, EPOLLHUP);
         assert_eq!(r.collect(5, &p, &mut out), 1);
         assert_eq!(out[0], (EPOLLHUP, 0xaa));
@@ -439,7 +443,7 @@ mod tests {
         let r = Registry::new();
         rsock(&t, 30, 9);
         r.ctl(&t, 6, libc::EPOLL_CTL_ADD, 30, Some((IN, 1)), ok).unwrap();
-        let mut p = r.probes(&t, 6).unwrap();
+        let mut p = r.probes(&t, 6).unwrap().unwrap();
         // MOD while the wait was polling: its report belongs to the old
         // registration and is dropped.
         r.ctl(&t, 6, libc::EPOLL_CTL_MOD, 30, Some((IN, 2)), ok).unwrap();
@@ -448,14 +452,14 @@ mod tests {
         assert_eq!(r.collect(6, &p, &mut out), 0);
         // A number that no longer stands for an rsocket is dropped.
         t.remove(30);
-        assert!(r.probes(&t, 6).is_none());
+        assert!(r.probes(&t, 6).unwrap().is_none());
         rsock(&t, 30, 9);
         r.ctl(&t, 6, libc::EPOLL_CTL_ADD, 30, Some((IN, 1)), ok).unwrap();
         r.forget(30);
         assert!(!r.has_watches(6));
         r.ctl(&t, 6, libc::EPOLL_CTL_ADD, 30, Some((IN, 1)), ok).unwrap();
         r.forget(6);
-        assert!(r.probes(&t, 6).is_none(), "closing the instance drops its table");
+        assert!(r.probes(&t, 6).unwrap().is_none(), "closing the instance drops its table");
     }
 
     #[test]
@@ -469,7 +473,7 @@ mod tests {
         let mut seen = Vec::new();
         let mut out = [(0, 0); 1];
         for _ in 0..3 {
-            let mut p = r.probes(&t, 7).unwrap();
+            let mut p = r.probes(&t, 7).unwrap().unwrap();
             for i in 0..3 {
                 revents(&mut p, 40 + i, IN);
             }
@@ -489,21 +493,21 @@ mod tests {
         rsock(&t, idx, 11);
         r.ctl(&t, 8, libc::EPOLL_CTL_ADD, idx, Some((IN | OUT | EPOLLET, 5)), ok).unwrap();
         let mut out = [(0, 0); 2];
-        let mut p = r.probes(&t, 8).unwrap();
+        let mut p = r.probes(&t, 8).unwrap().unwrap();
         assert_eq!(p[0].pfd.events as u32, IN | OUT);
         revents(&mut p, idx, OUT);
         assert_eq!(r.collect(8, &p, &mut out), 1);
         assert_eq!(out[0], (OUT, 5));
         // Writable still, not shown again: only IN is polled for now.
-        let mut p = r.probes(&t, 8).unwrap();
+        let mut p = r.probes(&t, 8).unwrap().unwrap();
         assert_eq!(p[0].pfd.events as u32, IN);
         revents(&mut p, idx, IN | OUT);
         assert_eq!(r.collect(8, &p, &mut out), 1);
         assert_eq!(out[0], (IN, 5), "only the new bit");
-        assert!(r.probes(&t, 8).unwrap().is_empty(), "nothing left to wait for");
+        assert!(r.probes(&t, 8).unwrap().unwrap().is_empty(), "nothing left to wait for");
         // The program reads (or writes): both edges open again.
         note_call(idx);
-        let p = r.probes(&t, 8).unwrap();
+        let p = r.probes(&t, 8).unwrap().unwrap();
         assert_eq!(p[0].pfd.events as u32, IN | OUT);
     }
 

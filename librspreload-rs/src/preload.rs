@@ -649,8 +649,14 @@ pub unsafe extern "C-unwind" fn poll(fds: *mut pollfd, nfds: nfds_t, timeout: c_
     let zero = pollfd { fd: -1, events: 0, revents: 0 };
     let mut small = [zero; 16];
     let small_ptr = small.as_mut_ptr();
-    let plan = rdma_util::ffi::guard(crate::LIB_NAME, "poll", None, move || Some(poll_translate(fds, nfds, small_ptr)));
-    let Some(plan) = plan else { return -1 };
+    let plan = rdma_util::ffi::guard(crate::LIB_NAME, "poll", Err(libc::EIO), move || poll_translate(fds, nfds, small_ptr));
+    let plan = match plan {
+        Ok(p) => p,
+        Err(e) => {
+            set_errno(e);
+            return -1;
+        }
+    };
     let Some((work, rsock)) = plan else {
         // SAFETY: the caller's arguments, unchanged.
         return unsafe { (real::poll())(fds, nfds, timeout) };
@@ -683,10 +689,11 @@ pub unsafe extern "C-unwind" fn poll(fds: *mut pollfd, nfds: nfds_t, timeout: c_
 
 /// The set poll(2) waits on: None for the caller's own (no descriptor of
 /// ours in it); else the translated copy (in `small` when it fits) and
-/// whether it holds an rsocket.
-fn poll_translate(fds: *mut pollfd, nfds: nfds_t, small: *mut pollfd) -> Option<(*mut pollfd, bool)> {
+/// whether it holds an rsocket. ENOMEM when a copy larger than `small`
+/// cannot be allocated.
+fn poll_translate(fds: *mut pollfd, nfds: nfds_t, small: *mut pollfd) -> Result<Option<(*mut pollfd, bool)>, c_int> {
     if fds.is_null() || nfds == 0 || nfds > (1 << 20) {
-        return None;
+        return Ok(None);
     }
     // SAFETY: the caller passes nfds pollfd entries at fds.
     let user = unsafe { std::slice::from_raw_parts_mut(fds, nfds as usize) };
@@ -702,21 +709,21 @@ fn poll_translate(fds: *mut pollfd, nfds: nfds_t, small: *mut pollfd) -> Option<
         }
     }
     if !mapped {
-        return None;
+        return Ok(None);
     }
     let n = user.len();
     let work = if n <= 16 {
         small
     } else {
         let zero = pollfd { fd: -1, events: 0, revents: 0 };
-        Box::into_raw(vec![zero; n].into_boxed_slice()).cast::<pollfd>()
+        Box::into_raw(rdma_util::fallible::boxed_slice_filled(zero, n).map_err(|_| libc::ENOMEM)?).cast::<pollfd>()
     };
     // SAFETY: work holds n entries (the 16 of `small`, or just allocated).
     let w = unsafe { std::slice::from_raw_parts_mut(work, n) };
     for (w, u) in w.iter_mut().zip(user.iter()) {
         *w = pollfd { fd: TABLE.getd(u.fd), events: u.events, revents: 0 };
     }
-    Some((work, rsock))
+    Ok(Some((work, rsock)))
 }
 
 /// fd_set bit helpers over a raw set of at least `nfds` bits.
@@ -789,8 +796,12 @@ fn select_set(nfds: c_int, readfds: *mut fd_set, writefds: *mut fd_set, exceptfd
         return Err(libc::EINVAL);
     }
     let n = nfds as usize;
-    let mut users: Vec<c_int> = Vec::new();
-    let mut pfds: Vec<pollfd> = Vec::new();
+    // Counted first, then allocated at their exact size (no reallocation).
+    let len = (0..n).filter(|&fd| set_has(readfds, fd) || set_has(writefds, fd) || set_has(exceptfds, fd)).count();
+    let nomem = |_| libc::ENOMEM;
+    let mut users = rdma_util::fallible::boxed_slice_filled(0 as c_int, len).map_err(nomem)?;
+    let mut pfds = rdma_util::fallible::boxed_slice_filled(pollfd { fd: -1, events: 0, revents: 0 }, len).map_err(nomem)?;
+    let mut k = 0;
     for fd in 0..n {
         let mut events = 0;
         if set_has(readfds, fd) {
@@ -800,8 +811,9 @@ fn select_set(nfds: c_int, readfds: *mut fd_set, writefds: *mut fd_set, exceptfd
             events |= libc::POLLOUT;
         }
         if events != 0 || set_has(exceptfds, fd) {
-            users.push(fd as c_int);
-            pfds.push(pollfd { fd: TABLE.getd(fd as c_int), events, revents: 0 });
+            users[k] = fd as c_int;
+            pfds[k] = pollfd { fd: TABLE.getd(fd as c_int), events, revents: 0 };
+            k += 1;
         }
     }
     let ms = if timeout.is_null() {
@@ -811,10 +823,9 @@ fn select_set(nfds: c_int, readfds: *mut fd_set, writefds: *mut fd_set, exceptfd
         let t = unsafe { &*timeout };
         (t.tv_sec.wrapping_mul(1000).wrapping_add(t.tv_usec / 1000)) as c_int
     };
-    let len = users.len();
     Ok(SelectSet {
-        users: Box::into_raw(users.into_boxed_slice()).cast(),
-        pfds: Box::into_raw(pfds.into_boxed_slice()).cast(),
+        users: Box::into_raw(users).cast(),
+        pfds: Box::into_raw(pfds).cast(),
         len,
         ms,
     })
@@ -1023,7 +1034,10 @@ fn sendfile_rsocket(rfd: c_int, in_fd: c_int, offset: *mut off_t, count: size_t)
         // SAFETY: the caller passes a valid offset pointer.
         unsafe { *offset }
     };
-    let mut buf = vec![0u8; count.min(1 << 16)];
+    let Ok(mut buf) = rdma_util::fallible::vec_filled(0u8, count.min(1 << 16)) else {
+        set_errno(libc::ENOMEM);
+        return -1;
+    };
     let mut done: usize = 0;
     let mut err = None;
     while done < count {
@@ -1084,10 +1098,14 @@ fn is_epoll(epfd: c_int) -> Result<(), c_int> {
     if unsafe { real::fcntl()(epfd, libc::F_GETFD) } < 0 {
         return Err(libc::EBADF);
     }
-    match std::fs::read_link(format!("/proc/self/fd/{epfd}")) {
-        Ok(t) if t.as_os_str() != "anon_inode:[eventpoll]" => Err(libc::EINVAL),
-        _ => Ok(()),
+    let Some(link) = rdma_util::fixed_format!(64; "/proc/self/fd/{epfd}") else { return Ok(()) };
+    let mut target = [0u8; 64];
+    // SAFETY: link is NUL-terminated; target is writable for its length.
+    let n = unsafe { libc::readlink(link.as_c_ptr(), target.as_mut_ptr().cast(), target.len()) };
+    if n >= 0 && &target[..n as usize] != b"anon_inode:[eventpoll]" {
+        return Err(libc::EINVAL);
     }
+    Ok(())
 }
 
 rdma_util::export! {
@@ -1146,12 +1164,23 @@ fn wait_common(
     rdma_util::ensure!(!events.is_null(), libc::EFAULT, -1);
     let start = std::time::Instant::now();
     loop {
-        let Some(mut probes) = REGISTRY.probes(&TABLE, epfd) else {
+        let probes = match REGISTRY.probes(&TABLE, epfd) {
+            Ok(p) => p,
+            Err(e) => {
+                set_errno(e);
+                return -1;
+            }
+        };
+        let Some(mut probes) = probes else {
             // The last watch went meanwhile: the kernel's instance alone.
             let left = epoll::remaining(timeout, start);
             return with_sigmask(sigmask, || pass!(real::epoll_wait()(epfd, events, maxevents, left)));
         };
-        let mut fds: Vec<pollfd> = probes.iter().map(|p| p.pfd).collect();
+        let Ok(mut fds) = rdma_util::fallible::vec_with_capacity::<pollfd>(probes.len() + 1) else {
+            set_errno(libc::ENOMEM);
+            return -1;
+        };
+        fds.extend(probes.iter().map(|p| p.pfd));
         fds.push(pollfd { fd: epfd, events: libc::POLLIN, revents: 0 });
         let left = epoll::remaining(timeout, start);
         // Under the guard: not cancellable (see ffi::cancellable).
@@ -1165,7 +1194,10 @@ fn wait_common(
         for (p, f) in probes.iter_mut().zip(&fds) {
             p.pfd.revents = f.revents;
         }
-        let mut out = vec![(0u32, 0u64); probes.len().min(maxevents as usize)];
+        let Ok(mut out) = rdma_util::fallible::vec_filled((0u32, 0u64), probes.len().min(maxevents as usize)) else {
+            set_errno(libc::ENOMEM);
+            return -1;
+        };
         let n = REGISTRY.collect(epfd, &probes, &mut out);
         for (k, &(bits, data)) in out[..n].iter().enumerate() {
             // SAFETY: k < n <= maxevents entries of the caller's array.

@@ -92,7 +92,11 @@ fn read_config_file(path: &CStr) -> Vec<u8> {
         if n <= 0 || data.len() > (1 << 20) {
             break;
         }
-        data.extend_from_slice(&buf[..n as usize]);
+        // Short of memory: the rules read so far, as upstream's reader
+        // stops at its first failed allocation.
+        if rdma_util::fallible::extend(&mut data, &buf[..n as usize]).is_err() {
+            break;
+        }
     }
     // SAFETY: close(2) of the descriptor opened above.
     unsafe { libc::syscall(libc::SYS_close, fd) };

@@ -60,11 +60,8 @@ pub fn file_of(addr: *const c_void) -> Option<Vec<u8>> {
         return None;
     }
     // SAFETY: dli_fname is the loader's NUL-terminated name of the object.
-    Some(
-        unsafe { CStr::from_ptr(info.dli_fname) }
-            .to_bytes()
-            .to_vec(),
-    )
+    // A copy that cannot be allocated reads as "unknown".
+    rdma_util::fallible::concat(&[unsafe { CStr::from_ptr(info.dli_fname) }.to_bytes()]).ok()
 }
 
 #[cfg(test)]
