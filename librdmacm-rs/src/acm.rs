@@ -600,6 +600,51 @@ mod tests {
         assert!(req[EP_INFO + 16..EP_INFO + 16 + PATH_DGID].iter().all(|&b| b == 0));
     }
 
+    /// A hostile ibacm: replies mutated from a valid one (truncated,
+    /// extended past the message size, length and count fields set to edge
+    /// values, entry types and flags garbled) and random bytes, with and
+    /// without AF_IB support. rdma_getaddrinfo's ibacm step must not panic,
+    /// must keep the chain's head, and any route it takes must be whole
+    /// path entries.
+    #[test]
+    fn fuzz_hostile_ibacm_replies() {
+        let base = reply(0, &[addr_entry(ACM_EP_INFO_ADDRESS_IP, ACM_EP_FLAG_SOURCE, &[10, 9, 8, 7]), path_entry(1), path_entry(2)]);
+        let v6 = reply(0, &[addr_entry(ACM_EP_INFO_ADDRESS_IP6, ACM_EP_FLAG_SOURCE, &[0xfd; 16]), path_entry(3)]);
+        let start = resolved("127.0.0.1", "7471", None);
+        rdma_util::fuzz::run(
+            "ibacm replies",
+            3_000,
+            |r| {
+                let mut m = match r.below(3) {
+                    0 => r.mutate(&base),
+                    1 => r.mutate(&v6),
+                    _ => {
+                        let n = r.below(ACM_MSG_LENGTH + 40);
+                        r.bytes(n)
+                    }
+                };
+                // Often make the length field agree with what is sent, so
+                // the reply gets past the header check to the parser.
+                if r.below(2) == 0 && m.len() >= ACM_MSG_HDR_LENGTH {
+                    let len = (m.len() as u16).to_ne_bytes();
+                    m[6..8].copy_from_slice(&len);
+                    m[2] = 0;
+                }
+                (m, r.below(2) == 0)
+            },
+            |(answer, af_ib)| {
+                let mut chain = start.clone();
+                with_fake_ibacm(&mut chain, &Hints::default(), *af_ib, answer.clone());
+                assert!(!chain.is_empty() && chain.len() <= 2);
+                for rai in &chain {
+                    if let Some(route) = &rai.route {
+                        assert_eq!(route.len() % ACM_MSG_EP_LENGTH, 0);
+                    }
+                }
+            },
+        );
+    }
+
     #[test]
     fn a_reply_sets_source_and_route_and_without_af_ib_adds_no_entry() {
         let mut chain = resolved("127.0.0.1", "7471", None);
