@@ -581,6 +581,47 @@ impl Conn {
 
     /// Drains the CQ, updating credits, the receive queue and the state.
     #[inline]
+    /// Takes in one received message (its immediate `msg`). False when
+    /// it ends reading (a DISCONNECT, or a SHUTDOWN while we cannot write):
+    /// the caller stops polling then. A message that breaks the protocol
+    /// (data longer than the whole receive buffer, which rrecv would read
+    /// past) puts the connection in error, ECONNRESET, and is dropped; the
+    /// data queued before it can still be read.
+    pub(crate) fn take_message(&mut self, msg: u32) -> bool {
+        match msg_op(msg) {
+            RS_OP_SGL => self.sseq_comp = msg_data(msg) as u16,
+            RS_OP_IOMAP_SGL | RS_OP_WRITE => {}
+            RS_OP_CTRL => match msg_data(msg) {
+                RS_CTRL_DISCONNECT => {
+                    self.base.state = RS_DISCONNECTED;
+                    return false;
+                }
+                RS_CTRL_SHUTDOWN => {
+                    if self.base.state & RS_WRITABLE != 0 {
+                        self.base.state &= !RS_READABLE;
+                    } else {
+                        self.base.state = RS_DISCONNECTED;
+                        return false;
+                    }
+                }
+                _ => {}
+            },
+            op => {
+                if msg_data(msg) > self.base.rbuf_size {
+                    self.base.state = RS_ERROR;
+                    self.base.err = libc::ECONNRESET;
+                    return true;
+                }
+                self.rmsg[self.rmsg_tail] = RsMsg { op, data: msg_data(msg) };
+                self.rmsg_tail += 1;
+                if self.rmsg_tail == self.base.rq_size as usize + 1 {
+                    self.rmsg_tail = 0;
+                }
+            }
+        }
+        true
+    }
+
     pub(crate) fn poll_cq(&mut self) -> Res<()> {
         if self.cq.is_null() {
             return Ok(());
@@ -607,6 +648,10 @@ impl Conn {
                     continue;
                 }
                 rcnt += 1;
+                if self.base.state & RS_ERROR != 0 {
+                    // After a protocol violation nothing more is taken in.
+                    continue;
+                }
                 // SAFETY: written on success.
                 let msg = if unsafe { (*wcp).wc_flags } & IBV_WC_WITH_IMM != 0 {
                     // SAFETY: the flag says the union holds the immediate.
@@ -621,31 +666,8 @@ impl Conn {
                         )
                     }
                 };
-                match msg_op(msg) {
-                    RS_OP_SGL => self.sseq_comp = msg_data(msg) as u16,
-                    RS_OP_IOMAP_SGL | RS_OP_WRITE => {}
-                    RS_OP_CTRL => match msg_data(msg) {
-                        RS_CTRL_DISCONNECT => {
-                            self.base.state = RS_DISCONNECTED;
-                            return Ok(());
-                        }
-                        RS_CTRL_SHUTDOWN => {
-                            if self.base.state & RS_WRITABLE != 0 {
-                                self.base.state &= !RS_READABLE;
-                            } else {
-                                self.base.state = RS_DISCONNECTED;
-                                return Ok(());
-                            }
-                        }
-                        _ => {}
-                    },
-                    op => {
-                        self.rmsg[self.rmsg_tail] = RsMsg { op, data: msg_data(msg) };
-                        self.rmsg_tail += 1;
-                        if self.rmsg_tail == self.base.rq_size as usize + 1 {
-                            self.rmsg_tail = 0;
-                        }
-                    }
+                if !self.take_message(msg) {
+                    return Ok(());
                 }
             } else {
                 let data = wr_data(wr_id);
@@ -675,6 +697,9 @@ impl Conn {
             }
         }
         let mut res = if ret < 0 { Err(libc::EIO) } else { Ok(()) };
+        if self.base.state & RS_ERROR != 0 && self.base.err == libc::ECONNRESET {
+            return Err(libc::ECONNRESET);
+        }
         if self.base.state & RS_CONNECTED != 0 {
             while res.is_ok() && rcnt > 0 {
                 rcnt -= 1;
@@ -1406,6 +1431,73 @@ mod tests {
         assert_eq!(&out[..5], b"efghi");
         assert_eq!((c.rmsg_head, c.rseq_no, c.rbuf_bytes_avail), (2, 2, 9));
         assert!(!c.have_rdata());
+    }
+
+    /// A peer that announces more data than the receive buffer holds: the
+    /// connection ends in error (ECONNRESET) and rrecv reads only what came
+    /// before, never past the buffer.
+    #[test]
+    fn an_oversized_message_ends_the_connection_not_the_buffer() {
+        let mut c = conn_with_rbuf(16, 4);
+        c.base.state = RS_CONNECT_RDWR;
+        fill_ring(&c, 0, b"hello");
+        assert!(c.take_message(msg_set(RS_OP_DATA, 5)));
+        assert!(c.take_message(msg_set(RS_OP_DATA, 0x1FFF_FFFF)));
+        assert_eq!(c.base.state, RS_ERROR);
+        assert_eq!(c.base.err, libc::ECONNRESET);
+        // A reserved opcode with a length is data too, and checked alike;
+        // once in error nothing more is queued by poll_cq.
+        let mut out = [0u8; 64];
+        // SAFETY: a local buffer of the length passed.
+        assert_eq!(unsafe { c.copy_out(out.as_mut_ptr(), 64, false) }, 5);
+        assert_eq!(&out[..5], b"hello");
+        assert!(!c.have_rdata());
+    }
+
+    /// Random messages from a hostile peer, with rrecv-sized reads between
+    /// them: whatever arrives, every queued length fits the buffer and the
+    /// read offset never leaves it (copy_out's bounds rest on both).
+    #[test]
+    fn fuzz_peer_messages_keep_reads_inside_the_buffer() {
+        rdma_util::fuzz::run(
+            "rsocket messages",
+            3_000,
+            |r| {
+                (0..1 + r.below(40))
+                    .map(|_| {
+                        let op = r.below(8) as u32;
+                        let data = match r.below(4) {
+                            0 => r.next_u64() as u32 & 0x1FFF_FFFF,
+                            1 => r.below(20) as u32,
+                            2 => [0u32, 16, 17, 0x1FFF_FFFF][r.below(4)],
+                            _ => r.below(3) as u32,
+                        };
+                        (msg_set(op, data), r.below(24))
+                    })
+                    .collect::<Vec<_>>()
+            },
+            |msgs| {
+                let mut c = conn_with_rbuf(16, 4);
+                c.base.state = RS_CONNECT_RDWR;
+                let mut out = [0u8; 32];
+                for &(msg, read) in msgs {
+                    // The ring has rq_size + 1 slots and the peer cannot have
+                    // more messages in flight than receives posted.
+                    let queued = (c.rmsg_tail + c.rmsg.len() - c.rmsg_head) % c.rmsg.len();
+                    if queued < c.base.rq_size as usize && c.base.state & RS_READABLE != 0 && !c.take_message(msg) {
+                        break;
+                    }
+                    // SAFETY: a local buffer of at least `read` bytes.
+                    unsafe { c.copy_out(out.as_mut_ptr(), read, read % 3 == 0) };
+                    assert!(c.rbuf_offset <= c.base.rbuf_size);
+                    let mut h = c.rmsg_head;
+                    while h != c.rmsg_tail {
+                        assert!(c.rmsg[h].data <= c.base.rbuf_size);
+                        h = (h + 1) % c.rmsg.len();
+                    }
+                }
+            },
+        );
     }
 
     #[test]
