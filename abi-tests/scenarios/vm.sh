@@ -409,6 +409,15 @@ loaded pyverbs_loads_ours --ours libibverbs.so.1 --ours librdmacm.so.1 \
 # init fails with ENODEV) finds rxe0 once it is added; see cm_resync.c.
 compare cm_resync_no_device_at_start --timeout 120 \
   'abi-tests/vm-progs/run-c-probe cm_resync nodev'
+# Device removal under use: rxe0 deleted while a process holds an rdma_cm id
+# bound to it, a QP, a PD and a second verbs context. The deletion waits
+# (rxe cannot take a device from a process); the process gets
+# RDMA_CM_EVENT_DEVICE_REMOVAL, destroys and closes everything, then finds
+# rxe0 again once it is added back, without restarting. With and without
+# RDMAV_ALLOW_DISASSOC_DESTROY. Also deletes and re-adds rxe0; see
+# cm_removal.c.
+compare cm_device_removal --timeout 180 'abi-tests/vm-progs/run-c-probe cm_removal'
+compare cm_device_removal_disassoc --timeout 180 'env RDMAV_ALLOW_DISASSOC_DESTROY=1 abi-tests/vm-progs/run-c-probe cm_removal'
 
 # ---- librspreload ----
 # tcp_xfer (abi-tests/vm-progs/tcp_xfer.c) is an ordinary TCP program: 64 MiB
