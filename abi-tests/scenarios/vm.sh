@@ -118,7 +118,7 @@ compare resource_limits 'setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock a
 # as with Debian's libraries, and nothing may be lost (the CM event arrives,
 # all 256 KiB arrive in order). See abi-tests/vm-progs/rs_signals.c.
 compare signals_no_restart --timeout 180 'abi-tests/vm-progs/run-c-probe rs_signals 10.0.2.15 7480'
-compare signals_restart --timeout 180 'abi-tests/vm-progs/run-c-probe rs_signals 10.0.2.15 7481 restart'
+compare signals_restart --long "the same with SA_RESTART" --timeout 180 'abi-tests/vm-progs/run-c-probe rs_signals 10.0.2.15 7481 restart'
 
 # Proof that the "ours" runs really use our libibverbs.so.1, which loads
 # Debian's C provider for rxe and serves its IBVERBS_PRIVATE_34 calls; and
@@ -417,7 +417,20 @@ compare cm_resync_no_device_at_start --timeout 120 \
 # RDMAV_ALLOW_DISASSOC_DESTROY. Also deletes and re-adds rxe0; see
 # cm_removal.c.
 compare cm_device_removal --timeout 180 'abi-tests/vm-progs/run-c-probe cm_removal'
-compare cm_device_removal_disassoc --timeout 180 'env RDMAV_ALLOW_DISASSOC_DESTROY=1 abi-tests/vm-progs/run-c-probe cm_removal'
+compare cm_device_removal_disassoc --long "the same with RDMAV_ALLOW_DISASSOC_DESTROY" --timeout 180 'env RDMAV_ALLOW_DISASSOC_DESTROY=1 abi-tests/vm-progs/run-c-probe cm_removal'
+# The same under traffic (abi-tests/vm-progs/removal-traffic): rxe0 deleted
+# while a pair moves data, or eth0 down for 3 s and up again; how each
+# program ends (exit, error exit, signal, hang) and whether it reports the
+# removal or a failed completion must be as with Debian's libraries. The
+# rdma_cm programs learn of the removal; the verbs-only ones are not told
+# (the deletion waits until they end), and lose their connection when the
+# netdev goes down.
+REMOVAL_LONG=(--long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400)
+compare removal_rping "${REMOVAL_LONG[@]}" 'abi-tests/vm-progs/removal-traffic "rping -s -a 10.0.2.15 -C 1000000" -- rping -c -a 10.0.2.15 -C 1000000'
+compare removal_rstream "${REMOVAL_LONG[@]}" 'abi-tests/vm-progs/removal-traffic "rstream -b 10.0.2.15 -S 65536 -C 1000000" -- rstream -s 10.0.2.15 -S 65536 -C 1000000'
+compare removal_ib_write_bw "${REMOVAL_LONG[@]}" 'abi-tests/vm-progs/removal-traffic "ib_write_bw -d rxe0 -x 1 -D 8" -- ib_write_bw -d rxe0 -x 1 -D 8 10.0.2.15'
+compare flap_rc_pingpong "${REMOVAL_LONG[@]}" 'abi-tests/vm-progs/removal-traffic --flap "ibv_rc_pingpong -d rxe0 -g 1 -n 1000000" -- ibv_rc_pingpong -d rxe0 -g 1 -n 1000000 10.0.2.15'
+compare flap_rping "${REMOVAL_LONG[@]}" 'abi-tests/vm-progs/removal-traffic --flap "rping -s -a 10.0.2.15 -C 1000000" -- rping -c -a 10.0.2.15 -C 1000000'
 
 # ---- librspreload ----
 # tcp_xfer (abi-tests/vm-progs/tcp_xfer.c) is an ordinary TCP program: 64 MiB
