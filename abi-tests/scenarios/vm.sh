@@ -120,6 +120,26 @@ compare resource_limits 'setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock a
 compare signals_no_restart --timeout 180 'abi-tests/vm-progs/run-c-probe rs_signals 10.0.2.15 7480'
 compare signals_restart --long "the same with SA_RESTART" --timeout 180 'abi-tests/vm-progs/run-c-probe rs_signals 10.0.2.15 7481 restart'
 
+# ---- a hostile rsockets peer -----------------------------------------------
+# rs_hostile speaks the rsockets protocol with plain verbs and sends an
+# ordinary rsockets client (rs_victim, under valgrind) what a broken or
+# hostile peer might; see abi-tests/vm-progs/hostile-peer. A data message
+# announcing more bytes than the receive buffer holds: ours ends the
+# connection with ECONNRESET after the good data, with no memory error
+# (Debian's copies past its buffer; its result is recorded, not compared).
+differs hostile_peer_oversize --timeout 300 --has 'ours:^client: read 5 bytes: hello$' \
+  --has 'ours:^client: reads ended: ECONNRESET$' --has 'ours:^client: exit 0$' --lacks 'ours:^valgrind:' \
+  --has 'upstream:^client: connected$' 'abi-tests/vm-progs/hostile-peer oversize 7490'
+# Messages the protocol allows or ignores, in hostile numbers or order:
+# every zero-length message the credits allow, unknown control codes and
+# reserved opcodes, a SHUTDOWN inside the stream, data after a DISCONNECT.
+# The client must see what Debian's sees.
+HOSTILE_LONG=(--long "a hostile peer's other cases, under valgrind" --timeout 300)
+compare hostile_peer_zeros "${HOSTILE_LONG[@]}" 'abi-tests/vm-progs/hostile-peer zeros 7491'
+compare hostile_peer_garbage "${HOSTILE_LONG[@]}" 'abi-tests/vm-progs/hostile-peer garbage 7492'
+compare hostile_peer_shutdown "${HOSTILE_LONG[@]}" 'abi-tests/vm-progs/hostile-peer shutdown 7493'
+compare hostile_peer_disconnect "${HOSTILE_LONG[@]}" 'abi-tests/vm-progs/hostile-peer disconnect 7494'
+
 # Proof that the "ours" runs really use our libibverbs.so.1, which loads
 # Debian's C provider for rxe and serves its IBVERBS_PRIVATE_34 calls; and
 # that the data-path entry points of rxe0's context (post_send, poll_cq,
