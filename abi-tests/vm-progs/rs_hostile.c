@@ -63,6 +63,7 @@ struct conn_data {
 } __attribute__((packed));
 
 static struct rdma_cm_id *conn;
+static struct ibv_cq *cq;
 static struct ibv_mr *smr, *rmr;
 static char sbuf[4096], rbuf[65536];
 static uint64_t peer_addr;
@@ -102,8 +103,11 @@ static int send_msg(const void *data, uint32_t len, uint32_t imm)
 		printf("post_send: %s\n", strerror(errno));
 		return -1;
 	}
-	while ((n = ibv_poll_cq(conn->send_cq, 1, &wc)) == 0)
-		;
+	/* Our own CQ serves both queues: skip receive completions (the
+	 * client's credit updates). */
+	do
+		n = ibv_poll_cq(cq, 1, &wc);
+	while (n == 0 || (n == 1 && (wc.opcode & IBV_WC_RECV)));
 	if (n < 0 || wc.status != IBV_WC_SUCCESS) {
 		printf("write completion: %s\n", n < 0 ? "poll failed" : ibv_wc_status_str(wc.status));
 		return -1;
@@ -155,7 +159,6 @@ int main(int argc, char **argv)
 	struct conn_data rep = { 0 };
 	struct ibv_recv_wr rwr = { 0 }, *rbad;
 	struct ibv_pd *pd;
-	struct ibv_cq *cq;
 	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

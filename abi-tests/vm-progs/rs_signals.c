@@ -22,7 +22,8 @@
  * For each wait the line says whether it was interrupted (returned EINTR
  * at least once): upstream's behaviour, which ours must match. The line is
  * "interrupted" or "never interrupted", not a count: how many signals land
- * inside a wait is timing.
+ * inside a wait is timing. A wait that has not ended after 30 s is
+ * reported ("stuck in ...") and ends the program (exit 3): a hang.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -45,6 +46,35 @@
 
 static volatile sig_atomic_t ticks;
 static struct sockaddr_in addr;
+static const char *volatile waiting_in = "setup";
+static volatile int progress;
+
+/* Ends the program when one wait takes 30 s (this thread never gets the
+ * signal: the timer is aimed at the main thread). */
+static void *watchdog(void *arg)
+{
+	int last = -1, still = 0;
+
+	(void)arg;
+	for (;;) {
+		sleep(1);
+		if (progress != last) {
+			last = progress;
+			still = 0;
+		} else if (++still == 30) {
+			printf("stuck in %s for 30 s\n", waiting_in);
+			fflush(stdout);
+			_exit(3);
+		}
+	}
+	return NULL;
+}
+
+static void waiting(const char *what)
+{
+	waiting_in = what;
+	progress++;
+}
 
 static void on_alarm(int sig)
 {
@@ -92,6 +122,7 @@ static void cm_event_case(void)
 		return;
 	}
 	pthread_create(&t, NULL, resolve_later, NULL);
+	waiting("rdma_get_cm_event");
 	while ((ret = rdma_get_cm_event(ch, &ev)) && errno == EINTR)
 		intr = 1;
 	if (ret) {
@@ -157,6 +188,7 @@ static void rsocket_cases(void)
 	pthread_create(&t, NULL, connect_and_send, NULL);
 
 	intr = 0;
+	waiting("raccept");
 	while ((c = raccept(l, NULL, NULL)) < 0 && errno == EINTR)
 		intr = 1;
 	if (c < 0)
@@ -168,14 +200,17 @@ static void rsocket_cases(void)
 		intr = 0;
 		pfd.fd = c;
 		pfd.events = POLLIN;
+		waiting("rpoll");
 		while ((ret = rpoll(&pfd, 1, -1)) < 0 && errno == EINTR)
 			intr = 1;
 		printf("rpoll: %s, then %s\n", said(intr),
 		       ret == 1 && (pfd.revents & POLLIN) ? "input ready" : "something else");
 
 		intr = 0;
+		waiting("rrecv");
 		while (got < XFER) {
 			ret = rrecv(c, buf, sizeof(buf), 0);
+			progress++;
 			if (ret < 0 && errno == EINTR) {
 				intr = 1;
 				continue;
@@ -221,6 +256,16 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
 	printf("SIGALRM every millisecond, %s\n", sa.sa_flags ? "SA_RESTART" : "no SA_RESTART");
+	{
+		pthread_t w;
+		sigset_t all, old;
+
+		/* The watchdog and the helpers never take SIGALRM. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		pthread_create(&w, NULL, watchdog, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	/* Aimed at this thread: a process-wide signal could land on any
 	 * thread, the library's own included. */
 	memset(&sev, 0, sizeof(sev));

@@ -361,6 +361,7 @@ impl EventWait {
             drop(unsafe { Box::from_raw(self.evt) });
             return Round::Done(Err(e));
         }
+        rdma_util::valgrind::make_mem_defined(resp.as_ptr(), core::mem::size_of::<rdma_ucm_event_resp>());
         // SAFETY: the command succeeded, so the kernel wrote the fields up
         // to `reserved` (see command()) and the rest was zeroed there.
         let resp = unsafe { resp.assume_init_ref() };
@@ -628,6 +629,7 @@ fn query_ib_service(id: Id) -> Res<*mut rdma_addrinfo> {
         buf.resize(words, 0);
         let body = rdma_ucm_query { response: buf.as_mut_ptr() as u64, id: id.handle(), option: RDMA_USER_CM_QUERY_IB_SERVICE };
         crate::ucma::write_raw(id.fd(), &crate::ucma::encode(RDMA_USER_CM_CMD_QUERY, body, words * 8))?;
+        rdma_util::valgrind::make_mem_defined(buf.as_ptr(), words * 8);
         // SAFETY: buf holds the header (8-aligned, zeroed, then the kernel's).
         let n = unsafe { (*buf.as_ptr().cast::<rdma_ucm_query_ib_service_resp>()).num_service_recs } as usize;
         if n == 0 {

@@ -219,9 +219,13 @@ pub(crate) fn write_cmd<T: Copy>(fd: c_int, op: u32, body: T) -> Result<(), c_in
     write_raw(fd, &encode(op, body, 0))
 }
 
-/// Writes a command whose body already points (`response`) at `resp`.
-pub(crate) fn write_cmd_resp<T: Copy, R>(fd: c_int, op: u32, body: T, _resp: &mut R) -> Result<(), c_int> {
-    write_raw(fd, &encode(op, body, core::mem::size_of::<R>()))
+/// Writes a command whose body already points (`response`) at `resp`. On
+/// success the kernel has filled `resp`: it is marked defined for valgrind
+/// (see `rdma_util::valgrind`), as upstream marks its responses.
+pub(crate) fn write_cmd_resp<T: Copy, R>(fd: c_int, op: u32, body: T, resp: &mut R) -> Result<(), c_int> {
+    write_raw(fd, &encode(op, body, core::mem::size_of::<R>()))?;
+    rdma_util::valgrind::make_mem_defined(resp as *const R, core::mem::size_of::<R>());
+    Ok(())
 }
 
 /// The user address of a response buffer, as the kernel ABI carries it.

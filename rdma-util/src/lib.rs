@@ -9,6 +9,7 @@
 //!   aborting, and stack buffers for paths and messages;
 //! - [`cdev`], finding the character device of an RDMA device;
 //! - [`mem`], zero-initialised C structs;
+//! - [`valgrind`], marking memory the kernel filled as defined for memcheck;
 //! - [`table`], a descriptor-indexed table of handles (each library keeps its own instances).
 //!
 //! Like rdma-core's util/, this crate exports no symbol and holds no global
@@ -23,3 +24,4 @@ pub mod fuzz;
 pub mod mem;
 pub mod netlink;
 pub mod table;
+pub mod valgrind;
