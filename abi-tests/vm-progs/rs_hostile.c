@@ -24,7 +24,9 @@
  * bytes: version, flags, credits, 3 reserved bytes, the iomap size, then
  * the target SGL and the data buffer (address, rkey, length), big-endian.
  *
- * Prints one line per step; the client's side is abi-tests/vm-progs/
+ * Every mode but "disconnect" ends with a DISCONNECT control message, as
+ * a peer that closes does. Prints one line per step; the client's side is
+ * abi-tests/vm-progs/
  * rs_victim.c, and abi-tests/vm-progs/hostile-peer runs the two.
  */
 #define _GNU_SOURCE
@@ -236,6 +238,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("mode %s: %s\n", argv[3], run_mode(argv[3]) ? "stopped early" : "all sent");
+	/* Then a peer's ordinary goodbye: the client's reads end there. */
+	if (strcmp(argv[3], "disconnect"))
+		send_msg("", 0, msg(OP_CTRL, CTRL_DISCONNECT));
 
 	/* Wait for the client to go (its disconnect), at most 20 s. */
 	fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK);

@@ -131,8 +131,11 @@ static void cm_event_case(void)
 		printf("rdma_get_cm_event: %s, then %s\n", said(intr), rdma_event_str(ev->event));
 		rdma_ack_cm_event(ev);
 	}
+	waiting("pthread_join of the resolving thread");
 	pthread_join(t, NULL);
+	waiting("rdma_destroy_id");
 	rdma_destroy_id(resolve_id);
+	waiting("rdma_destroy_event_channel");
 	rdma_destroy_event_channel(ch);
 }
 
@@ -179,9 +182,11 @@ static void rsocket_cases(void)
 	pthread_t t;
 	int one = 1;
 
+	waiting("rsocket");
 	l = rsocket(AF_INET, SOCK_STREAM, 0);
 	rsetsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (l < 0 || rbind(l, (struct sockaddr *)&addr, sizeof(addr)) || rlisten(l, 1)) {
+	waiting("rbind");
+	if (l < 0 || rbind(l, (struct sockaddr *)&addr, sizeof(addr)) || (waiting("rlisten"), rlisten(l, 1))) {
 		printf("rsockets: setup failed: %s\n", strerror(errno));
 		return;
 	}

@@ -329,7 +329,31 @@ pub(crate) mod sys {
         if unsafe { libc::ioctl(fd, RDMA_VERBS_IOCTL, hdr) } != 0 {
             return rdma_util::ffi::errno();
         }
+        // SAFETY: as above: the header is followed by its attributes.
+        unsafe { outputs_defined(hdr) };
         0
+    }
+
+    /// Tells valgrind what the kernel wrote (see `rdma_util::valgrind`),
+    /// as upstream's ioctl path does: the attribute array (inline outputs
+    /// live there) and every output buffer the kernel marked written.
+    ///
+    /// # Safety
+    /// As for [`verbs_ioctl`].
+    unsafe fn outputs_defined(hdr: *mut ib_uverbs_ioctl_hdr) {
+        use crate::abi::kern::{ib_uverbs_attr, UVERBS_ATTR_F_VALID_OUTPUT};
+        // SAFETY: the caller's complete command.
+        let n = unsafe { (*hdr).num_attrs } as usize;
+        // SAFETY: the attributes follow the header.
+        let attrs = unsafe { hdr.add(1) }.cast::<ib_uverbs_attr>();
+        rdma_util::valgrind::make_mem_defined(attrs, n * core::mem::size_of::<ib_uverbs_attr>());
+        for i in 0..n {
+            // SAFETY: i < num_attrs.
+            let a = unsafe { &*attrs.add(i) };
+            if a.flags & UVERBS_ATTR_F_VALID_OUTPUT != 0 && a.len as usize > core::mem::size_of::<u64>() {
+                rdma_util::valgrind::make_mem_defined(a.data as usize as *const u8, a.len as usize);
+            }
+        }
     }
 
     /// `write(fd, buf, len)`.

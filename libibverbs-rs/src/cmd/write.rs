@@ -237,6 +237,10 @@ pub(crate) unsafe fn execute_cmd_write_raw(
     if n != req_size as isize {
         return errno();
     }
+    // The kernel filled the response through the command's pointer.
+    if !resp.is_null() {
+        rdma_util::valgrind::make_mem_defined(resp.cast::<u8>(), resp_size);
+    }
     0
 }
 

@@ -129,6 +129,9 @@ fn recv(rs: &Rsocket, buf: *mut u8, len: usize, flags: c_int) -> ssize_t {
     }
     match ret {
         Err(e) if left == len => err(e),
+        // Ended by a peer that broke the protocol: an error, not the end of
+        // the stream.
+        _ if left == len && len != 0 && c.reset_by_peer() => err(libc::ECONNRESET),
         _ => (len - left) as ssize_t,
     }
 }
@@ -156,6 +159,10 @@ fn send(rs: &Rsocket, len: usize, flags: c_int, inline_src: impl Fn(usize) -> Op
     let mut sizer = ChunkSizer::default();
     let mut ret: Res<()> = Ok(());
     while left > 0 {
+        if c.reset_by_peer() {
+            ret = Err(libc::ECONNRESET);
+            break;
+        }
         if !c.can_send() {
             ret = rs.get_comp_locked(&mut c, nonblock, t_conn_can_send);
             if ret.is_err() {

@@ -338,6 +338,12 @@ impl Conn {
         self.rmsg_head != self.rmsg_tail
     }
 
+    /// The peer broke the protocol (see [`Conn::take_message`]): reads
+    /// and sends fail with ECONNRESET from then on.
+    pub(crate) fn reset_by_peer(&self) -> bool {
+        self.base.state & RS_ERROR != 0 && self.base.err == libc::ECONNRESET
+    }
+
     fn conn_have_rdata(&self) -> bool {
         self.have_rdata() || self.base.state & RS_READABLE == 0
     }
