@@ -7,7 +7,7 @@
  *   oversize    "hello", then a data message announcing 0x1FFFFFFF bytes
  *               (more than any receive buffer) with 16 bytes written
  *   zeros       as many zero-length data messages as the client's credits
- *               allow but one, then "hello"
+ *               allow but two, then "hello"
  *   garbage     control messages with unknown codes, the reserved opcodes
  *               (1, 3, 5) with zero length, an SGL update whose sequence
  *               number is out of range, then "hello"
@@ -132,7 +132,8 @@ static int run_mode(const char *mode)
 	if (!strcmp(mode, "oversize"))
 		return data("hello") || send_msg(junk, 16, msg(OP_DATA, 0x1FFFFFFF));
 	if (!strcmp(mode, "zeros")) {
-		for (i = credits - 1; i > 0; i--)
+		/* Room is kept for "hello" and the closing DISCONNECT. */
+		for (i = credits - 2; i > 0; i--)
 			if (send_msg("", 0, msg(OP_DATA, 0)))
 				return -1;
 		return data("hello");
