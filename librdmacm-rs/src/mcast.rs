@@ -25,7 +25,7 @@ fn unlink(id: Id, mc: *mut Mcast) {
 /// # Safety
 /// `addr` must be readable for `len` bytes.
 unsafe fn join2(id: Id, addr: *const sockaddr, len: socklen_t, flags: u16, context: *mut c_void) -> Res<()> {
-    let mut mc = Box::new(Mcast {
+    let mut mc = rdma_util::fallible::try_box(Mcast {
         id_priv: id.0,
         context,
         events_completed: 0,
@@ -35,11 +35,18 @@ unsafe fn join2(id: Id, addr: *const sockaddr, len: socklen_t, flags: u16, conte
         mlid: 0,
         join_flags: flags,
         addr: zeroed(),
-    });
+    })
+    .map_err(|_| libc::ENOMEM)?;
     // SAFETY: forwarded contract.
     unsafe { crate::addr::copy_addr((&mut mc.addr as *mut libc::sockaddr_storage).cast(), addr.cast(), len as usize) };
-    let mc = Box::into_raw(mc);
-    id.ev().0.lock().mc_list.push(mc);
+    let mc = {
+        let mut ev = id.ev().0.lock();
+        // Room first: the record is dropped with the error when there is none.
+        ev.mc_list.try_reserve(1).map_err(|_| libc::ENOMEM)?;
+        let raw = Box::into_raw(mc);
+        ev.mc_list.push(raw);
+        raw
+    };
 
     let mut resp = rdma_ucm_create_id_resp::default();
     let r = if af_ib_support() {

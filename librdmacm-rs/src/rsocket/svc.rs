@@ -110,6 +110,13 @@ impl Svc {
                     return;
                 }
                 snap.clear();
+                // Short of memory, this round waits a little and tries again
+                // (the thread has nobody to report ENOMEM to).
+                if snap.try_reserve(g.socks.len()).is_err() || fds.try_reserve(g.socks.len() + 1).is_err() {
+                    drop(g);
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                    continue;
+                }
                 snap.extend(g.socks.iter().cloned());
             }
             fds.clear();
