@@ -143,11 +143,10 @@ differs hostile_peer_oversize --timeout 300 --has 'ours:^client: read 5 bytes: h
 # every zero-length message the credits allow, unknown control codes and
 # reserved opcodes, a SHUTDOWN inside the stream, data after a DISCONNECT.
 # The client must see what Debian's sees.
-HOSTILE_LONG=(--long "a hostile peer's other cases, under valgrind" --timeout 300)
-compare hostile_peer_zeros "${HOSTILE_LONG[@]}" 'abi-tests/vm-progs/hostile-peer zeros 7491'
-compare hostile_peer_garbage "${HOSTILE_LONG[@]}" 'abi-tests/vm-progs/hostile-peer garbage 7492'
-compare hostile_peer_shutdown "${HOSTILE_LONG[@]}" 'abi-tests/vm-progs/hostile-peer shutdown 7493'
-compare hostile_peer_disconnect "${HOSTILE_LONG[@]}" 'abi-tests/vm-progs/hostile-peer disconnect 7494'
+compare hostile_peer_zeros --long "a hostile peer's other cases, under valgrind" --timeout 300 'abi-tests/vm-progs/hostile-peer zeros 7491'
+compare hostile_peer_garbage --long "a hostile peer's other cases, under valgrind" --timeout 300 'abi-tests/vm-progs/hostile-peer garbage 7492'
+compare hostile_peer_shutdown --long "a hostile peer's other cases, under valgrind" --timeout 300 'abi-tests/vm-progs/hostile-peer shutdown 7493'
+compare hostile_peer_disconnect --long "a hostile peer's other cases, under valgrind" --timeout 300 'abi-tests/vm-progs/hostile-peer disconnect 7494'
 
 # Proof that the "ours" runs really use our libibverbs.so.1, which loads
 # Debian's C provider for rxe and serves its IBVERBS_PRIVATE_34 calls; and
@@ -454,12 +453,11 @@ compare cm_device_removal_disassoc --long "the same with RDMAV_ALLOW_DISASSOC_DE
 # rdma_cm programs learn of the removal; the verbs-only ones are not told
 # (the deletion waits until they end), and lose their connection when the
 # netdev goes down.
-REMOVAL_LONG=(--long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400)
-compare removal_rping "${REMOVAL_LONG[@]}" 'abi-tests/vm-progs/removal-traffic "rping -s -a 10.0.2.15 -C 1000000" -- rping -c -a 10.0.2.15 -C 1000000'
-compare removal_rstream "${REMOVAL_LONG[@]}" 'abi-tests/vm-progs/removal-traffic "rstream -b 10.0.2.15 -S 65536 -C 1000000" -- rstream -s 10.0.2.15 -S 65536 -C 1000000'
-compare removal_ib_write_bw "${REMOVAL_LONG[@]}" 'abi-tests/vm-progs/removal-traffic "ib_write_bw -d rxe0 -x 1 -D 8" -- ib_write_bw -d rxe0 -x 1 -D 8 10.0.2.15'
-compare flap_rc_pingpong "${REMOVAL_LONG[@]}" 'abi-tests/vm-progs/removal-traffic --flap "ibv_rc_pingpong -d rxe0 -g 1 -n 1000000" -- ibv_rc_pingpong -d rxe0 -g 1 -n 1000000 10.0.2.15'
-compare flap_rping "${REMOVAL_LONG[@]}" 'abi-tests/vm-progs/removal-traffic --flap "rping -s -a 10.0.2.15 -C 1000000" -- rping -c -a 10.0.2.15 -C 1000000'
+compare removal_rping --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 'abi-tests/vm-progs/removal-traffic "rping -s -a 10.0.2.15 -C 1000000" -- rping -c -a 10.0.2.15 -C 1000000'
+compare removal_rstream --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 'abi-tests/vm-progs/removal-traffic "rstream -b 10.0.2.15 -S 65536 -C 1000000" -- rstream -s 10.0.2.15 -S 65536 -C 1000000'
+compare removal_ib_write_bw --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 'abi-tests/vm-progs/removal-traffic "ib_write_bw -d rxe0 -x 1 -D 8" -- ib_write_bw -d rxe0 -x 1 -D 8 10.0.2.15'
+compare flap_rc_pingpong --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 'abi-tests/vm-progs/removal-traffic --flap "ibv_rc_pingpong -d rxe0 -g 1 -n 1000000" -- ibv_rc_pingpong -d rxe0 -g 1 -n 1000000 10.0.2.15'
+compare flap_rping --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 'abi-tests/vm-progs/removal-traffic --flap "rping -s -a 10.0.2.15 -C 1000000" -- rping -c -a 10.0.2.15 -C 1000000'
 
 # ---- librspreload ----
 # tcp_xfer (abi-tests/vm-progs/tcp_xfer.c) is an ordinary TCP program: 64 MiB
