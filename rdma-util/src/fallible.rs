@@ -14,7 +14,7 @@
 //! an error instead of calling the handler.
 
 use core::fmt;
-use std::ffi::{CStr, CString};
+use std::ffi::CStr;
 
 /// An allocation failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,65 +121,6 @@ pub fn concat(parts: &[&[u8]]) -> Result<Vec<u8>, NoMem> {
         v.extend_from_slice(p);
     }
     Ok(v)
-}
-
-/// Why [`cstring`] made no string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CStringError {
-    NoMem,
-    /// The bytes hold a NUL.
-    Nul,
-}
-
-impl From<NoMem> for CStringError {
-    fn from(_: NoMem) -> Self {
-        CStringError::NoMem
-    }
-}
-
-/// The parts, one after the other, as a C string; an error if they hold a
-/// NUL or the allocation fails.
-pub fn cstring(parts: &[&[u8]]) -> Result<CString, CStringError> {
-    if parts.iter().any(|p| p.contains(&0)) {
-        return Err(CStringError::Nul);
-    }
-    let mut v = vec_with_capacity(parts.iter().map(|p| p.len()).sum::<usize>() + 1)?;
-    for p in parts {
-        v.extend_from_slice(p);
-    }
-    v.push(0);
-    // SAFETY: v ends in its only NUL (parts hold none, checked above).
-    Ok(unsafe { CString::from_vec_with_nul_unchecked(v) })
-}
-
-/// A `String` grown with `try_reserve`: `fmt::Write` fails instead of
-/// aborting when the allocation does.
-struct TryString(String);
-
-impl fmt::Write for TryString {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0.try_reserve(s.len()).map_err(|_| fmt::Error)?;
-        self.0.push_str(s);
-        Ok(())
-    }
-}
-
-/// `format!`, or `NoMem`. Used through [`try_format!`](crate::try_format).
-pub fn format(args: fmt::Arguments<'_>) -> Result<String, NoMem> {
-    let mut s = TryString(String::new());
-    fmt::write(&mut s, args).map_err(|_| NoMem)?;
-    Ok(s.0)
-}
-
-/// `try_format!(...)`: `format!(...)` returning `Result<String, NoMem>`.
-#[macro_export]
-macro_rules! try_format {
-    ($($arg:tt)*) => { $crate::fallible::format(format_args!($($arg)*)) };
-}
-
-/// `String::from_utf8_lossy(b).into_owned()`, or `NoMem`.
-pub fn lossy(b: &[u8]) -> Result<String, NoMem> {
-    format(format_args!("{}", Lossy(b)))
 }
 
 struct Lossy<'a>(&'a [u8]);
@@ -661,10 +602,6 @@ mod tests {
         fail_after(0);
         assert_eq!(extend(&mut v, &[2, 3]), Err(NoMem));
         fail_after(0);
-        assert_eq!(cstring(&[b"/sys", b"/class"]).err(), Some(CStringError::NoMem));
-        fail_after(0);
-        assert_eq!(try_format!("{}-{}", "a", 12345).err(), Some(NoMem));
-        fail_after(0);
         assert!(env(c"PATH").is_none());
         disarm();
     }
@@ -677,13 +614,9 @@ mod tests {
         // SAFETY: written just above.
         assert_eq!(*unsafe { b.assume_init() }, 6);
         assert_eq!(concat(&[b"ab", b"", b"c"]).unwrap(), b"abc");
-        assert_eq!(cstring(&[b"/sys", b"/x"]).unwrap().as_bytes(), b"/sys/x");
-        assert_eq!(cstring(&[b"a\0b"]).err(), Some(CStringError::Nul));
-        assert_eq!(try_format!("{}:{:02x}", 3, 10).unwrap(), "3:0a");
         assert_eq!(vec_filled(9u8, 3).unwrap(), [9, 9, 9]);
         assert_eq!(&*boxed_slice_filled(7u16, 3).unwrap(), &[7, 7, 7]);
         assert!(boxed_slice_filled((), 3).unwrap().len() == 3);
-        assert_eq!(lossy(b"a\xffb").unwrap(), "a\u{FFFD}b");
         assert_eq!(format!("{}", display_lossy(b"a\xffb")), "a\u{FFFD}b");
     }
 
@@ -692,7 +625,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("fallible-dir-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("b")).unwrap();
         std::fs::write(dir.join("a"), b"").unwrap();
-        let c = CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
+        let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
         let mut names = Vec::new();
         for_each_dir_entry(libc::AT_FDCWD, &c, |n| {
             names.push(n.to_vec());
