@@ -242,25 +242,31 @@ unsafe extern "C" fn req_notify_cq_1_0(cq: *mut ibv_cq_1_0, solicited_only: c_in
     }
 }
 
-/// The elements of a NULL-terminated list, in order; None when there is no
-/// memory for them (upstream copies onto the stack, with alloca).
+/// The elements of a NULL-terminated 1.0 list, in order, and as many
+/// all-zero requests of the current layout to convert them into; None when
+/// there is no memory for them (upstream copies onto the stack, with
+/// alloca).
 ///
 /// # Safety
-/// `head` is NULL or the head of a valid list whose `next` is read by `next`.
-unsafe fn list_of<T>(head: *mut T, next: impl Fn(*mut T) -> *mut T) -> Option<Vec<*mut T>> {
+/// `head` is NULL or the head of a valid list whose `next` is read by
+/// `next`; all-zero bytes are a valid `R`.
+unsafe fn list_and_copies<T, R>(head: *mut T, next: impl Fn(*mut T) -> *mut T) -> Option<(Vec<*mut T>, Vec<R>)> {
     let mut n = 0;
     let mut w = head;
     while !w.is_null() {
         n += 1;
         w = next(w);
     }
-    let mut v = rdma_util::fallible::vec_with_capacity(n).ok()?;
+    let mut olds = rdma_util::fallible::vec_with_capacity(n).ok()?;
+    let mut reals = rdma_util::fallible::vec_with_capacity(n).ok()?;
     w = head;
     while !w.is_null() {
-        v.push(w);
+        olds.push(w);
+        // SAFETY: all-zero is a valid R (the caller's promise).
+        reals.push(unsafe { std::mem::zeroed() });
         w = next(w);
     }
-    Some(v)
+    Some((olds, reals))
 }
 
 /// Converts a 1.0 receive list, calls `post`, and maps the failing request
@@ -273,15 +279,9 @@ unsafe fn post_recv_list(
     bad_wr: *mut *mut ibv_recv_wr_1_0,
     post: impl FnOnce(*mut ibv_recv_wr, *mut *mut ibv_recv_wr) -> c_int,
 ) -> c_int {
-    // SAFETY: the caller's valid list.
-    let Some(olds) = (unsafe { list_of(wr, |w| (*w).next) }) else {
+    // SAFETY: the caller's valid list; all-zero is a valid ibv_recv_wr.
+    let Some((olds, mut reals)) = (unsafe { list_and_copies::<_, ibv_recv_wr>(wr, |w| (*w).next) }) else {
         // SAFETY: caller's out-parameter: nothing was posted.
-        unsafe { *bad_wr = wr };
-        return libc::ENOMEM;
-    };
-    // SAFETY: all-zero is a valid ibv_recv_wr.
-    let Ok(mut reals) = rdma_util::fallible::vec_filled::<ibv_recv_wr>(unsafe { std::mem::zeroed() }, olds.len()) else {
-        // SAFETY: as above.
         unsafe { *bad_wr = wr };
         return libc::ENOMEM;
     };
@@ -340,15 +340,9 @@ unsafe extern "C" fn post_srq_recv_1_0(srq: *mut ibv_srq_1_0, wr: *mut ibv_recv_
 unsafe extern "C" fn post_send_1_0(qp: *mut ibv_qp_1_0, wr: *mut ibv_send_wr_1_0, bad: *mut *mut ibv_send_wr_1_0) -> c_int {
     // SAFETY: a 1.0 QP points at its 1.0 context and real QP.
     let (real_ctx, real_qp, is_ud) = unsafe { ((*(*qp).context).real_context, (*qp).real_qp, (*qp).qp_type == IBV_QPT_UD) };
-    // SAFETY: the caller's valid list.
-    let Some(olds) = (unsafe { list_of(wr, |w| (*w).next) }) else {
+    // SAFETY: the caller's valid list; all-zero is a valid ibv_send_wr.
+    let Some((olds, mut reals)) = (unsafe { list_and_copies::<_, ibv_send_wr>(wr, |w| (*w).next) }) else {
         // SAFETY: caller's out-parameter: nothing was posted.
-        unsafe { *bad = wr };
-        return libc::ENOMEM;
-    };
-    // SAFETY: all-zero is a valid ibv_send_wr.
-    let Ok(mut reals) = rdma_util::fallible::vec_filled::<ibv_send_wr>(unsafe { std::mem::zeroed() }, olds.len()) else {
-        // SAFETY: as above.
         unsafe { *bad = wr };
         return libc::ENOMEM;
     };
