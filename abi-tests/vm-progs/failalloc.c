@@ -17,7 +17,8 @@
  *                            (for finding the allocation site of a crash;
  *                            addresses are library+offset, for addr2line)
  *
- * The counter is one atomic, so a failure lands on a deterministic call as
+ * The calls that glibc's own unwinder set-up makes in this object's
+ * constructor (see there) are not counted. The counter is one atomic, so a failure lands on a deterministic call as
  * long as the program's threads allocate in a deterministic order.
  */
 #define _GNU_SOURCE
@@ -51,12 +52,17 @@ __attribute__((constructor)) static void failalloc_init(void)
 {
 	void *warm[2];
 
+	/* glibc loads libgcc_s, by its own dlopen, the first time it unwinds
+	 * a stack: for backtrace(), and for pthread_exit and pthread_cancel
+	 * (one cached handle serves all three). If that dlopen's allocation
+	 * is the one that fails, glibc aborts ("libgcc_s.so.1 must be
+	 * installed for pthread_exit to work") whatever the program or its
+	 * libraries do. Load it now, before any call is counted, so that a
+	 * sweep measures the program and its libraries, not that. */
+	backtrace(warm, 2);
+	atomic_store(&calls, 0);
 	fail_at = env_number("FAILALLOC_N");
 	want_backtrace = env_number("FAILALLOC_BACKTRACE") != 0;
-	/* backtrace() loads libgcc_s on its first use, which allocates: do
-	 * that now, before any call is made to fail. */
-	if (want_backtrace)
-		backtrace(warm, 2);
 }
 
 __attribute__((destructor)) static void failalloc_fini(void)
