@@ -174,23 +174,37 @@ pub(crate) fn gid_to_ip(gid: &[u8; 16]) -> IpAddr {
 /// (01:00:5e + low 23 bits), IPv6 multicast (33:33 + low 32 bits) and IPv6
 /// link-local fe80::/64 (the EUI-64 interface id with the U/L bit flipped
 /// back, its middle ff:fe dropped).
-pub(crate) fn encoded_mac(dst: &IpAddr) -> Option<Vec<u8>> {
-    match dst {
+pub(crate) fn encoded_mac(dst: &IpAddr) -> Option<Lladdr> {
+    let mac = match dst {
         IpAddr::V4(a) => {
             let o = a.octets();
-            (o[0] & 0xf0 == 0xe0).then(|| vec![0x01, 0x00, 0x5e, o[1] & 0x7f, o[2], o[3]])
+            if o[0] & 0xf0 != 0xe0 {
+                return None;
+            }
+            [0x01, 0x00, 0x5e, o[1] & 0x7f, o[2], o[3]]
         }
         IpAddr::V6(a) => {
             let o = a.octets();
             if o[0] == 0xff {
-                Some(vec![0x33, 0x33, o[12], o[13], o[14], o[15]])
+                [0x33, 0x33, o[12], o[13], o[14], o[15]]
             } else if o[..8] == [0xfe, 0x80, 0, 0, 0, 0, 0, 0] {
-                Some(vec![o[8] ^ 2, o[9], o[10], o[13], o[14], o[15]])
+                [o[8] ^ 2, o[9], o[10], o[13], o[14], o[15]]
             } else {
-                None
+                return None;
             }
         }
-    }
+    };
+    Lladdr::of(&[&mac])
+}
+
+/// A link-layer address as netlink gives it (at most MAX_ADDR_LEN, 32
+/// bytes), kept without allocating.
+pub(crate) type Lladdr = rdma_util::fallible::FixedBuf<33>;
+
+/// An address attribute's bytes as a link-layer address; None when longer
+/// than any link layer's.
+fn lladdr_of(b: &[u8]) -> Option<Lladdr> {
+    Lladdr::of(&[b])
 }
 
 fn family_of(a: &IpAddr) -> u8 {
@@ -200,11 +214,13 @@ fn family_of(a: &IpAddr) -> u8 {
     }
 }
 
-fn addr_bytes(a: &IpAddr) -> Vec<u8> {
-    match a {
-        IpAddr::V4(a) => a.octets().to_vec(),
-        IpAddr::V6(a) => a.octets().to_vec(),
-    }
+fn addr_bytes(a: &IpAddr) -> rdma_util::fallible::FixedBuf<17> {
+    let b = match a {
+        IpAddr::V4(a) => rdma_util::fallible::FixedBuf::of(&[&a.octets()]),
+        IpAddr::V6(a) => rdma_util::fallible::FixedBuf::of(&[&a.octets()]),
+    };
+    // 4 or 16 bytes always fit.
+    b.unwrap_or_default()
 }
 
 /// An address attribute as an IP address: 4 bytes IPv4, 16 bytes IPv6.
@@ -241,7 +257,7 @@ fn route_request(dst: &IpAddr, oif: i32) -> MsgBuilder {
     };
     let mut m = MsgBuilder::new(RTM_GETROUTE, NLM_F_ACK)
         .header(&rtm)
-        .attr(RTA_DST, &addr_bytes(dst));
+        .attr(RTA_DST, addr_bytes(dst).as_bytes());
     if oif > 0 {
         m = m.attr_u32(RTA_OIF, oif as u32);
     }
@@ -252,7 +268,7 @@ fn route_request(dst: &IpAddr, oif: i32) -> MsgBuilder {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Link {
     index: i32,
-    addr: Option<Vec<u8>>,
+    addr: Option<Lladdr>,
     /// `Some(id)` for a VLAN device (id 0 when the kernel gave none).
     vlan: Option<u16>,
 }
@@ -275,7 +291,7 @@ fn parse_link(msg: &NlMsg<'_>) -> Option<Link> {
     }
     Some(Link {
         index,
-        addr: tb.get(IFLA_ADDRESS).map(<[u8]>::to_vec),
+        addr: tb.get(IFLA_ADDRESS).and_then(lladdr_of),
         vlan,
     })
 }
@@ -299,7 +315,7 @@ struct Neigh {
     family: u8,
     ifindex: i32,
     dst: Option<IpAddr>,
-    lladdr: Option<Vec<u8>>,
+    lladdr: Option<Lladdr>,
 }
 
 impl Neigh {
@@ -320,7 +336,7 @@ fn parse_neigh(msg: &NlMsg<'_>) -> Option<Neigh> {
         family: msg.payload[0],
         ifindex: i32::from_ne_bytes(msg.payload[4..8].try_into().unwrap()),
         dst: tb.get(NDA_DST).and_then(ip_from_bytes),
-        lladdr: tb.get(NDA_LLADDR).map(<[u8]>::to_vec),
+        lladdr: tb.get(NDA_LLADDR).and_then(lladdr_of),
     })
 }
 
@@ -377,7 +393,7 @@ fn parse_route(msg: &NlMsg<'_>) -> Option<Route> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct L2Resolution {
     pub(crate) ret: c_int,
-    pub(crate) mac: Vec<u8>,
+    pub(crate) mac: Lladdr,
     pub(crate) vid: Option<u16>,
 }
 
@@ -385,7 +401,7 @@ impl L2Resolution {
     fn fail(ret: c_int) -> Self {
         L2Resolution {
             ret,
-            mac: Vec::new(),
+            mac: Lladdr::new(),
             vid: None,
         }
     }
@@ -405,7 +421,7 @@ fn dump<T>(
     // hanging us.
     for _ in 0..64 {
         let seq = sock.send(req())?;
-        let mut out = Vec::new();
+        let mut out: Vec<T> = Vec::new();
         let mut interrupted = false;
         let mut multipart = false;
         loop {
@@ -432,7 +448,11 @@ fn dump<T>(
                         Some(e) => return Err(-e),
                         None => return Err(libc::EPROTO),
                     },
-                    _ => out.extend(parse(&msg)),
+                    _ => {
+                        if let Some(x) = parse(&msg) {
+                            rdma_util::fallible::push(&mut out, x).map_err(|_| libc::ENOMEM)?;
+                        }
+                    }
                 }
             }
             if !multipart {
@@ -493,13 +513,9 @@ impl Handler {
     }
 
     /// The link-layer address of the first neighbour entry for (oif, dst).
-    fn cached_neigh_mac(&self) -> Option<Vec<u8>> {
+    fn cached_neigh_mac(&self) -> Option<Lladdr> {
         let dst = self.t.dst?;
-        self.neighs
-            .iter()
-            .find(|n| n.is(self.t.oif, &dst))?
-            .lladdr
-            .clone()
+        self.neighs.iter().find(|n| n.is(self.t.oif, &dst))?.lladdr
     }
 
     /// The route query and everything that follows from its answer.
@@ -510,7 +526,8 @@ impl Handler {
             .send(route_request(&dst, self.t.oif))
             .map_err(|_| ())?;
         loop {
-            let dg = self.sock.recv().map_err(|_| ())?.to_vec();
+            // A copy, so that the replies can update self while read.
+            let dg = rdma_util::fallible::concat(&[self.sock.recv().map_err(|_| ())?]).map_err(|_| ())?;
             if dg.is_empty() {
                 return Ok(());
             }
@@ -555,7 +572,7 @@ impl Handler {
     }
 
     /// Step 6: the neighbour table, then active resolution.
-    fn resolve_neigh(&mut self) -> Option<Vec<u8>> {
+    fn resolve_neigh(&mut self) -> Option<Lladdr> {
         if let Some(mac) = self.cached_neigh_mac() {
             return Some(mac);
         }
@@ -667,7 +684,7 @@ struct Target {
     oif: i32,
     dst: Option<IpAddr>,
     src: Option<IpAddr>,
-    found: Option<Vec<u8>>,
+    found: Option<Lladdr>,
 }
 
 /// What a route answer teaches (upstream's route parser): the gateway becomes
@@ -697,7 +714,7 @@ fn apply_route(t: &mut Target, links: &[Link], route: &Route) {
         match links
             .iter()
             .find(|l| l.index == oif)
-            .and_then(|l| l.addr.clone())
+            .and_then(|l| l.addr)
         {
             Some(a) => t.found = Some(a),
             None => t.src = None,
@@ -709,7 +726,7 @@ fn apply_route(t: &mut Target, links: &[Link], route: &Route) {
 
 /// The link-layer address in a datagram of neighbour notifications, for the
 /// entry (oif, dst), if one carries it. An error message ends the datagram.
-fn neigh_notification(dg: &[u8], oif: i32, dst: &IpAddr) -> Option<Vec<u8>> {
+fn neigh_notification(dg: &[u8], oif: i32, dst: &IpAddr) -> Option<Lladdr> {
     for msg in wire::messages(dg) {
         match msg.ty {
             NLMSG_ERROR if msg.error_code() != Some(0) => return None,
@@ -774,7 +791,7 @@ pub(crate) fn resolve_eth_l2(
         },
         _ => L2Resolution {
             ret: -libc::EHOSTUNREACH,
-            mac: Vec::new(),
+            mac: Lladdr::new(),
             vid,
         },
     }
@@ -823,7 +840,7 @@ rdma_util::export! {
         }
         // SAFETY: eth_mac is non-NULL and holds ETHERNET_LL_SIZE bytes by the
         // API contract; r.mac is at most that long.
-        unsafe { std::ptr::copy_nonoverlapping(r.mac.as_ptr(), eth_mac, r.mac.len().min(ETHERNET_LL_SIZE)) };
+        unsafe { std::ptr::copy_nonoverlapping(r.mac.as_bytes().as_ptr(), eth_mac, r.mac.len().min(ETHERNET_LL_SIZE)) };
         r.ret
     }
 }
@@ -831,6 +848,11 @@ rdma_util::export! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A link-layer address as the code under test keeps it.
+    fn ll(b: &[u8]) -> Option<Lladdr> {
+        lladdr_of(b)
+    }
     use rdma_util::netlink::wire::testbuf::{attr, error, msg};
     use rdma_util::netlink::wire::{NLA_F_NESTED, NLM_F_REQUEST};
     use std::process::Command;
@@ -887,25 +909,25 @@ mod tests {
     fn encoded_macs() {
         assert_eq!(
             encoded_mac(&ip("224.1.2.3")),
-            Some(vec![1, 0, 0x5e, 1, 2, 3])
+            ll(&[1, 0, 0x5e, 1, 2, 3])
         );
         assert_eq!(
             encoded_mac(&ip("239.255.254.253")),
-            Some(vec![1, 0, 0x5e, 0x7f, 0xfe, 0xfd])
+            ll(&[1, 0, 0x5e, 0x7f, 0xfe, 0xfd])
         );
         assert_eq!(encoded_mac(&ip("223.255.255.255")), None);
         assert_eq!(encoded_mac(&ip("240.0.0.1")), None);
         assert_eq!(
             encoded_mac(&ip("ff02::1:ff12:3456")),
-            Some(vec![0x33, 0x33, 0xff, 0x12, 0x34, 0x56])
+            ll(&[0x33, 0x33, 0xff, 0x12, 0x34, 0x56])
         );
         assert_eq!(
             encoded_mac(&ip("fe80::211:22ff:fe33:4455")),
-            Some(vec![0x02 ^ 0x02, 0x11, 0x22, 0x33, 0x44, 0x55])
+            ll(&[0x02 ^ 0x02, 0x11, 0x22, 0x33, 0x44, 0x55])
         );
         assert_eq!(
             encoded_mac(&ip("fe80::ff:fe00:b01")),
-            Some(vec![2, 0, 0, 0, 0x0b, 1])
+            ll(&[2, 0, 0, 0, 0x0b, 1])
         );
         // Only fe80::/64 exactly.
         assert_eq!(encoded_mac(&ip("fe80:0:0:1::1")), None);
@@ -982,7 +1004,7 @@ mod tests {
             l,
             Link {
                 index: 7,
-                addr: Some(mac.to_vec()),
+                addr: ll(&mac),
                 vlan: Some(100)
             }
         );
@@ -1144,13 +1166,13 @@ mod tests {
     fn route_decisions() {
         let links = vec![Link {
             index: 3,
-            addr: Some(vec![2, 0, 0, 0, 0xa, 1]),
+            addr: ll(&[2, 0, 0, 0, 0xa, 1]),
             vlan: None,
         }];
         // A gateway becomes the address to resolve.
         let mut t = target("203.0.113.7");
         apply_route(&mut t, &links, &route(1, Some("192.0.2.2")));
-        assert_eq!((t.dst, t.found.clone()), (Some(ip("192.0.2.2")), None));
+        assert_eq!((t.dst, t.found), (Some(ip("192.0.2.2")), None));
         // Reject routes clear the source, which fails the lookup.
         for rt in [RTN_BLACKHOLE, RTN_UNREACHABLE, RTN_PROHIBIT, RTN_THROW] {
             let mut t = target("198.18.0.1");
@@ -1160,7 +1182,7 @@ mod tests {
         // Local: the interface's own address.
         let mut t = target("192.0.2.1");
         apply_route(&mut t, &links, &route(RTN_LOCAL, None));
-        assert_eq!(t.found, Some(vec![2, 0, 0, 0, 0xa, 1]));
+        assert_eq!(t.found, ll(&[2, 0, 0, 0, 0xa, 1]));
         // Local on an interface without address (or unknown): failure.
         let mut t = target("192.0.2.1");
         apply_route(&mut t, &[], &route(RTN_LOCAL, None));
@@ -1168,7 +1190,7 @@ mod tests {
         // Multicast destination: encoded MAC, no neighbour lookup.
         let mut t = target("224.1.2.3");
         apply_route(&mut t, &links, &route(5, None));
-        assert_eq!(t.found, Some(vec![1, 0, 0x5e, 1, 2, 3]));
+        assert_eq!(t.found, ll(&[1, 0, 0x5e, 1, 2, 3]));
         // A unicast route leaves the work to the neighbour table.
         let mut t = target("192.0.2.2");
         apply_route(&mut t, &links, &route(1, None));
@@ -1191,7 +1213,7 @@ mod tests {
         let good = msg(RTM_NEWNEIGH, 0, 0, &b);
         assert_eq!(
             neigh_notification(&good, 3, &dst),
-            Some(vec![2, 0, 0, 0, 0xb, 1])
+            ll(&[2, 0, 0, 0, 0xb, 1])
         );
         assert_eq!(neigh_notification(&good, 4, &dst), None, "other interface");
         assert_eq!(
@@ -1207,7 +1229,7 @@ mod tests {
         // A later message in the same datagram can answer.
         assert_eq!(
             neigh_notification(&[inc.clone(), good.clone()].concat(), 3, &dst),
-            Some(vec![2, 0, 0, 0, 0xb, 1])
+            ll(&[2, 0, 0, 0, 0xb, 1])
         );
         // An ACK is skipped, an error ends the datagram.
         assert!(neigh_notification(&[error(1, 0), good.clone()].concat(), 3, &dst).is_some());
@@ -1480,7 +1502,7 @@ int main(int argc, char **argv)
     /// written over 0xee-filled buffers.
     fn render(r: &L2Resolution) -> String {
         let mut mac = [0xeeu8; 6];
-        mac[..r.mac.len()].copy_from_slice(&r.mac);
+        mac[..r.mac.len()].copy_from_slice(r.mac.as_bytes());
         format!(
             "ret={} mac={:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x} vid={:04x}",
             r.ret,

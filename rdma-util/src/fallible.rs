@@ -149,6 +149,7 @@ pub struct Full;
 /// A byte string of at most `N - 1` bytes on the stack, always followed by a
 /// NUL: paths, and messages that must go out in one write. Every append
 /// fails (and leaves the contents as they were) when it does not fit.
+#[derive(Clone, Copy)]
 pub struct FixedBuf<const N: usize> {
     len: usize,
     buf: [u8; N],
@@ -213,6 +214,20 @@ impl<const N: usize> FixedBuf<N> {
     pub fn clear(&mut self) {
         self.len = 0;
         self.buf[0] = 0;
+    }
+}
+
+impl<const N: usize> PartialEq for FixedBuf<N> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl<const N: usize> Eq for FixedBuf<N> {}
+
+impl<const N: usize> fmt::Debug for FixedBuf<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:02x?}", self.as_bytes())
     }
 }
 

@@ -64,9 +64,24 @@ impl Socket {
 
     /// Subscribes to multicast group `group` (an RTNLGRP_* number).
     pub fn join_group(&self, group: u32) -> Result<(), i32> {
-        self.sock
-            .add_mcast_membership(Groups::new_groups(&[group]))
-            .map_err(os_errno)
+        // setsockopt directly: neli's membership call builds a Vec of the
+        // groups, an allocation this needs no part of.
+        // SAFETY: the descriptor is self.sock's, open while self lives; the
+        // option value is a u32 local passed with its size.
+        let r = unsafe {
+            libc::setsockopt(
+                self.sock.as_raw_fd(),
+                libc::SOL_NETLINK,
+                libc::NETLINK_ADD_MEMBERSHIP,
+                (&group as *const u32).cast(),
+                core::mem::size_of::<u32>() as libc::socklen_t,
+            )
+        };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO))
+        }
     }
 
     fn set_rcvtimeo(&mut self, t: Option<Duration>) -> Result<(), i32> {

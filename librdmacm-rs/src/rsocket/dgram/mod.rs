@@ -177,10 +177,15 @@ pub(crate) unsafe fn send(d: &Dsock, buf: *const u8, len: usize, flags: c_int) -
 /// # Safety
 /// `iov` holds `iovcnt` valid entries; `name` holds `namelen` bytes or is null.
 pub(crate) unsafe fn sendv(d: &Shared<Dsock>, iov: &[libc::iovec], flags: c_int, name: *const libc::sockaddr, namelen: libc::socklen_t) -> Res<usize> {
-    let mut v: Vec<u8> = Vec::new();
+    // As the kernel's sendmsg: a total past SSIZE_MAX is EINVAL.
+    let total = iov
+        .iter()
+        .try_fold(0usize, |t, i| t.checked_add(i.iov_len).filter(|&t| t <= isize::MAX as usize))
+        .ok_or(libc::EINVAL)?;
+    let mut v: Vec<u8> = rdma_util::fallible::vec_with_capacity(total).map_err(|_| libc::ENOMEM)?;
     for i in iov {
         if i.iov_len > 0 {
-            // SAFETY: per the contract.
+            // SAFETY: per the contract; v has room for every vector.
             v.extend_from_slice(unsafe { core::slice::from_raw_parts(i.iov_base.cast::<u8>(), i.iov_len) });
         }
     }

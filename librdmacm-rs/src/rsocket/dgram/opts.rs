@@ -110,7 +110,8 @@ pub(crate) unsafe fn setsockopt(d: &Dsock, level: c_int, optname: c_int, optval:
                     if optval.is_null() && optlen != 0 {
                         return Err(libc::EFAULT);
                     }
-                    let mut v = vec![0u8; optlen as usize];
+                    // Upstream's malloc of optlen bytes: ENOMEM when it fails.
+                    let mut v = rdma_util::fallible::vec_filled(0u8, optlen as usize).map_err(|_| libc::ENOMEM)?;
                     if optlen != 0 {
                         // SAFETY: optlen readable bytes from the caller.
                         unsafe { core::ptr::copy_nonoverlapping(optval.cast::<u8>(), v.as_mut_ptr(), optlen as usize) };

@@ -223,11 +223,16 @@ impl Dsock {
         set_qp_size(crate::cma::max_qpsize(None), &mut c);
         let buf = PageBuf::new(c.base.sq_size as usize * RS_SNDLOWAT as usize)?;
         c.sbuf = Some(buf);
-        c.rmsg = VecDeque::with_capacity(c.base.rq_size as usize + 1);
+        // Both hold at most one entry per queue slot: reserved now, they
+        // never grow on the data path.
+        let ring = c.base.rq_size as usize + 1;
+        c.rmsg.try_reserve(ring).map_err(|_| libc::ENOMEM)?;
+        let mut free = rdma_util::fallible::vec_with_capacity(c.base.sq_size as usize).map_err(|_| libc::ENOMEM)?;
+        // Popped from the end: slot 0 first, as upstream's list.
+        free.extend((0..c.base.sq_size as u32).rev().map(|i| i * RS_SNDLOWAT));
+        c.smsg_free = free;
         c.sqe_avail = c.base.sq_size as u32;
         c.rqe_avail = c.base.rq_size as u32;
-        // Popped from the end: slot 0 first, as upstream's list.
-        c.smsg_free = (0..c.base.sq_size as u32).rev().map(|i| i * RS_SNDLOWAT).collect();
         Ok(())
     }
 
@@ -266,6 +271,10 @@ impl Dsock {
     /// `ds_create_qp`: a UD QP bound to `src`, with buffers, CQ, its own
     /// address handle and all receives posted.
     fn create_qp(&self, c: &mut DState, src: &SockAddr) -> Res<usize> {
+        // Room for the QP and its own destination first: nothing to undo
+        // when the memory is not there.
+        c.qps.try_reserve(1).map_err(|_| libc::ENOMEM)?;
+        c.dests.try_reserve(1).map_err(|_| libc::ENOMEM)?;
         let mut id = null_mut();
         // SAFETY: out pointer is a local; synchronous id.
         if unsafe { crate::cma::rdma_create_id(null_mut(), &mut id, null_mut(), RDMA_PS_UDP) } != 0 {
@@ -429,6 +438,7 @@ impl Dsock {
         }
         let mut a = SockAddr::ZERO;
         a.0[..addr_len.min(28)].copy_from_slice(&addr.0[..addr_len.min(28)]);
+        c.dests.try_reserve(1).map_err(|_| libc::ENOMEM)?;
         c.dests.push(Dest { addr: a, qp: qi, ah: null_mut(), qpn: 0 });
         Ok(c.dests.len() - 1)
     }
