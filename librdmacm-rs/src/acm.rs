@@ -31,7 +31,7 @@ use std::sync::OnceLock;
 use parking_lot::Mutex;
 
 use crate::abi::verbs::{ibv_path_data, ibv_path_record};
-use crate::addrinfo::{bytes_at, sa_family, AddrInfo, Chain, Hints, SibBuilder, RAI_ROUTEONLY};
+use crate::addrinfo::{bytes_at, dup, dup_opt, sa_family, AddrInfo, Chain, Hints, SibBuilder, RAI_ROUTEONLY};
 use crate::abi::acm::*;
 use crate::abi::cma::*;
 
@@ -206,9 +206,28 @@ fn put_ep_addr(msg: &mut [u8], e: usize, addr: &[u8]) {
     }
 }
 
+/// An ibacm message on the stack: its first `len` bytes count.
+pub(crate) struct Msg {
+    buf: [u8; ACM_MSG_LENGTH],
+    len: usize,
+}
+
+impl core::ops::Deref for Msg {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl core::ops::DerefMut for Msg {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        &mut self.buf[..self.len]
+    }
+}
+
 /// The resolve request for a result, exactly `hdr.length` bytes long.
-fn build_request(rai: &AddrInfo, hints: &Hints) -> Vec<u8> {
-    let mut msg = vec![0u8; ACM_MSG_LENGTH];
+fn build_request(rai: &AddrInfo, hints: &Hints) -> Msg {
+    let mut msg = [0u8; ACM_MSG_LENGTH];
     msg[offset_of!(acm_hdr, version)] = ACM_VERSION;
     msg[offset_of!(acm_hdr, opcode)] = ACM_OP_RESOLVE;
     let mut n = 0;
@@ -252,13 +271,12 @@ fn build_request(rai: &AddrInfo, hints: &Hints) -> Vec<u8> {
     }
     let len = ep(n);
     put(&mut msg, HDR_LENGTH, &(len as u16).to_ne_bytes());
-    msg.truncate(len);
-    msg
+    Msg { buf: msg, len }
 }
 
 /// Sends a request and reads the reply under the connection's lock; None
 /// when the send is short, or the reply is short, inconsistent or an error.
-pub(crate) fn exchange(conn: &Mutex<OwnedFd>, req: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn exchange(conn: &Mutex<OwnedFd>, req: &[u8]) -> Option<Msg> {
     let mut buf = [0u8; ACM_MSG_LENGTH];
     let got = {
         let fd = conn.lock();
@@ -277,7 +295,7 @@ pub(crate) fn exchange(conn: &Mutex<OwnedFd>, req: &[u8]) -> Option<Vec<u8>> {
     if got != len as isize || buf[HDR_STATUS] != 0 {
         return None;
     }
-    Some(buf[..got as usize].to_vec())
+    Some(Msg { buf, len: got as usize })
 }
 
 /// Applies a reply (`resp` is exactly `hdr.length` bytes) to a result.
@@ -297,35 +315,42 @@ fn save_resp(rai: &mut AddrInfo, resp: &mut [u8]) {
                 first_path.get_or_insert(e);
                 path_cnt += 1;
             }
+            // Upstream skips an address it cannot allocate room for.
             ACM_EP_INFO_ADDRESS_IP if flags & ACM_EP_FLAG_SOURCE != 0 && rai.src_len() == 0 => {
-                let mut sin = vec![0u8; size_of::<libc::sockaddr_in>()];
-                put(&mut sin, 0, &(libc::AF_INET as u16).to_ne_bytes());
-                put(&mut sin, SIN_ADDR, &resp[e + EP_INFO..e + EP_INFO + 4]);
-                rai.src = Some(sin);
+                if let Ok(mut sin) = rdma_util::fallible::vec_filled(0u8, size_of::<libc::sockaddr_in>()) {
+                    put(&mut sin, 0, &(libc::AF_INET as u16).to_ne_bytes());
+                    put(&mut sin, SIN_ADDR, &resp[e + EP_INFO..e + EP_INFO + 4]);
+                    rai.src = Some(sin);
+                }
             }
             ACM_EP_INFO_ADDRESS_IP6 if flags & ACM_EP_FLAG_SOURCE != 0 && rai.src_len() == 0 => {
-                let mut sin6 = vec![0u8; size_of::<libc::sockaddr_in6>()];
-                put(&mut sin6, 0, &(libc::AF_INET6 as u16).to_ne_bytes());
-                put(&mut sin6, SIN6_ADDR, &resp[e + EP_INFO..e + EP_INFO + 16]);
-                rai.src = Some(sin6);
+                if let Ok(mut sin6) = rdma_util::fallible::vec_filled(0u8, size_of::<libc::sockaddr_in6>()) {
+                    put(&mut sin6, 0, &(libc::AF_INET6 as u16).to_ne_bytes());
+                    put(&mut sin6, SIN6_ADDR, &resp[e + EP_INFO..e + EP_INFO + 16]);
+                    rai.src = Some(sin6);
+                }
             }
             _ => {}
         }
     }
     // The route is `path_cnt` consecutive entries starting at the first path
     // entry, whatever their types (upstream copies them as one block); with
-    // no path entry it is an empty, non-NULL route.
-    rai.route = Some(match first_path {
-        Some(start) => resp[start..start + path_cnt * ACM_MSG_EP_LENGTH].to_vec(),
-        None => Vec::new(),
-    });
+    // no path entry it is an empty, non-NULL route. Short of memory, the
+    // route stays as it was (upstream's failed calloc).
+    let route = match first_path {
+        Some(start) => dup(&resp[start..start + path_cnt * ACM_MSG_EP_LENGTH]),
+        None => Ok(Vec::new()),
+    };
+    if let Ok(r) = route {
+        rai.route = Some(r);
+    }
 }
 
 /// The `ib_connect_hdr` for an IP result, or None when the result lacks the
 /// source or destination address it needs (upstream would crash).
 fn connect_hdr(rai: &AddrInfo) -> Option<Vec<u8>> {
     let (src, dst) = (rai.src.as_deref()?, rai.dst.as_deref()?);
-    let mut hdr = vec![0u8; size_of::<ib_connect_hdr>()];
+    let mut hdr = rdma_util::fallible::vec_filled(0u8, size_of::<ib_connect_hdr>()).ok()?;
     let src_off = offset_of!(ib_connect_hdr, src_addr);
     let dst_off = offset_of!(ib_connect_hdr, dst_addr);
     // The family of the result decides, whatever each address's own is.
@@ -342,27 +367,33 @@ fn connect_hdr(rai: &AddrInfo) -> Option<Vec<u8>> {
 }
 
 /// Puts an AF_IB result built from the first path record of `chain[0]` in
-/// front of the chain.
-fn resolve_af_ib(chain: &mut Vec<AddrInfo>) {
-    let rai = &chain[0];
-    let Some(route) = rai.route.as_ref().filter(|r| r.len() >= ACM_MSG_EP_LENGTH) else {
-        return;
-    };
+/// front of the chain. Short of memory (or of a source or destination an IP
+/// result needs) the chain stays as it is, as upstream's does.
+fn resolve_af_ib(chain: &mut Chain) {
+    let _ = (|| -> Option<()> {
+        let ib = af_ib_result(&chain[0])?;
+        let v = chain.as_vec().ok()?;
+        v.try_reserve(1).ok()?;
+        v.insert(0, ib);
+        Some(())
+    })();
+}
+
+/// The AF_IB result for `rai` (see [`resolve_af_ib`]).
+fn af_ib_result(rai: &AddrInfo) -> Option<AddrInfo> {
+    let route = rai.route.as_ref().filter(|r| r.len() >= ACM_MSG_EP_LENGTH)?;
     let mut ib = AddrInfo {
         flags: rai.flags,
         family: AF_IB,
         qp_type: rai.qp_type,
         port_space: rai.port_space,
-        route: Some(route.clone()),
-        src_canonname: rai.src_canonname.clone(),
-        dst_canonname: rai.dst_canonname.clone(),
+        route: Some(dup(route).ok()?),
+        src_canonname: dup_opt(&rai.src_canonname).ok()?,
+        dst_canonname: dup_opt(&rai.dst_canonname).ok()?,
         ..Default::default()
     };
     if rai.family != AF_IB {
-        match connect_hdr(rai) {
-            Some(hdr) => ib.connect = Some(hdr),
-            None => return,
-        }
+        ib.connect = Some(connect_hdr(rai)?);
     }
     let path = &route[PATH_IN_DATA..PATH_IN_DATA + size_of::<ibv_path_record>()];
     let flow = u32::from_be_bytes(bytes_at(path, PATH_FLOW)) >> 8;
@@ -376,14 +407,14 @@ fn resolve_af_ib(chain: &mut Vec<AddrInfo>) {
         sib.set_sid(ib.port_space, addr);
         sib.to_bytes()
     };
-    ib.src = Some(side(PATH_SGID, rai.src.as_deref()));
-    ib.dst = Some(side(PATH_DGID, rai.dst.as_deref()));
-    chain.insert(0, ib);
+    ib.src = Some(side(PATH_SGID, rai.src.as_deref()).ok()?);
+    ib.dst = Some(side(PATH_DGID, rai.dst.as_deref()).ok()?);
+    Some(ib)
 }
 
 /// The ibacm step on a given connection: ask, apply the reply, and add the
 /// AF_IB result when `af_ib` (kernel support) allows it.
-fn resolve_on(conn: &Mutex<OwnedFd>, chain: &mut Vec<AddrInfo>, hints: &Hints, af_ib: bool) {
+fn resolve_on(conn: &Mutex<OwnedFd>, chain: &mut Chain, hints: &Hints, af_ib: bool) {
     let req = build_request(&chain[0], hints);
     let Some(mut resp) = exchange(conn, &req) else {
         return;
@@ -398,7 +429,7 @@ fn resolve_on(conn: &Mutex<OwnedFd>, chain: &mut Vec<AddrInfo>, hints: &Hints, a
 /// when ibacm is not reachable.
 pub(crate) fn ib_resolve(chain: &mut Chain, hints: &Hints) {
     if let Some(conn) = ib_init() {
-        resolve_on(conn, chain.as_vec(), hints, crate::ucma::af_ib_support());
+        resolve_on(conn, chain, hints, crate::ucma::af_ib_support());
     }
 }
 
@@ -492,7 +523,9 @@ mod tests {
             req
         });
         let conn = Mutex::new(OwnedFd::from(client));
-        resolve_on(&conn, chain, hints, af_ib);
+        let mut c = Chain::Many(core::mem::take(chain));
+        resolve_on(&conn, &mut c, hints, af_ib);
+        *chain = c.into_vec();
         t.join().unwrap()
     }
 

@@ -37,10 +37,9 @@
 use core::ffi::{c_char, c_int, c_void, CStr};
 use core::mem::offset_of;
 use core::ptr;
-use std::ffi::CString;
-
 use crate::abi::verbs::{IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_XRC_RECV, IBV_QPT_XRC_SEND};
 use crate::abi::cma::*;
+use rdma_util::fallible::NoMem;
 use rdma_util::ffi::set_errno;
 
 /// The hint flag that keeps rdma_getaddrinfo from adding the AF_IB result
@@ -58,8 +57,9 @@ pub(crate) struct AddrInfo {
     pub(crate) port_space: c_int,
     pub(crate) src: Option<Vec<u8>>,
     pub(crate) dst: Option<Vec<u8>>,
-    pub(crate) src_canonname: Option<CString>,
-    pub(crate) dst_canonname: Option<CString>,
+    /// The names with their terminating NUL, as C will get them.
+    pub(crate) src_canonname: Option<Vec<u8>>,
+    pub(crate) dst_canonname: Option<Vec<u8>>,
     /// `Some(empty)` is a non-NULL `ai_route` of length 0 (upstream
     /// allocates one when ibacm answers without path records).
     pub(crate) route: Option<Vec<u8>>,
@@ -76,13 +76,16 @@ pub(crate) enum Chain {
 }
 
 impl Chain {
-    /// The chain as a list, converting a single result in place.
-    pub(crate) fn as_vec(&mut self) -> &mut Vec<AddrInfo> {
+    /// The chain as a list, converting a single result in place (the
+    /// chain is unchanged when the list cannot be had).
+    pub(crate) fn as_vec(&mut self) -> Result<&mut Vec<AddrInfo>, NoMem> {
         if let Chain::One(rai) = self {
-            *self = Chain::Many(vec![core::mem::take(rai)]);
+            let mut v = rdma_util::fallible::vec_with_capacity(1)?;
+            v.push(core::mem::take(rai));
+            *self = Chain::Many(v);
         }
         match self {
-            Chain::Many(v) => v,
+            Chain::Many(v) => Ok(v),
             Chain::One(_) => unreachable!("converted above"),
         }
     }
@@ -155,30 +158,40 @@ impl Hints {
     ///
     /// # Safety
     /// Non-NULL address and route pointers must be readable for their lengths.
-    pub(crate) unsafe fn from_c(h: &rdma_addrinfo) -> Hints {
+    pub(crate) unsafe fn from_c(h: &rdma_addrinfo) -> Result<Hints, NoMem> {
         // SAFETY: the caller guarantees each non-NULL pointer covers its length.
         let copy = |p: *const u8, len: usize| unsafe {
-            (!p.is_null()).then(|| core::slice::from_raw_parts(p, len).to_vec())
+            (!p.is_null()).then(|| dup(core::slice::from_raw_parts(p, len))).transpose()
         };
         let route_len = h.ai_route_len;
         let route = if route_len == PATH_RECORD_LEN || route_len == PATH_DATA_LEN {
-            copy(h.ai_route.cast(), route_len)
+            copy(h.ai_route.cast(), route_len)?
         } else {
             None
         };
-        Hints {
+        Ok(Hints {
             flags: h.ai_flags,
             family: h.ai_family,
             qp_type: h.ai_qp_type,
             port_space: h.ai_port_space,
             src_len: h.ai_src_len,
-            src: copy(h.ai_src_addr.cast(), h.ai_src_len as usize),
+            src: copy(h.ai_src_addr.cast(), h.ai_src_len as usize)?,
             dst_len: h.ai_dst_len,
-            dst: copy(h.ai_dst_addr.cast(), h.ai_dst_len as usize),
+            dst: copy(h.ai_dst_addr.cast(), h.ai_dst_len as usize)?,
             route_len,
             route,
-        }
+        })
     }
+}
+
+/// A copy of `b` on the heap, or NoMem.
+pub(crate) fn dup(b: &[u8]) -> Result<Vec<u8>, NoMem> {
+    rdma_util::fallible::concat(&[b])
+}
+
+/// A copy of an optional field.
+pub(crate) fn dup_opt(b: &Option<Vec<u8>>) -> Result<Option<Vec<u8>>, NoMem> {
+    b.as_deref().map(dup).transpose()
 }
 
 const PATH_RECORD_LEN: usize = core::mem::size_of::<crate::abi::verbs::ibv_path_record>();
@@ -246,8 +259,8 @@ impl SibBuilder {
     }
 
     /// The 48 bytes of the `sockaddr_ib`.
-    pub(crate) fn to_bytes(self) -> Vec<u8> {
-        let mut b = vec![0u8; core::mem::size_of::<sockaddr_ib>()];
+    pub(crate) fn to_bytes(self) -> Result<Vec<u8>, NoMem> {
+        let mut b = rdma_util::fallible::vec_filled(0u8, core::mem::size_of::<sockaddr_ib>())?;
         let mut put = |off: usize, v: &[u8]| b[off..off + v.len()].copy_from_slice(v);
         put(offset_of!(sockaddr_ib, sib_family), &(AF_IB as u16).to_ne_bytes());
         put(offset_of!(sockaddr_ib, sib_pkey), &self.pkey);
@@ -256,14 +269,14 @@ impl SibBuilder {
         put(offset_of!(sockaddr_ib, sib_sid), &self.sid.to_be_bytes());
         put(offset_of!(sockaddr_ib, sib_sid_mask), &self.sid_mask.to_be_bytes());
         put(offset_of!(sockaddr_ib, sib_scope_id), &self.scope_id.to_ne_bytes());
-        b
+        Ok(b)
     }
 }
 
 /// Turns an address that getaddrinfo returned (read as a `sockaddr_in6`)
 /// into an AF_IB address: the IPv6 address is the GID, pkey 0xffff, and the
 /// service id comes from `ps` and the port.
-fn in6_to_ib(ps: c_int, src: &[u8]) -> Vec<u8> {
+fn in6_to_ib(ps: c_int, src: &[u8]) -> Result<Vec<u8>, NoMem> {
     let mut sib = SibBuilder {
         pkey: [0xff, 0xff],
         flowinfo: bytes_at(src, offset_of!(libc::sockaddr_in6, sin6_flowinfo)),
@@ -287,7 +300,8 @@ pub(crate) struct SysAi {
     pub(crate) socktype: c_int,
     pub(crate) protocol: c_int,
     pub(crate) addr: Vec<u8>,
-    pub(crate) canonname: Option<CString>,
+    /// With its NUL.
+    pub(crate) canonname: Option<Vec<u8>>,
 }
 
 /// The socket hints upstream derives from RDMA hints.
@@ -326,7 +340,8 @@ fn socket_hints(h: &Hints) -> libc::addrinfo {
 }
 
 /// Calls the C library's getaddrinfo and keeps its first result; the error
-/// is getaddrinfo's own return value (errno as it left it).
+/// is getaddrinfo's own return value (errno as it left it), or -1 with
+/// errno ENOMEM when the copy cannot be had.
 fn sys_getaddrinfo(
     node: Option<&CStr>,
     service: Option<&CStr>,
@@ -351,28 +366,35 @@ fn sys_getaddrinfo(
     // C string. The list is freed exactly once, after the copy.
     unsafe {
         let ai = &*res;
-        let addr = if ai.ai_addr.is_null() {
-            Vec::new()
-        } else {
-            core::slice::from_raw_parts(ai.ai_addr.cast::<u8>(), ai.ai_addrlen as usize).to_vec()
-        };
-        let canonname = (!ai.ai_canonname.is_null()).then(|| CStr::from_ptr(ai.ai_canonname).to_owned());
-        let out = SysAi {
+        let copied = (|| {
+            let addr = if ai.ai_addr.is_null() {
+                Vec::new()
+            } else {
+                dup(core::slice::from_raw_parts(ai.ai_addr.cast::<u8>(), ai.ai_addrlen as usize))?
+            };
+            let canonname = if ai.ai_canonname.is_null() {
+                None
+            } else {
+                Some(dup(CStr::from_ptr(ai.ai_canonname).to_bytes_with_nul())?)
+            };
+            Ok::<_, NoMem>((addr, canonname))
+        })();
+        let out = copied.map(|(addr, canonname)| SysAi {
             flags: ai.ai_flags,
             family: ai.ai_family,
             socktype: ai.ai_socktype,
             protocol: ai.ai_protocol,
             addr,
             canonname,
-        };
+        });
         libc::freeaddrinfo(res);
-        Ok(out)
+        out.map_err(|_| nomem())
     }
 }
 
 /// Builds the RDMA result from the first socket result, whose address and
 /// name it takes over.
-fn from_socket_result(h: &Hints, ai: SysAi) -> AddrInfo {
+fn from_socket_result(h: &Hints, ai: SysAi) -> Result<AddrInfo, NoMem> {
     let qp_type = if h.qp_type != 0 {
         h.qp_type
     } else {
@@ -393,7 +415,7 @@ fn from_socket_result(h: &Hints, ai: SysAi) -> AddrInfo {
     };
     let to_ib = h.flags & RAI_FAMILY != 0 && h.family == AF_IB && h.flags & RAI_NUMERICHOST != 0;
     let (family, addr) = if to_ib {
-        (AF_IB, in6_to_ib(port_space, &ai.addr))
+        (AF_IB, in6_to_ib(port_space, &ai.addr)?)
     } else {
         (ai.family, ai.addr)
     };
@@ -406,13 +428,19 @@ fn from_socket_result(h: &Hints, ai: SysAi) -> AddrInfo {
         rai.dst_canonname = ai.canonname;
         rai.dst = Some(addr);
     }
-    rai
+    Ok(rai)
 }
 
 /// -1 with errno EINVAL: what we return where upstream would crash on a
 /// NULL address in the hints.
 fn null_hint() -> c_int {
     set_errno(libc::EINVAL);
+    -1
+}
+
+/// -1 with errno ENOMEM: upstream's failed allocations.
+fn nomem() -> c_int {
+    set_errno(libc::ENOMEM);
     -1
 }
 
@@ -438,7 +466,7 @@ pub(crate) fn getaddrinfo_with(
         // defaults); given hints are translated even when all zero.
         let sock_hints = hints.map(socket_hints);
         let ai = sys_getaddrinfo(node, service, sock_hints.as_ref())?;
-        from_socket_result(h, ai)
+        from_socket_result(h, ai).map_err(|_| nomem())?
     } else {
         let mut rai = AddrInfo {
             flags: h.flags,
@@ -448,13 +476,13 @@ pub(crate) fn getaddrinfo_with(
             ..Default::default()
         };
         if h.dst_len != 0 {
-            rai.dst = Some(h.dst.clone().ok_or_else(null_hint)?);
+            rai.dst = Some(dup(h.dst.as_deref().ok_or_else(null_hint)?).map_err(|_| nomem())?);
         }
         rai
     };
 
     if rai.src_len() == 0 && h.src_len != 0 {
-        rai.src = Some(h.src.clone().ok_or_else(null_hint)?);
+        rai.src = Some(dup(h.src.as_deref().ok_or_else(null_hint)?).map_err(|_| nomem())?);
     }
 
     let mut chain = Chain::One(rai);
@@ -516,8 +544,8 @@ pub(crate) fn chain_to_c(chain: &[AddrInfo]) -> Option<*mut rdma_addrinfo> {
             c.ai_src_len = rai.src_len() as libc::socklen_t;
             c.ai_dst_addr = c_field(rai.dst.as_deref())?.cast();
             c.ai_dst_len = rai.dst_len() as libc::socklen_t;
-            c.ai_src_canonname = c_field(rai.src_canonname.as_ref().map(|s| s.as_bytes_with_nul()))?.cast();
-            c.ai_dst_canonname = c_field(rai.dst_canonname.as_ref().map(|s| s.as_bytes_with_nul()))?.cast();
+            c.ai_src_canonname = c_field(rai.src_canonname.as_deref())?.cast();
+            c.ai_dst_canonname = c_field(rai.dst_canonname.as_deref())?.cast();
             c.ai_route = c_field(rai.route.as_deref())?;
             c.ai_route_len = rai.route_len();
             c.ai_connect = c_field(rai.connect.as_deref())?;
@@ -572,7 +600,7 @@ unsafe fn opt_cstr<'a>(p: *const c_char) -> Option<&'a CStr> {
 }
 
 /// rdma_getaddrinfo's C arguments as safe values: the strings, and the
-/// hints copied out.
+/// hints copied out (NoMem when the copy cannot be had).
 ///
 /// # Safety
 /// `node` and `service` are NULL or NUL-terminated strings; `hints` is NULL
@@ -581,9 +609,9 @@ pub(crate) unsafe fn c_args<'a>(
     node: *const c_char,
     service: *const c_char,
     hints: *const rdma_addrinfo,
-) -> (Option<&'a CStr>, Option<&'a CStr>, Option<Hints>) {
+) -> (Option<&'a CStr>, Option<&'a CStr>, Result<Option<Hints>, NoMem>) {
     // SAFETY: forwarded contract.
-    unsafe { (opt_cstr(node), opt_cstr(service), hints.as_ref().map(|h| Hints::from_c(h))) }
+    unsafe { (opt_cstr(node), opt_cstr(service), hints.as_ref().map(|h| Hints::from_c(h)).transpose()) }
 }
 
 /// rdma_getaddrinfo once its arguments are checked and the library is
@@ -628,6 +656,7 @@ rdma_util::export! {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use std::ffi::CString;
     use super::*;
     use rdma_util::ffi::errno;
 
@@ -803,7 +832,7 @@ pub(crate) mod tests {
         s.set_sid(-1, None);
         assert_eq!(s.sid, 0xffff_ffff_0000);
         // The port of an AF_IB address is the low half of its service id.
-        let ib = SibBuilder { sid: 0x0106_1234, ..Default::default() }.to_bytes();
+        let ib = SibBuilder { sid: 0x0106_1234, ..Default::default() }.to_bytes().unwrap();
         assert_eq!(addr_port(&ib), 0x1234);
         assert_eq!(addr_port(&[0u8; 16]), 0);
     }
@@ -883,8 +912,8 @@ pub(crate) mod tests {
             port_space: RDMA_PS_IB as c_int,
             src: Some(vec![7; 48]),
             dst: Some(vec![8; 48]),
-            src_canonname: Some(c("src.example")),
-            dst_canonname: Some(c("dst.example")),
+            src_canonname: Some(b"src.example\0".to_vec()),
+            dst_canonname: Some(b"dst.example\0".to_vec()),
             route: Some(vec![9; 144]),
             connect: Some(vec![4; 36]),
         };
@@ -903,8 +932,8 @@ pub(crate) mod tests {
                 port_space: r.ai_port_space,
                 src: blob(r.ai_src_addr.cast(), r.ai_src_len as usize),
                 dst: blob(r.ai_dst_addr.cast(), r.ai_dst_len as usize),
-                src_canonname: cstr_field(r.ai_src_canonname).map(|v| CString::new(v).unwrap()),
-                dst_canonname: cstr_field(r.ai_dst_canonname).map(|v| CString::new(v).unwrap()),
+                src_canonname: cstr_field(r.ai_src_canonname).map(|v| [v, vec![0]].concat()),
+                dst_canonname: cstr_field(r.ai_dst_canonname).map(|v| [v, vec![0]].concat()),
                 route: blob(r.ai_route, r.ai_route_len),
                 connect: blob(r.ai_connect, r.ai_connect_len),
             });

@@ -216,6 +216,11 @@ rdma_util::export! {
         if let Err(ret) = getaddrinfo_init() {
             return ret;
         }
+        // Upstream's first allocations come after its initialisation.
+        let Ok(hints) = hints else {
+            rdma_util::ffi::set_errno(libc::ENOMEM);
+            return -1;
+        };
         // SAFETY: res was checked non-NULL and points to writable storage.
         unsafe {
             crate::addrinfo::getaddrinfo_to_c(node, service, hints.as_ref(), &mut crate::acm::ib_resolve, res)
