@@ -21,7 +21,7 @@
 //! dereference an arbitrary value.
 
 use std::ffi::CStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use parking_lot::Mutex;
 
@@ -43,32 +43,59 @@ static KNOWN: Mutex<Vec<(usize, Option<Release>)>> = Mutex::new(Vec::new());
 /// library's ABI minor and the release, major and optional minor).
 pub(crate) fn release_from_file_name(name: &str) -> Option<Release> {
     let (_, tail) = name.split_once(".so.")?;
-    let parts = tail
-        .split('.')
-        .map(|p| if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) { p.parse::<u32>().ok() } else { None })
-        .collect::<Option<Vec<u32>>>()?;
-    match parts[..] {
-        [_, _, major] => Some((major, 0)),
-        [_, _, major, minor] => Some((major, minor)),
+    let mut parts = [0u32; 4];
+    let mut n = 0;
+    for p in tail.split('.') {
+        if n == parts.len() || p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        parts[n] = p.parse().ok()?;
+        n += 1;
+    }
+    match n {
+        3 => Some((parts[2], 0)),
+        4 => Some((parts[2], parts[3])),
         _ => None,
     }
 }
 
-fn release_of_file(path: &Path) -> Option<Release> {
-    let real = std::fs::canonicalize(path).ok()?;
-    release_from_file_name(real.file_name()?.to_str()?)
+/// Where `needle` last occurs in `hay`.
+fn rfind(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).rposition(|w| w == needle)
+}
+
+/// The release in the name of the file `path` resolves to (through
+/// symlinks). Paths stay on the stack: nothing here allocates but what
+/// realpath(3) may need, and it fails rather than abort.
+fn release_of_file(path: &[u8]) -> Option<Release> {
+    let p = rdma_util::fallible::path(&[path])?;
+    let mut real = [0u8; libc::PATH_MAX as usize];
+    // SAFETY: p is NUL-terminated; real holds PATH_MAX bytes, as realpath
+    // requires of a caller's buffer.
+    if unsafe { libc::realpath(p.c_str()?.as_ptr(), real.as_mut_ptr().cast()) }.is_null() {
+        return None;
+    }
+    let real = CStr::from_bytes_until_nul(&real).ok()?.to_bytes();
+    let name = &real[real.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1)..];
+    release_from_file_name(core::str::from_utf8(name).ok()?)
 }
 
 /// The release of the provider at `path` (the name it was loaded by): its
 /// own file's, else that of the versioned providers beside it with the same
 /// suffix (`-rdmav34.so`). None when neither tells, or they disagree.
 pub(crate) fn release_of_provider(path: &Path) -> Option<Release> {
+    use std::os::unix::ffi::OsStrExt;
+    release_of_path(path.as_os_str().as_bytes())
+}
+
+fn release_of_path(path: &[u8]) -> Option<Release> {
     if let Some(r) = release_of_file(path) {
         return Some(r);
     }
-    let name = path.file_name()?.to_str()?;
-    let suffix = &name[name.rfind("-rdmav")?..];
-    release_of_dir(path.parent()?, |n| n.ends_with(suffix))
+    let slash = path.iter().rposition(|&b| b == b'/')?;
+    let (dir, name) = (&path[..slash], &path[slash + 1..]);
+    let suffix = &name[rfind(name, b"-rdmav")?..];
+    release_of_dir(if dir.is_empty() { b"/" } else { dir }, |n| n.ends_with(suffix))
 }
 
 /// The rdma-core release whose providers are installed: the one release of
@@ -80,31 +107,41 @@ pub(crate) fn release_of_provider(path: &Path) -> Option<Release> {
 /// own release decides there, as the distribution's library would.
 pub(crate) fn system_release() -> Option<Release> {
     static SYSTEM: std::sync::OnceLock<Option<Release>> = std::sync::OnceLock::new();
-    *SYSTEM.get_or_init(|| release_of_dir(Path::new(crate::loader::PROVIDER_DIR), |n| n.contains("-rdmav")))
+    *SYSTEM.get_or_init(|| release_of_dir(crate::loader::PROVIDER_DIR.as_bytes(), |n| rfind(n, b"-rdmav").is_some()))
 }
 
 /// The one release of the files of `dir` whose names `pick` takes and whose
 /// real file names carry a release. None when none does, or they disagree.
-fn release_of_dir(dir: &Path, pick: impl Fn(&str) -> bool) -> Option<Release> {
+fn release_of_dir(dir: &[u8], pick: impl Fn(&[u8]) -> bool) -> Option<Release> {
+    let d = rdma_util::fallible::path(&[dir])?;
     let mut found: Option<Release> = None;
-    for e in std::fs::read_dir(dir).ok()?.flatten() {
-        let n = e.file_name();
-        let Some(n) = n.to_str() else { continue };
+    let mut disagree = false;
+    rdma_util::fallible::for_each_dir_entry(libc::AT_FDCWD, d.c_str()?, |n| {
         if !pick(n) {
-            continue;
+            return true;
         }
-        if let Some(r) = release_of_file(&dir.join(n)) {
+        let Some(full) = rdma_util::fallible::path(&[dir, b"/", n]) else { return true };
+        if let Some(r) = release_of_file(full.as_bytes()) {
             match found {
-                Some(f) if f != r => return None,
+                Some(f) if f != r => {
+                    disagree = true;
+                    return false;
+                }
                 _ => found = Some(r),
             }
         }
+        true
+    })
+    .ok()?;
+    if disagree {
+        None
+    } else {
+        found
     }
-    found
 }
 
 /// The file a provider's ops table was loaded from, by dladdr.
-fn file_of(ops: *const verbs_device_ops) -> Option<PathBuf> {
+fn file_of(ops: *const verbs_device_ops) -> Option<rdma_util::fallible::PathBuf> {
     // SAFETY: an all-zero Dl_info is a valid value to be overwritten.
     let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
     // SAFETY: dladdr only reads the loader's tables for any address.
@@ -113,19 +150,23 @@ fn file_of(ops: *const verbs_device_ops) -> Option<PathBuf> {
     }
     // SAFETY: dli_fname is a NUL-terminated string owned by the loader.
     let name = unsafe { CStr::from_ptr(info.dli_fname) };
-    Some(PathBuf::from(name.to_str().ok()?))
+    rdma_util::fallible::path(&[name.to_bytes()])
 }
 
-/// The release of the provider whose ops table is `ops`, found once.
+/// The release of the provider whose ops table is `ops`, found once (when
+/// there is no memory to remember it, found again next time).
 fn release_of_ops(ops: *const verbs_device_ops) -> Option<Release> {
     let key = ops as usize;
     if let Some(&(_, r)) = KNOWN.lock().iter().find(|(k, _)| *k == key) {
         return r;
     }
-    let r = file_of(ops).and_then(|p| release_of_provider(&p));
+    let r = file_of(ops).and_then(|p| {
+        use std::os::unix::ffi::OsStrExt;
+        release_of_provider(Path::new(std::ffi::OsStr::from_bytes(p.as_bytes())))
+    });
     let mut known = KNOWN.lock();
     if !known.iter().any(|(k, _)| *k == key) {
-        known.push((key, r));
+        let _ = rdma_util::fallible::push(&mut known, (key, r));
     }
     r
 }
@@ -151,7 +192,6 @@ pub(crate) unsafe fn passes_dmabuf_driver(ctx: *mut ibv_context) -> bool {
     !ops.is_null() && release_of_ops(ops).is_some_and(|r| r >= DMABUF_DRIVER_ARG_SINCE)
 }
 
-/// Tests: records the release of a fake provider's ops table.
 #[cfg(test)]
 pub(crate) fn set_release_for_test(ops: *const verbs_device_ops, r: Option<Release>) {
     let mut known = KNOWN.lock();
@@ -162,6 +202,7 @@ pub(crate) fn set_release_for_test(ops: *const verbs_device_ops, r: Option<Relea
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
     use std::os::unix::fs::symlink;
 
     #[test]
@@ -235,15 +276,21 @@ mod tests {
                 let r = release_of_provider(&e.path());
                 let want = want.unwrap_or_else(|| {
                     // The host's own: the release of its libibverbs package.
-                    release_of_file(&PathBuf::from(crate::loader::PROVIDER_DIR).join("../libibverbs.so.1"))
+                    release_of_file(format!("{}/../libibverbs.so.1", crate::loader::PROVIDER_DIR).as_bytes())
                         .expect("the host's libibverbs.so.1 names its release")
                 });
                 assert_eq!(r, Some(want), "{}", e.path().display());
                 checked += 1;
             }
             // The directory as a whole: what system_release() reads.
-            let host = release_of_file(&PathBuf::from(crate::loader::PROVIDER_DIR).join("../libibverbs.so.1"));
-            assert_eq!(release_of_dir(&dir, |n| n.contains("-rdmav")), want.or(host), "{}", dir.display());
+            let host = release_of_file(format!("{}/../libibverbs.so.1", crate::loader::PROVIDER_DIR).as_bytes());
+            use std::os::unix::ffi::OsStrExt;
+            assert_eq!(
+                release_of_dir(dir.as_os_str().as_bytes(), |n| rfind(n, b"-rdmav").is_some()),
+                want.or(host),
+                "{}",
+                dir.display()
+            );
         }
         eprintln!("{checked} providers checked");
     }
