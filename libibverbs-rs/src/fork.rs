@@ -248,6 +248,13 @@ impl Advice {
 #[inline]
 fn advise_range(counts: &mut PageCounts, start: usize, last: usize, advice: Advice, ps: usize) -> c_int {
     let (inc, from) = advice.step();
+    // Room for the counts first, so that nothing below allocates: short of
+    // memory the call fails before the kernel is asked anything (upstream's
+    // range tree fails its malloc with ENOMEM there too).
+    if counts.reserve(start, last).is_err() {
+        set_errno(libc::ENOMEM);
+        return -1;
+    }
     // The common cases (a fresh registration over untracked pages, a nested
     // one, the dofork undoing either) need the madvise on all of the range
     // or on none of it, and are done in one pass over its bits. The counts
@@ -270,7 +277,7 @@ fn advise_range(counts: &mut PageCounts, start: usize, last: usize, advice: Advi
         }
         Change::General => {}
     }
-    counts.with_ranges_of_count(start, last, from, |counts, targets| {
+    let done = counts.with_ranges_of_count(start, last, from, |counts, targets| {
         for (i, &(s, l)) in targets.iter().enumerate() {
             if do_madvise(s, l, advice, ps) != 0 {
                 // Only MADV_DONTFORK gets here. Undo what this call did to
@@ -286,6 +293,10 @@ fn advise_range(counts: &mut PageCounts, start: usize, last: usize, advice: Advi
         }
         counts.add(start, last, inc);
         0
+    });
+    done.unwrap_or_else(|_| {
+        set_errno(libc::ENOMEM);
+        -1
     })
 }
 

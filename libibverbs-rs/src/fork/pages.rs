@@ -48,6 +48,8 @@
 //! Entries with no bit set are removed, so the table does not grow with
 //! churn over the address space.
 
+use rdma_util::fallible::NoMem;
+
 /// What [`PageCounts::change`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Change {
@@ -230,17 +232,65 @@ impl PageCounts {
     #[cold]
     fn insert(&mut self, key: usize) -> usize {
         if 4 * (self.len + 1) > 3 * self.table.len() {
-            let n = (self.table.len() * 2).max(64);
-            let old = std::mem::replace(&mut self.table, vec![VACANT; n]);
-            for e in old.into_iter().filter(|e| e.key != EMPTY) {
-                let i = self.vacancy(e.key);
-                self.table[i] = e;
+            // The library reserves before every change (see `reserve`), so
+            // this growth is for direct callers (the tests) only.
+            if self.grow_to(self.len + 1).is_err() {
+                panic!("fork page counts: no room reserved for a new chunk");
             }
         }
         let i = self.vacancy(key);
         self.table[i] = Entry { key, ..VACANT };
         self.len += 1;
         i
+    }
+
+    /// A table of at least 64 slots holding `need` chunks at most 3/4 full,
+    /// the chunks held moved over; NoMem (and the table as it was) when the
+    /// memory is not there.
+    #[cold]
+    fn grow_to(&mut self, need: usize) -> Result<(), NoMem> {
+        let mut n = self.table.len().max(64);
+        while need.checked_mul(4).ok_or(NoMem)? > 3 * n {
+            n = n.checked_mul(2).ok_or(NoMem)?;
+        }
+        if n == self.table.len() {
+            return Ok(());
+        }
+        let fresh = rdma_util::fallible::vec_filled(VACANT, n)?;
+        let old = std::mem::replace(&mut self.table, fresh);
+        for e in old.into_iter().filter(|e| e.key != EMPTY) {
+            let i = self.vacancy(e.key);
+            self.table[i] = e;
+        }
+        Ok(())
+    }
+
+    /// Makes room for any one change over `[start, last]` ([`Self::change`],
+    /// [`Self::add`]): a slot for each of its chunks, and a per-page array
+    /// for each of them should they all need one. Afterwards neither
+    /// allocates; NoMem (nothing changed) when the room cannot be had, for
+    /// the caller to fail with ENOMEM before the kernel is asked anything.
+    /// Reserved array room is only address space until used.
+    #[inline]
+    pub(crate) fn reserve(&mut self, start: usize, last: usize) -> Result<(), NoMem> {
+        let (p0, p1) = self.pages(start, last);
+        let chunks = (p1 >> CHUNK_SHIFT) - (p0 >> CHUNK_SHIFT) + 1;
+        let need = self.len.checked_add(chunks).ok_or(NoMem)?;
+        if need.checked_mul(4).ok_or(NoMem)? > 3 * self.table.len() {
+            self.grow_to(need)?;
+        }
+        if self.free.len() + (self.arrays.capacity() - self.arrays.len()) < chunks {
+            self.reserve_arrays(chunks)?;
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn reserve_arrays(&mut self, chunks: usize) -> Result<(), NoMem> {
+        self.arrays.try_reserve(chunks.saturating_sub(self.free.len())).map_err(|_| NoMem)?;
+        // Every free place is an array's index: room for all of them.
+        let cap = self.arrays.capacity();
+        self.free.try_reserve(cap - self.free.len()).map_err(|_| NoMem)
     }
 
     /// The first empty slot on `key`'s probe sequence.
@@ -433,28 +483,34 @@ impl PageCounts {
     }
 
     /// Calls `f` with the maximal sub-ranges of `[start, last]` whose count
-    /// is `value` (0 or 1), in ascending order, without allocating once warm.
+    /// is `value` (0 or 1), in ascending order, without allocating once warm
+    /// (NoMem, before `f` is called, when the list cannot be had).
     pub(crate) fn with_ranges_of_count<R>(
         &mut self,
         start: usize,
         last: usize,
         value: i32,
         f: impl FnOnce(&mut Self, &[(usize, usize)]) -> R,
-    ) -> R {
+    ) -> Result<R, NoMem> {
         let (p0, p1) = self.pages(start, last);
         let mut runs = std::mem::take(&mut self.targets);
         runs.clear();
+        let mut room = Ok(());
         for_chunks(p0, p1, |key, m| {
             let (ones, exc) = self.bits(key);
-            push_runs(&mut runs, key << CHUNK_SHIFT, transitions(m, ones, exc, value));
-            true
+            room = push_runs(&mut runs, key << CHUNK_SHIFT, transitions(m, ones, exc, value));
+            room.is_ok()
         });
+        if room.is_err() {
+            self.targets = runs;
+            return Err(NoMem);
+        }
         for r in runs.iter_mut() {
             *r = self.addrs(r.0, r.1);
         }
         let out = f(self, &runs);
         self.targets = runs;
-        out
+        Ok(out)
     }
 
     /// Adds `inc` (1 or -1) to the count of every page in `[start, last]`.
@@ -568,17 +624,18 @@ impl PageCounts {
 /// Appends the set bits of `bits`, page `base` for bit 0, to `out` as
 /// maximal page runs, extending its last run where they touch.
 #[inline(always)]
-fn push_runs(out: &mut Vec<(usize, usize)>, base: usize, mut bits: u64) {
+fn push_runs(out: &mut Vec<(usize, usize)>, base: usize, mut bits: u64) -> Result<(), NoMem> {
     while bits != 0 {
         let b = bits.trailing_zeros();
         let len = (!(bits >> b)).trailing_zeros();
         let (s, l) = (base + b as usize, base + (b + len) as usize - 1);
         match out.last_mut() {
             Some(r) if r.1 + 1 == s => r.1 = l,
-            _ => out.push((s, l)),
+            _ => rdma_util::fallible::push(out, (s, l))?,
         }
         bits &= if b + len >= 64 { 0 } else { u64::MAX << (b + len) };
     }
+    Ok(())
 }
 
 /// log2 of sysconf's page size (4 KiB if sysconf fails).
@@ -602,6 +659,23 @@ mod tests {
     /// Random ±1 changes over a few chunks' worth of pages (runs that cross
     /// words and chunks), through change() or add() as advise_range would
     /// call them, against a per-page model.
+    /// Room that cannot be had (the whole address space: a table of 2^47
+    /// slots) is NoMem, leaves the counts as they were, and the next
+    /// ordinary change still works.
+    #[test]
+    fn reserve_without_the_memory_changes_nothing() {
+        let mut c = PageCounts::with_page_size(4096);
+        c.reserve(0x10000, 0x1ffff).unwrap();
+        assert_eq!(c.change(0x10000, 0x1ffff, 1, 0), Change::Advise);
+        let slots = c.table.len();
+        assert_eq!(c.reserve(0, usize::MAX), Err(NoMem));
+        assert_eq!(c.table.len(), slots);
+        assert_eq!(c.count_at(0x10000), 1);
+        c.reserve(0x40000, 0x40fff).unwrap();
+        assert_eq!(c.change(0x40000, 0x40fff, 1, 0), Change::Advise);
+        c.assert_canonical();
+    }
+
     #[test]
     fn random_changes_match_a_model() {
         const PAGES: usize = 1300; // a bit over two chunks and a half
@@ -642,7 +716,8 @@ mod tests {
                     c.with_ranges_of_count(s, l, from, |c, t| {
                         assert_eq!(t, &want[..], "seed {seed} step {step}: targets");
                         c.add(s, l, inc);
-                    });
+                    })
+                    .unwrap();
                     None
                 } else {
                     let ch = c.change(s, l, inc, from);
@@ -651,7 +726,8 @@ mod tests {
                         c.with_ranges_of_count(s, l, from, |c, t| {
                             assert_eq!(t, &want[..]);
                             c.add(s, l, inc);
-                        });
+                        })
+                        .unwrap();
                     }
                     Some(ch)
                 };
