@@ -101,6 +101,10 @@ differs alloc_fail_rping --long "a client run per allocation, with a server each
   'abi-tests/vm-progs/alloc-sweep --timeout 60 --server "rping -s -a 10.0.2.15 -C 3" --ready-cm 7174 -- rping -c -a 10.0.2.15 -C 3'
 differs alloc_fail_rstream --long "a client run per allocation, with a server each time" --timeout 7200 "${ALLOC_CLEAN[@]}" \
   'abi-tests/vm-progs/alloc-sweep --timeout 60 --server "rstream -b 10.0.2.15 -S 4096 -C 20" --ready-cm 7471 -- rstream -s 10.0.2.15 -S 4096 -C 20'
+# rdma_client: rdma_getaddrinfo, rdma_create_ep (its PD, CQs and QP),
+# rdma_connect and one message each way.
+differs alloc_fail_rdma_client --long "a client run per allocation, with a server each time" --timeout 7200 "${ALLOC_CLEAN[@]}" \
+  'abi-tests/vm-progs/alloc-sweep --timeout 60 --server "rdma_server" --ready-cm 7471 -- rdma_client -s 10.0.2.15'
 
 # ---- resource limits -----------------------------------------------------
 # A small RLIMIT_MEMLOCK against ibv_reg_mr, and a descriptor table used up
@@ -110,10 +114,18 @@ differs alloc_fail_rstream --long "a client run per allocation, with a server ea
 # abi-tests/vm-progs/rs_limits.c). Run without CAP_IPC_LOCK, which would
 # lift the memlock limit for root.
 compare resource_limits 'setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock abi-tests/vm-progs/run-c-probe rs_limits rxe0'
+# Objects until the kernel refuses one: rxe's maxima (about a million CQs,
+# QPs and PDs) are past what the VM's memory holds, so the rdma cgroup
+# controller sets the limit (4 device contexts, 40 objects on rxe0; see
+# abi-tests/vm-progs/rdma-cgroup). Contexts, CQs, QPs, MRs and AHs: the
+# count and errno of the refusal, every object freed, one created again,
+# no descriptor or mapping left behind (abi-tests/vm-progs/exhaust.c).
+compare object_exhaustion --timeout 300 'abi-tests/vm-progs/rdma-cgroup 4 40 abi-tests/vm-progs/run-c-probe exhaust'
 
 # ---- signals ---------------------------------------------------------------
 # A SIGALRM every millisecond, aimed at the thread that waits in
-# rdma_get_cm_event, raccept, rpoll and rrecv, with the handler installed
+# rdma_get_cm_event, ibv_get_cq_event, raccept, rpoll and rrecv (and, under
+# librspreload, accept, poll and recv), with the handler installed
 # without SA_RESTART and with it: whether each wait returned EINTR must be
 # as with Debian's libraries, and nothing may be lost (the CM event arrives,
 # all 256 KiB arrive in order). See abi-tests/vm-progs/rs_signals.c.
@@ -124,10 +136,23 @@ compare resource_limits 'setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock a
 differs signals_no_restart --timeout 180 --rc upstream:any \
   --has 'upstream:^rdma_get_cm_event: interrupted, then RDMA_CM_EVENT_ADDR_RESOLVED$' \
   --has 'ours:^rdma_get_cm_event: interrupted, then RDMA_CM_EVENT_ADDR_RESOLVED$' \
+  --has 'ours:^ibv_get_cq_event: interrupted, then the event; the datagram received intact$' \
   --has 'ours:^raccept: interrupted, then a connection$' --has 'ours:^rpoll: interrupted, then input ready$' \
   --has 'ours:^rrecv: interrupted; 262144 of 262144 bytes, all in order$' \
   'abi-tests/vm-progs/run-c-probe rs_signals 10.0.2.15 7480'
 compare signals_restart --long "the same with SA_RESTART" --timeout 180 'abi-tests/vm-progs/run-c-probe rs_signals 10.0.2.15 7481 restart'
+# The same waits in a program that uses the socket calls, under each
+# librspreload (on its own librdmacm: rspreload-run --cm ours): accept,
+# poll and recv. Debian's is recorded, not compared (its rsockets lose the
+# connection under the signals, as above).
+differs preload_signals_no_restart --long "the preload's waits under signals; the CI tier has the rsockets ones" --timeout 180 --rc upstream:any \
+  --has 'ours:^accept: interrupted, then a connection$' --has 'ours:^poll: interrupted, then input ready$' \
+  --has 'ours:^recv: interrupted; 262144 of 262144 bytes, all in order$' \
+  'abi-tests/vm-progs/rspreload-run --cm ours rs_signals 10.0.2.15 7482 sockets'
+differs preload_signals_restart --long "the preload's waits under signals; the CI tier has the rsockets ones" --timeout 180 --rc upstream:any \
+  --has 'ours:^accept: never interrupted, then a connection$' --has 'ours:^poll: interrupted, then input ready$' \
+  --has 'ours:^recv: never interrupted; 262144 of 262144 bytes, all in order$' \
+  'abi-tests/vm-progs/rspreload-run --cm ours rs_signals 10.0.2.15 7483 restart sockets'
 
 # ---- a hostile rsockets peer -----------------------------------------------
 # rs_hostile speaks the rsockets protocol with plain verbs and sends an

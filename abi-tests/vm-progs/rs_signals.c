@@ -3,7 +3,7 @@
  * millisecond (SIGALRM from a timer aimed at the main thread, which makes
  * every wait below; the handler only counts).
  *
- *   rs_signals ADDR PORT [restart]
+ *   rs_signals ADDR PORT [restart] [sockets]
  *
  * ADDR is a local address on an RDMA device (10.0.2.15 on rxe0). Without
  * "restart" the handler is installed without SA_RESTART, so a blocking
@@ -13,11 +13,18 @@
  *
  * 1. rdma_get_cm_event, blocked until another thread resolves an address:
  *    the event (ADDR_RESOLVED) arrives, once.
- * 2. raccept, blocked until another thread connects (rsockets, loopback
+ * 2. ibv_get_cq_event, blocked until another thread sends a UD datagram
+ *    to a QP of the same CQ (through the device to itself): the event
+ *    arrives and the receive completes.
+ * 3. raccept, blocked until another thread connects (rsockets, loopback
  *    through the device).
- * 3. rpoll for input, blocked until the peer sends.
- * 4. rrecv of 256 KiB that the peer sends in 4 KiB pieces with pauses
+ * 4. rpoll for input, blocked until the peer sends.
+ * 5. rrecv of 256 KiB that the peer sends in 4 KiB pieces with pauses
  *    between them: every byte arrives, in order (a counter pattern).
+ *
+ * With "sockets", only 3-5, through the socket calls (socket, accept,
+ * poll, recv, ...) instead of the r* calls: for a run under librspreload,
+ * whose accept and recv are then the waits.
  *
  * For each wait the line says whether it was interrupted (returned EINTR
  * at least once): upstream's behaviour, which ours must match. The line is
@@ -38,6 +45,8 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 #include <rdma/rsocket.h>
 
@@ -48,6 +57,39 @@ static volatile sig_atomic_t ticks;
 static struct sockaddr_in addr;
 static const char *volatile waiting_in = "setup";
 static volatile int progress;
+
+/* The socket calls the rsockets cases make: rsockets' own, or the plain
+ * ones (which a preloaded librspreload takes over). */
+struct api {
+	int (*socket)(int, int, int);
+	int (*bind)(int, const struct sockaddr *, socklen_t);
+	int (*listen)(int, int);
+	int (*accept)(int, struct sockaddr *, socklen_t *);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*recv)(int, void *, size_t, int);
+	int (*poll)(struct pollfd *, nfds_t, int);
+	int (*close)(int);
+	int (*setsockopt)(int, int, int, const void *, socklen_t);
+	const char *prefix;
+};
+
+static const struct api rs_api = { rsocket, rbind, rlisten, raccept, rconnect, rsend, rrecv,
+				   rpoll, rclose, rsetsockopt, "r" };
+static const struct api plain_api = { socket, bind, listen, accept, connect, send, recv,
+				      poll, close, setsockopt, "" };
+static const struct api *api = &rs_api;
+
+/* "raccept" or "accept", as the mode calls it. */
+static const char *call(const char *name)
+{
+	static char buf[4][32];
+	static int next;
+	char *b = buf[next++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "%s%s", api->prefix, name);
+	return b;
+}
 
 /* Ends the program when one wait takes 30 s (this thread never gets the
  * signal: the timer is aimed at the main thread). */
@@ -139,7 +181,147 @@ static void cm_event_case(void)
 	rdma_destroy_event_channel(ch);
 }
 
-/* 2-4. rsockets */
+/* 2. ibv_get_cq_event: a UD QP on the first device sends to itself. */
+struct ud {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	struct ibv_ah *ah;
+	char buf[40 + 64];
+};
+
+static int ud_setup(struct ud *u)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_qp_init_attr ia = { 0 };
+	struct ibv_qp_attr qa = { 0 };
+	struct ibv_ah_attr aa = { 0 };
+	struct ibv_recv_wr rwr = { 0 }, *bad_r;
+	struct ibv_sge sge;
+	union ibv_gid gid;
+
+	if (!list || !list[0] || !(u->ctx = ibv_open_device(list[0])))
+		return -1;
+	ibv_free_device_list(list);
+	if (!(u->pd = ibv_alloc_pd(u->ctx)) || !(u->ch = ibv_create_comp_channel(u->ctx)) ||
+	    !(u->cq = ibv_create_cq(u->ctx, 4, NULL, u->ch, 0)) ||
+	    !(u->mr = ibv_reg_mr(u->pd, u->buf, sizeof(u->buf), IBV_ACCESS_LOCAL_WRITE)))
+		return -1;
+	ia.send_cq = ia.recv_cq = u->cq;
+	ia.qp_type = IBV_QPT_UD;
+	ia.cap.max_send_wr = ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+	if (!(u->qp = ibv_create_qp(u->pd, &ia)))
+		return -1;
+	qa.qp_state = IBV_QPS_INIT;
+	qa.port_num = 1;
+	qa.qkey = 0x11111111;
+	if (ibv_modify_qp(u->qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))
+		return -1;
+	qa.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(u->qp, &qa, IBV_QP_STATE))
+		return -1;
+	qa.qp_state = IBV_QPS_RTS;
+	qa.sq_psn = 0;
+	if (ibv_modify_qp(u->qp, &qa, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		return -1;
+	/* RoCE: a global route to our own GID 1 (the IPv4 one). */
+	if (ibv_query_gid(u->ctx, 1, 1, &gid))
+		return -1;
+	aa.is_global = 1;
+	aa.grh.dgid = gid;
+	aa.grh.sgid_index = 1;
+	aa.grh.hop_limit = 1;
+	aa.port_num = 1;
+	if (!(u->ah = ibv_create_ah(u->pd, &aa)))
+		return -1;
+	sge.addr = (uintptr_t)u->buf;
+	sge.length = sizeof(u->buf);
+	sge.lkey = u->mr->lkey;
+	rwr.wr_id = 2;
+	rwr.sg_list = &sge;
+	rwr.num_sge = 1;
+	if (ibv_post_recv(u->qp, &rwr, &bad_r) || ibv_req_notify_cq(u->cq, 0))
+		return -1;
+	return 0;
+}
+
+static void *send_later(void *arg)
+{
+	struct ud *u = arg;
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_sge sge;
+
+	pause_ms(200);
+	memcpy(u->buf + 40, "datagram", 9);
+	sge.addr = (uintptr_t)(u->buf + 40);
+	sge.length = 9;
+	sge.lkey = u->mr->lkey;
+	wr.wr_id = 1;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.ud.ah = u->ah;
+	wr.wr.ud.remote_qpn = u->qp->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	if (ibv_post_send(u->qp, &wr, &bad))
+		fprintf(stderr, "ibv_post_send: %s\n", strerror(errno));
+	return NULL;
+}
+
+static void cq_event_case(void)
+{
+	struct ud u = { 0 };
+	struct ibv_cq *ev_cq;
+	struct ibv_wc wc[2];
+	void *ev_ctx;
+	int intr = 0, ret, n, got_recv = 0, polls = 0;
+	pthread_t t;
+
+	waiting("ibv_open_device and the UD QP");
+	if (ud_setup(&u)) {
+		printf("ibv_get_cq_event: setup failed: %s\n", strerror(errno));
+		return;
+	}
+	pthread_create(&t, NULL, send_later, &u);
+	waiting("ibv_get_cq_event");
+	while ((ret = ibv_get_cq_event(u.ch, &ev_cq, &ev_ctx)) && errno == EINTR)
+		intr = 1;
+	if (ret) {
+		printf("ibv_get_cq_event: failed: %s\n", strerrorname_np(errno));
+	} else {
+		ibv_ack_cq_events(ev_cq, 1);
+		/* The event may come for the send's completion first; the
+		 * receive follows. */
+		waiting("ibv_poll_cq");
+		while (!got_recv && polls++ < 2000) {
+			n = ibv_poll_cq(u.cq, 2, wc);
+			for (int i = 0; i < n; i++)
+				if (wc[i].wr_id == 2 && wc[i].status == IBV_WC_SUCCESS &&
+				    !memcmp(u.buf + 40, "datagram", 9))
+					got_recv = 1;
+			if (!got_recv)
+				pause_ms(1);
+		}
+		printf("ibv_get_cq_event: %s, then the event; the datagram %s\n", said(intr),
+		       got_recv ? "received intact" : "not received");
+	}
+	pthread_join(t, NULL);
+	waiting("destroying the UD QP");
+	ibv_destroy_ah(u.ah);
+	ibv_destroy_qp(u.qp);
+	ibv_dereg_mr(u.mr);
+	ibv_destroy_cq(u.cq);
+	ibv_destroy_comp_channel(u.ch);
+	ibv_dealloc_pd(u.pd);
+	ibv_close_device(u.ctx);
+}
+
+/* 3-5. rsockets (or the socket calls) */
 static void *connect_and_send(void *arg)
 {
 	unsigned char buf[PIECE];
@@ -147,9 +329,9 @@ static void *connect_and_send(void *arg)
 
 	(void)arg;
 	pause_ms(200);
-	s = rsocket(AF_INET, SOCK_STREAM, 0);
-	if (s < 0 || rconnect(s, (struct sockaddr *)&addr, sizeof(addr))) {
-		fprintf(stderr, "rconnect: %s\n", strerror(errno));
+	s = api->socket(AF_INET, SOCK_STREAM, 0);
+	if (s < 0 || api->connect(s, (struct sockaddr *)&addr, sizeof(addr))) {
+		fprintf(stderr, "%s: %s\n", call("connect"), strerror(errno));
 		return NULL;
 	}
 	/* Case 3 waits for the first byte; case 4 for the rest. */
@@ -157,11 +339,11 @@ static void *connect_and_send(void *arg)
 	while (off < XFER) {
 		for (i = 0; i < PIECE; i++)
 			buf[i] = (unsigned char)((off + i) * 7 + 3);
-		n = rsend(s, buf, PIECE, 0);
+		n = api->send(s, buf, PIECE, 0);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "rsend: %s\n", strerror(errno));
+			fprintf(stderr, "%s: %s\n", call("send"), strerror(errno));
 			break;
 		}
 		off += n;
@@ -170,7 +352,7 @@ static void *connect_and_send(void *arg)
 	}
 	/* The receiver closes first. */
 	pause_ms(500);
-	rclose(s);
+	api->close(s);
 	return NULL;
 }
 
@@ -182,39 +364,40 @@ static void rsocket_cases(void)
 	pthread_t t;
 	int one = 1;
 
-	waiting("rsocket");
-	l = rsocket(AF_INET, SOCK_STREAM, 0);
-	rsetsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	waiting("rbind");
-	if (l < 0 || rbind(l, (struct sockaddr *)&addr, sizeof(addr)) || (waiting("rlisten"), rlisten(l, 1))) {
-		printf("rsockets: setup failed: %s\n", strerror(errno));
+	waiting(call("socket"));
+	l = api->socket(AF_INET, SOCK_STREAM, 0);
+	api->setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	waiting(call("bind"));
+	if (l < 0 || api->bind(l, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    (waiting(call("listen")), api->listen(l, 1))) {
+		printf("%s: setup failed: %s\n", call("socket"), strerror(errno));
 		return;
 	}
 	pthread_create(&t, NULL, connect_and_send, NULL);
 
 	intr = 0;
-	waiting("raccept");
-	while ((c = raccept(l, NULL, NULL)) < 0 && errno == EINTR)
+	waiting(call("accept"));
+	while ((c = api->accept(l, NULL, NULL)) < 0 && errno == EINTR)
 		intr = 1;
 	if (c < 0)
-		printf("raccept: failed: %s\n", strerrorname_np(errno));
+		printf("%s: failed: %s\n", call("accept"), strerrorname_np(errno));
 	else
-		printf("raccept: %s, then a connection\n", said(intr));
+		printf("%s: %s, then a connection\n", call("accept"), said(intr));
 
 	if (c >= 0) {
 		intr = 0;
 		pfd.fd = c;
 		pfd.events = POLLIN;
-		waiting("rpoll");
-		while ((ret = rpoll(&pfd, 1, -1)) < 0 && errno == EINTR)
+		waiting(call("poll"));
+		while ((ret = api->poll(&pfd, 1, -1)) < 0 && errno == EINTR)
 			intr = 1;
-		printf("rpoll: %s, then %s\n", said(intr),
+		printf("%s: %s, then %s\n", call("poll"), said(intr),
 		       ret == 1 && (pfd.revents & POLLIN) ? "input ready" : "something else");
 
 		intr = 0;
-		waiting("rrecv");
+		waiting(call("recv"));
 		while (got < XFER) {
-			ret = rrecv(c, buf, sizeof(buf), 0);
+			ret = api->recv(c, buf, sizeof(buf), 0);
 			progress++;
 			if (ret < 0 && errno == EINTR) {
 				intr = 1;
@@ -227,12 +410,12 @@ static void rsocket_cases(void)
 					bad++;
 			got += ret;
 		}
-		printf("rrecv: %s; %d of %d bytes, %s\n", said(intr), got, XFER,
+		printf("%s: %s; %d of %d bytes, %s\n", call("recv"), said(intr), got, XFER,
 		       bad ? "some wrong" : "all in order");
-		rclose(c);
+		api->close(c);
 	}
 	pthread_join(t, NULL);
-	rclose(l);
+	api->close(l);
 }
 
 int main(int argc, char **argv)
@@ -242,12 +425,21 @@ int main(int argc, char **argv)
 	struct sigevent sev;
 	struct sigaction sa;
 	timer_t timer;
+	int restart = 0, sockets = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 3) {
-		fprintf(stderr, "usage: rs_signals ADDR PORT [restart]\n");
+		fprintf(stderr, "usage: rs_signals ADDR PORT [restart] [sockets]\n");
 		return 2;
 	}
+	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "restart"))
+			restart = 1;
+		else if (!strcmp(argv[i], "sockets"))
+			sockets = 1;
+	}
+	if (sockets)
+		api = &plain_api;
 	memset(&addr, 0, sizeof(addr));
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons(atoi(argv[2]));
@@ -257,7 +449,7 @@ int main(int argc, char **argv)
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
-	sa.sa_flags = argc > 3 && !strcmp(argv[3], "restart") ? SA_RESTART : 0;
+	sa.sa_flags = restart ? SA_RESTART : 0;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
 	printf("SIGALRM every millisecond, %s\n", sa.sa_flags ? "SA_RESTART" : "no SA_RESTART");
@@ -282,7 +474,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	cm_event_case();
+	if (!sockets) {
+		cm_event_case();
+		cq_event_case();
+	}
 	rsocket_cases();
 
 	timer_settime(timer, 0, &off, NULL);
