@@ -483,6 +483,9 @@ compare removal_rstream --long "a transfer interrupted on purpose, up to 90 s a 
 compare removal_ib_write_bw --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 'abi-tests/vm-progs/removal-traffic "ib_write_bw -d rxe0 -x 1 -D 8" -- ib_write_bw -d rxe0 -x 1 -D 8 10.0.2.15'
 compare flap_rc_pingpong --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 'abi-tests/vm-progs/removal-traffic --flap "ibv_rc_pingpong -d rxe0 -g 1 -n 1000000" -- ibv_rc_pingpong -d rxe0 -g 1 -n 1000000 10.0.2.15'
 compare flap_rping --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 'abi-tests/vm-progs/removal-traffic --flap "rping -s -a 10.0.2.15 -C 1000000" -- rping -c -a 10.0.2.15 -C 1000000'
+compare removal_rc_pingpong --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 'abi-tests/vm-progs/removal-traffic "ibv_rc_pingpong -d rxe0 -g 1 -n 1000000" -- ibv_rc_pingpong -d rxe0 -g 1 -n 1000000 10.0.2.15'
+compare flap_ib_write_bw --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 'abi-tests/vm-progs/removal-traffic --flap "ib_write_bw -d rxe0 -x 1 -D 8" -- ib_write_bw -d rxe0 -x 1 -D 8 10.0.2.15'
+compare flap_rstream --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 'abi-tests/vm-progs/removal-traffic --flap "rstream -b 10.0.2.15 -S 65536 -C 1000000" -- rstream -s 10.0.2.15 -S 65536 -C 1000000'
 
 # ---- librspreload ----
 # tcp_xfer (abi-tests/vm-progs/tcp_xfer.c) is an ordinary TCP program: 64 MiB
@@ -970,6 +973,12 @@ pair ucx_perftest_tag_lat --mixed "UCX's wire-up over UD and its rc_verbs traffi
   "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t tag_lat -n 200"
 pair ucx_perftest_put_bw --timeout 120 --ready 'tcp_listening 13337' --filter "$UCX_FILTER" \
   "$UCX_ENV ucx_perftest -p 13337" "$UCX_ENV ucx_perftest 10.0.2.15 -p 13337 -t ucp_put_bw -s 1048576 -n 10"
+# UCX's RDMA writes while rxe0 is deleted, or eth0 goes down and up (see
+# the device-removal scenarios and abi-tests/vm-progs/removal-traffic).
+compare removal_ucx_put_bw --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 \
+  "abi-tests/vm-progs/removal-traffic --wait-tcp 13338 \"$UCX_ENV ucx_perftest -p 13338\" -- $UCX_ENV ucx_perftest 10.0.2.15 -p 13338 -t ucp_put_bw -s 1048576 -n 1000000"
+compare flap_ucx_put_bw --long "a transfer interrupted on purpose, up to 90 s a side" --timeout 400 \
+  "abi-tests/vm-progs/removal-traffic --flap --wait-tcp 13339 \"$UCX_ENV ucx_perftest -p 13339\" -- $UCX_ENV ucx_perftest 10.0.2.15 -p 13339 -t ucp_put_bw -s 1048576 -n 1000000"
 
 # ---- Open MPI over UCX ----
 # Debian's Open MPI 4.1 (openmpi-bin, with mpi4py) runs two ranks whose only
