@@ -112,7 +112,7 @@ const FORK_INIT_SKIPPED_SINCE: crate::provider_release::Release = (51, 0);
 
 pub(crate) fn fork_init() -> c_int {
     let _serial = INIT_LOCK.lock();
-    if std::env::var_os("RDMAV_HUGEPAGES_SAFE").is_some() {
+    if crate::util::env_is_set(c"RDMAV_HUGEPAGES_SAFE") {
         HUGE_PAGES.store(true, Ordering::Relaxed);
     }
     if PAGE_SIZE.load(Ordering::Acquire) != 0 {
@@ -248,13 +248,6 @@ impl Advice {
 #[inline]
 fn advise_range(counts: &mut PageCounts, start: usize, last: usize, advice: Advice, ps: usize) -> c_int {
     let (inc, from) = advice.step();
-    // Room for the counts first, so that nothing below allocates: short of
-    // memory the call fails before the kernel is asked anything (upstream's
-    // range tree fails its malloc with ENOMEM there too).
-    if counts.reserve(start, last).is_err() {
-        set_errno(libc::ENOMEM);
-        return -1;
-    }
     // The common cases (a fresh registration over untracked pages, a nested
     // one, the dofork undoing either) need the madvise on all of the range
     // or on none of it, and are done in one pass over its bits. The counts
@@ -274,6 +267,13 @@ fn advise_range(counts: &mut PageCounts, start: usize, last: usize, advice: Advi
                 return -1;
             }
             return 0;
+        }
+        // Short of memory for the counts the call fails before the kernel
+        // is asked anything (upstream's range tree fails its malloc with
+        // ENOMEM there too).
+        Change::NoRoom => {
+            set_errno(libc::ENOMEM);
+            return -1;
         }
         Change::General => {}
     }

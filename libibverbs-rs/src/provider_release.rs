@@ -107,7 +107,11 @@ fn release_of_path(path: &[u8]) -> Option<Release> {
 /// own release decides there, as the distribution's library would.
 pub(crate) fn system_release() -> Option<Release> {
     static SYSTEM: std::sync::OnceLock<Option<Release>> = std::sync::OnceLock::new();
-    *SYSTEM.get_or_init(|| release_of_dir(crate::loader::PROVIDER_DIR.as_bytes(), |n| rfind(n, b"-rdmav").is_some()))
+    // Looked up at a point where upstream touches no files: errno must come
+    // out as it went in (realpath sets EINVAL on success).
+    *SYSTEM.get_or_init(|| {
+        rdma_util::ffi::errno_kept(|| release_of_dir(crate::loader::PROVIDER_DIR.as_bytes(), |n| rfind(n, b"-rdmav").is_some()))
+    })
 }
 
 /// The one release of the files of `dir` whose names `pick` takes and whose
@@ -160,9 +164,11 @@ fn release_of_ops(ops: *const verbs_device_ops) -> Option<Release> {
     if let Some(&(_, r)) = KNOWN.lock().iter().find(|(k, _)| *k == key) {
         return r;
     }
-    let r = file_of(ops).and_then(|p| {
-        use std::os::unix::ffi::OsStrExt;
-        release_of_provider(Path::new(std::ffi::OsStr::from_bytes(p.as_bytes())))
+    let r = rdma_util::ffi::errno_kept(|| {
+        file_of(ops).and_then(|p| {
+            use std::os::unix::ffi::OsStrExt;
+            release_of_provider(Path::new(std::ffi::OsStr::from_bytes(p.as_bytes())))
+        })
     });
     let mut known = KNOWN.lock();
     if !known.iter().any(|(k, _)| *k == key) {

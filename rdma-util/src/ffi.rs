@@ -32,6 +32,16 @@ pub fn errno() -> i32 {
     unsafe { *libc::__errno_location() }
 }
 
+/// Runs `f` and puts errno back as it was: for work that upstream does not
+/// do at that point (realpath(3), say, leaves EINVAL behind even when it
+/// succeeds), so that the caller sees upstream's errno.
+pub fn errno_kept<R>(f: impl FnOnce() -> R) -> R {
+    let e = errno();
+    let r = f();
+    set_errno(e);
+    r
+}
+
 /// Runs `f`; if it panics, reports `lib` and the function name on stderr,
 /// sets errno to EIO and returns `on_panic`.
 ///

@@ -60,8 +60,11 @@ pub(crate) enum Change {
     /// range needs the madvise. (To take the change back, add `-inc`.)
     Advise,
     /// Nothing done: some pages need the madvise and some do not. Use
-    /// [`PageCounts::with_ranges_of_count`] and [`PageCounts::add`].
+    /// [`PageCounts::with_ranges_of_count`] and [`PageCounts::add`] (for
+    /// which room is reserved).
     General,
+    /// Nothing done: the memory to track the range is not there (ENOMEM).
+    NoRoom,
 }
 
 /// log2 of the pages per chunk: one 64-bit word.
@@ -130,6 +133,11 @@ pub(crate) struct PageCounts {
     table: Vec<Entry>,
     /// Chunks held.
     len: usize,
+    /// The most chunks the table holds before it must grow (3/4 of it).
+    grow_at: usize,
+    /// Whether one more chunk can have a per-page array without an
+    /// allocation (a free place, or room in `arrays`).
+    spare_array: bool,
     /// Per-page extra counts of the chunks that need them, and the free
     /// places among them.
     arrays: Vec<Extras>,
@@ -159,7 +167,7 @@ fn from_of(inc: i32) -> i32 {
 
 impl PageCounts {
     pub(crate) const fn new() -> Self {
-        PageCounts { shift: 0, table: Vec::new(), len: 0, arrays: Vec::new(), free: Vec::new(), targets: Vec::new() }
+        PageCounts { shift: 0, table: Vec::new(), len: 0, grow_at: 0, spare_array: false, arrays: Vec::new(), free: Vec::new(), targets: Vec::new() }
     }
 
     /// A table for pages of `ps` bytes (a power of two) instead of sysconf's.
@@ -258,6 +266,7 @@ impl PageCounts {
         }
         let fresh = rdma_util::fallible::vec_filled(VACANT, n)?;
         let old = std::mem::replace(&mut self.table, fresh);
+        self.grow_at = 3 * n / 4;
         for e in old.into_iter().filter(|e| e.key != EMPTY) {
             let i = self.vacancy(e.key);
             self.table[i] = e;
@@ -265,32 +274,33 @@ impl PageCounts {
         Ok(())
     }
 
-    /// Makes room for any one change over `[start, last]` ([`Self::change`],
-    /// [`Self::add`]): a slot for each of its chunks, and a per-page array
-    /// for each of them should they all need one. Afterwards neither
-    /// allocates; NoMem (nothing changed) when the room cannot be had, for
-    /// the caller to fail with ENOMEM before the kernel is asked anything.
-    /// Reserved array room is only address space until used.
-    #[inline]
-    pub(crate) fn reserve(&mut self, start: usize, last: usize) -> Result<(), NoMem> {
-        let (p0, p1) = self.pages(start, last);
-        let chunks = (p1 >> CHUNK_SHIFT) - (p0 >> CHUNK_SHIFT) + 1;
-        let need = self.len.checked_add(chunks).ok_or(NoMem)?;
-        if need.checked_mul(4).ok_or(NoMem)? > 3 * self.table.len() {
-            self.grow_to(need)?;
+    /// Room for a change over `chunks` chunks: a slot for each, and a
+    /// per-page array for each should they all need one, so that the change
+    /// cannot allocate. Reserved array room is only address space until
+    /// used. NoMem (nothing changed) when the room cannot be had.
+    #[inline(always)]
+    fn room_for(&mut self, chunks: usize) -> Result<(), NoMem> {
+        if self.len + chunks <= self.grow_at && self.free.len() + (self.arrays.capacity() - self.arrays.len()) >= chunks {
+            return Ok(());
         }
-        if self.free.len() + (self.arrays.capacity() - self.arrays.len()) < chunks {
-            self.reserve_arrays(chunks)?;
-        }
-        Ok(())
+        self.make_room(chunks)
     }
 
     #[cold]
-    fn reserve_arrays(&mut self, chunks: usize) -> Result<(), NoMem> {
-        self.arrays.try_reserve(chunks.saturating_sub(self.free.len())).map_err(|_| NoMem)?;
-        // Every free place is an array's index: room for all of them.
-        let cap = self.arrays.capacity();
-        self.free.try_reserve(cap - self.free.len()).map_err(|_| NoMem)
+    fn make_room(&mut self, chunks: usize) -> Result<(), NoMem> {
+        self.grow_to(self.len.checked_add(chunks).ok_or(NoMem)?)?;
+        if self.free.len() + (self.arrays.capacity() - self.arrays.len()) < chunks {
+            self.arrays.try_reserve(chunks.saturating_sub(self.free.len())).map_err(|_| NoMem)?;
+            // Every free place is an array's index: room for all of them.
+            let cap = self.arrays.capacity();
+            self.free.try_reserve(cap - self.free.len()).map_err(|_| NoMem)?;
+        }
+        self.note_spare_array();
+        Ok(())
+    }
+
+    fn note_spare_array(&mut self) {
+        self.spare_array = !self.free.is_empty() || self.arrays.len() < self.arrays.capacity();
     }
 
     /// The first empty slot on `key`'s probe sequence.
@@ -389,6 +399,7 @@ impl PageCounts {
         if e.exc == 0 {
             self.free.push(e.arr - 1);
             e.arr = 0;
+            self.spare_array = true;
         }
     }
 
@@ -412,6 +423,7 @@ impl PageCounts {
         let e = &mut self.table[i];
         e.arr = at + 1;
         e.extra = 0;
+        self.note_spare_array();
     }
 
     /// Whether some page of `[p0, p1]` transitions under a call advising
@@ -436,6 +448,9 @@ impl PageCounts {
     pub(crate) fn change(&mut self, start: usize, last: usize, inc: i32, keep: i32) -> Change {
         debug_assert_eq!(keep, from_of(inc));
         let (p0, p1) = self.pages(start, last);
+        // Room first, so that nothing below allocates (nor the `add` that
+        // follows a General answer); in the one-chunk case only what its
+        // branch can use, checked where it is cheapest.
         if p0 >> CHUNK_SHIFT == p1 >> CHUNK_SHIFT {
             // One chunk (every registration of up to 256 KiB that does not
             // cross a 256 KiB boundary), spelt out.
@@ -444,7 +459,11 @@ impl PageCounts {
             let found = self.find(key);
             let (ones, exc) = found.map_or((0, 0), |i| (self.table[i].ones, self.table[i].exc));
             let t = transitions(m, ones, exc, keep);
+            if found.is_none() && self.len >= self.grow_at && self.make_room(1).is_err() {
+                return Change::NoRoom;
+            }
             return if t == m {
+                // Bits flip: no per-page array can be needed.
                 let i = found.unwrap_or_else(|| self.insert(key));
                 self.table[i].ones ^= m;
                 if inc < 0 {
@@ -452,13 +471,22 @@ impl PageCounts {
                 }
                 Change::Advise
             } else if t == 0 {
+                // Extra counts change: the chunk may need an array.
+                if !self.spare_array && self.make_room(1).is_err() {
+                    return Change::NoRoom;
+                }
                 let i = found.unwrap_or_else(|| self.insert(key));
                 self.add_extra(i, m, inc);
                 self.prune(i);
                 Change::Done
+            } else if self.room_for(1).is_err() {
+                Change::NoRoom
             } else {
                 Change::General
             };
+        }
+        if self.room_for((p1 >> CHUNK_SHIFT) - (p0 >> CHUNK_SHIFT) + 1).is_err() {
+            return Change::NoRoom;
         }
         let (any, all) = self.classify(p0, p1, keep);
         if all {
@@ -660,18 +688,16 @@ mod tests {
     /// words and chunks), through change() or add() as advise_range would
     /// call them, against a per-page model.
     /// Room that cannot be had (the whole address space: a table of 2^47
-    /// slots) is NoMem, leaves the counts as they were, and the next
+    /// slots) is NoRoom, leaves the counts as they were, and the next
     /// ordinary change still works.
     #[test]
-    fn reserve_without_the_memory_changes_nothing() {
+    fn a_change_without_the_memory_changes_nothing() {
         let mut c = PageCounts::with_page_size(4096);
-        c.reserve(0x10000, 0x1ffff).unwrap();
         assert_eq!(c.change(0x10000, 0x1ffff, 1, 0), Change::Advise);
         let slots = c.table.len();
-        assert_eq!(c.reserve(0, usize::MAX), Err(NoMem));
+        assert_eq!(c.change(0, usize::MAX, 1, 0), Change::NoRoom);
         assert_eq!(c.table.len(), slots);
         assert_eq!(c.count_at(0x10000), 1);
-        c.reserve(0x40000, 0x40fff).unwrap();
         assert_eq!(c.change(0x40000, 0x40fff, 1, 0), Change::Advise);
         c.assert_canonical();
     }
