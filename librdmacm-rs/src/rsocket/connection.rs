@@ -333,29 +333,8 @@ fn handle_cm_event(rs: &Rsocket) {
         let ev = rs.cm().event();
         let mut c = rs.st.lock();
         // SAFETY: the event just received is live.
-        let what = if ev.is_null() { None } else { Some(unsafe { (*ev).event }) };
-        let mut removed = false;
-        if c.base.state & RS_CONNECTED != 0 {
-            match what {
-                Some(RDMA_CM_EVENT_DISCONNECTED) => c.base.state = RS_DISCONNECTED,
-                // The device is going away. A deliberate difference from
-                // upstream, whose rsockets ignore this event and wait on
-                // their completion queue forever (rxe, like any device that
-                // cannot take itself from a process, completes nothing
-                // more): the connection is reset, and the QP moved to the
-                // error state so that its work requests are flushed and a
-                // thread asleep on the completion channel wakes to see it.
-                Some(RDMA_CM_EVENT_DEVICE_REMOVAL) => {
-                    c.base.state = RS_ERROR;
-                    c.base.err = libc::ECONNRESET;
-                    removed = true;
-                }
-                _ => {}
-            }
-        }
-        drop(c);
-        if removed {
-            let _ = crate::qp::modify_qp_err(rs.cm());
+        if !ev.is_null() && c.base.state & RS_CONNECTED != 0 && unsafe { (*ev).event } == RDMA_CM_EVENT_DISCONNECTED {
+            c.base.state = RS_DISCONNECTED;
         }
     }
     if rs.st.lock().base.state & RS_OPENING == 0 {
