@@ -21,7 +21,6 @@
 //! dereference an arbitrary value.
 
 use std::ffi::CStr;
-use std::path::Path;
 
 use parking_lot::Mutex;
 
@@ -83,7 +82,8 @@ fn release_of_file(path: &[u8]) -> Option<Release> {
 /// The release of the provider at `path` (the name it was loaded by): its
 /// own file's, else that of the versioned providers beside it with the same
 /// suffix (`-rdmav34.so`). None when neither tells, or they disagree.
-pub(crate) fn release_of_provider(path: &Path) -> Option<Release> {
+#[cfg(test)]
+pub(crate) fn release_of_provider(path: &std::path::Path) -> Option<Release> {
     use std::os::unix::ffi::OsStrExt;
     release_of_path(path.as_os_str().as_bytes())
 }
@@ -164,12 +164,7 @@ fn release_of_ops(ops: *const verbs_device_ops) -> Option<Release> {
     if let Some(&(_, r)) = KNOWN.lock().iter().find(|(k, _)| *k == key) {
         return r;
     }
-    let r = rdma_util::ffi::errno_kept(|| {
-        file_of(ops).and_then(|p| {
-            use std::os::unix::ffi::OsStrExt;
-            release_of_provider(Path::new(std::ffi::OsStr::from_bytes(p.as_bytes())))
-        })
-    });
+    let r = rdma_util::ffi::errno_kept(|| file_of(ops).and_then(|p| release_of_path(p.as_bytes())));
     let mut known = KNOWN.lock();
     if !known.iter().any(|(k, _)| *k == key) {
         let _ = rdma_util::fallible::push(&mut known, (key, r));
@@ -208,7 +203,7 @@ pub(crate) fn set_release_for_test(ops: *const verbs_device_ops, r: Option<Relea
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
+    use std::path::{Path, PathBuf};
     use std::os::unix::fs::symlink;
 
     #[test]

@@ -240,7 +240,7 @@ impl PageCounts {
     #[cold]
     fn insert(&mut self, key: usize) -> usize {
         if 4 * (self.len + 1) > 3 * self.table.len() {
-            // The library reserves before every change (see `reserve`), so
+            // change() makes room before it inserts (see `room_for`), so
             // this growth is for direct callers (the tests) only.
             if self.grow_to(self.len + 1).is_err() {
                 panic!("fork page counts: no room reserved for a new chunk");
@@ -280,7 +280,7 @@ impl PageCounts {
     /// used. NoMem (nothing changed) when the room cannot be had.
     #[inline(always)]
     fn room_for(&mut self, chunks: usize) -> Result<(), NoMem> {
-        if self.len + chunks <= self.grow_at && self.free.len() + (self.arrays.capacity() - self.arrays.len()) >= chunks {
+        if self.len + chunks <= self.grow_at && self.array_room() >= chunks {
             return Ok(());
         }
         self.make_room(chunks)
@@ -289,7 +289,7 @@ impl PageCounts {
     #[cold]
     fn make_room(&mut self, chunks: usize) -> Result<(), NoMem> {
         self.grow_to(self.len.checked_add(chunks).ok_or(NoMem)?)?;
-        if self.free.len() + (self.arrays.capacity() - self.arrays.len()) < chunks {
+        if self.array_room() < chunks {
             self.arrays.try_reserve(chunks.saturating_sub(self.free.len())).map_err(|_| NoMem)?;
             // Every free place is an array's index: room for all of them.
             let cap = self.arrays.capacity();
@@ -299,8 +299,13 @@ impl PageCounts {
         Ok(())
     }
 
+    /// How many chunks can get a per-page array without an allocation.
+    fn array_room(&self) -> usize {
+        self.free.len() + (self.arrays.capacity() - self.arrays.len())
+    }
+
     fn note_spare_array(&mut self) {
-        self.spare_array = !self.free.is_empty() || self.arrays.len() < self.arrays.capacity();
+        self.spare_array = self.array_room() > 0;
     }
 
     /// The first empty slot on `key`'s probe sequence.
@@ -684,9 +689,6 @@ mod tests {
 
     const PS: usize = 0x1000;
 
-    /// Random ±1 changes over a few chunks' worth of pages (runs that cross
-    /// words and chunks), through change() or add() as advise_range would
-    /// call them, against a per-page model.
     /// Room that cannot be had (the whole address space: a table of 2^47
     /// slots) is NoRoom, leaves the counts as they were, and the next
     /// ordinary change still works.
@@ -702,6 +704,9 @@ mod tests {
         c.assert_canonical();
     }
 
+    /// Random ±1 changes over a few chunks' worth of pages (runs that cross
+    /// words and chunks), through change() or add() as advise_range would
+    /// call them, against a per-page model.
     #[test]
     fn random_changes_match_a_model() {
         const PAGES: usize = 1300; // a bit over two chunks and a half
