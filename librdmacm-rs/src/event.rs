@@ -662,9 +662,7 @@ fn service_chain(recs: &[ib_user_service_rec]) -> Res<*mut rdma_addrinfo> {
         sib.sib_sid_mask = u64::MAX;
         // SAFETY: a plain struct's bytes.
         let bytes = unsafe { core::slice::from_raw_parts((&sib as *const sockaddr_ib).cast::<u8>(), core::mem::size_of::<sockaddr_ib>()) };
-        let mut dst = Vec::new();
-        dst.try_reserve_exact(bytes.len()).map_err(|_| libc::ENOMEM)?;
-        dst.extend_from_slice(bytes);
+        let dst = crate::addrinfo::dup(bytes).map_err(|_| libc::ENOMEM)?;
         chain.push(crate::addrinfo::AddrInfo {
             flags: RAI_SA,
             family: AF_IB,
